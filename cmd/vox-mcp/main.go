@@ -1,0 +1,25 @@
+// Command vox-mcp is the MCP server of a repository: it serves the catalog
+// tools compiled into it, the repository's workspace tools written in Vox,
+// and the installed Agent Skills, over stdio (default) or streamable HTTP.
+//
+// Usage:
+//
+//	vox-mcp [--root DIR] [--version]
+//
+// The workspace root is the working directory unless --root names another.
+// Logs go to stderr; VOX_LOG sets the level (debug, info, warn, error).
+package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole server command behind main, so tests drive it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return serve(args, stdin, stdout, stderr)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
+	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+)
+
+// streams are a command's standard input and outputs.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// A command is one entry of the command table: a path of words
+// ("ci", "operations-verify") and the function that runs it with the
+// arguments that follow the path.
+type command struct {
+	path    []string
+	summary string
+	run     func(s *streams, args []string) int
+}
+
+// commandTable lists every vox command; each command's file adds itself
+// with register in an init function.
+var commandTable []command
+
+func register(c command) { commandTable = append(commandTable, c) }
+
+// CommandPaths returns the path of every registered command, sorted; the
+// operations-verify gate compares them with the catalog's CLI rows.
+func commandPaths() [][]string {
+	paths := make([][]string, 0, len(commandTable))
+	for _, c := range commandTable {
+		paths = append(paths, c.path)
+	}
+	sort.Slice(paths, func(i, j int) bool { return slices.Compare(paths[i], paths[j]) < 0 })
+	return paths
+}
+
+// dispatch finds the command with the longest path that prefixes args and
+// runs it.
+func dispatch(args []string, s *streams) int {
+	if len(args) == 0 {
+		usage(s.err)
+		return cliutil.ExitUsage
+	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintln(s.out, buildinfo.Line("vox"))
+		return cliutil.ExitOK
+	case "help", "-h", "--help", "-help":
+		usage(s.out)
+		return cliutil.ExitOK
+	}
+	var best *command
+	for i := range commandTable {
+		c := &commandTable[i]
+		if len(c.path) <= len(args) && slices.Equal(c.path, args[:len(c.path)]) {
+			if best == nil || len(c.path) > len(best.path) {
+				best = c
+			}
+		}
+	}
+	if best == nil {
+		fmt.Fprintf(s.err, "vox: unknown command %q\n", strings.Join(leadingWords(args), " "))
+		usage(s.err)
+		return cliutil.ExitUsage
+	}
+	return best.run(s, args[len(best.path):])
+}
+
+// leadingWords are the arguments before the first flag.
+func leadingWords(args []string) []string {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return args[:i]
+		}
+	}
+	return args
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: vox <command> [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, p := range commandPaths() {
+		for _, c := range commandTable {
+			if slices.Equal(c.path, p) {
+				fmt.Fprintf(w, "  %-28s %s\n", strings.Join(c.path, " "), c.summary)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nvox --version prints the version and commit.")
+}

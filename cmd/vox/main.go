@@ -1,0 +1,28 @@
+// Command vox is the vox-mcp command line.
+//
+// Usage:
+//
+//	vox <command> [flags] [arguments]
+//	vox --version
+//
+// Run "vox help" for the list of commands. Each command lives in its own
+// file of this package and registers itself in the command table; the
+// catalog (contracts/operations/catalog.v1.yaml) has one CLI row per command,
+// which "vox ci operations-verify" checks against this table.
+//
+// Exit codes: 0 success, 1 problems found or a call failed, 2 usage error.
+package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole CLI behind main, so tests drive it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return dispatch(args, &streams{in: stdin, out: stdout, err: stderr})
+}

@@ -1,0 +1,13 @@
+// Package voxmcp is the root of vox-mcp: a code-generation pipeline and a
+// prebuilt MCP server that give AI agents one Model Context Protocol surface
+// for a repository.
+//
+// The layout follows the data flow: contracts/ holds the data contracts,
+// gen/ the generator, generated/ its output only, runtime/ everything the
+// binaries run and cmd/ the thin mains of vox and vox-mcp.
+//
+// Running go generate ./... at the root regenerates every file under
+// generated/ through the one function gen.Generate.
+package voxmcp
+
+//go:generate go run ./cmd/vox gen

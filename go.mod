@@ -1,0 +1,3 @@
+module github.com/vox-lang/vox-mcp
+
+go 1.26
