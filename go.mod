@@ -1,3 +1,20 @@
 module github.com/vox-lang/vox-mcp
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/dave/jennifer v1.7.1
+	github.com/mark3labs/mcp-go v1.2.1
+	github.com/rogpeppe/go-internal v1.14.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/text v0.14.0
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)

@@ -50,6 +50,9 @@ type Report struct {
 	Detail string `json:"-"`
 	// Skipped, when set, says why the gate did not run; the gate passes.
 	Skipped string `json:"-"`
+	// Diff is a unified diff of stale generated files, printed after the
+	// problems in text mode.
+	Diff []byte `json:"-"`
 }
 
 // NewReport returns an empty report for gate.
@@ -122,6 +125,9 @@ func (r *Report) WriteText(stdout, stderr io.Writer) {
 	}
 	for _, p := range r.Warnings {
 		fmt.Fprintln(stderr, r.line(p, "warning: "))
+	}
+	if len(r.Diff) > 0 {
+		stderr.Write(r.Diff)
 	}
 	fmt.Fprintln(stdout, r.SummaryLine())
 }

@@ -1,0 +1,286 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+)
+
+// row reads the members of one operation row, which the schema has
+// already validated, so a missing or null member is simply absent.
+type row struct {
+	v       *catalogValidator
+	pointer string
+	obj     schemajson.Value
+}
+
+func (r row) get(keys ...string) (schemajson.Value, string, bool) {
+	cur, ptr := r.obj, r.pointer
+	for _, k := range keys {
+		next, ok := cur.Get(k)
+		if !ok || next.Kind == schemajson.Null {
+			return schemajson.Value{}, "", false
+		}
+		cur, ptr = next, ptr+"/"+escapePointer(k)
+	}
+	return cur, ptr, true
+}
+
+func (r row) str(keys ...string) string {
+	v, _, ok := r.get(keys...)
+	if !ok {
+		return ""
+	}
+	return v.Text
+}
+
+func (r row) optBool(keys ...string) registry.OptBool {
+	v, _, ok := r.get(keys...)
+	switch {
+	case !ok:
+		return registry.Unset
+	case v.Bool:
+		return registry.True
+	}
+	return registry.False
+}
+
+func (r row) strings(keys ...string) []string {
+	v, _, ok := r.get(keys...)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(v.Items))
+	for i, it := range v.Items {
+		out[i] = it.Text
+	}
+	return out
+}
+
+func (r row) pos(keys ...string) Pos {
+	_, ptr, ok := r.get(keys...)
+	if !ok {
+		return r.v.doc.pos(r.pointer)
+	}
+	return r.v.doc.pos(ptr)
+}
+
+// buildAndCheck compiles the validated document into the table and checks
+// the rules the JSON Schema cannot express.
+func (v *catalogValidator) buildAndCheck() {
+	root := v.doc.root
+	cat := &registry.Catalog{Source: v.path}
+	top := row{v: v, obj: root}
+	sv, _, _ := top.get("schema_version")
+	cat.SchemaVersion, _ = strconv.Atoi(sv.Text)
+	if x, _, ok := top.get("x-vox-version"); ok {
+		cat.XVoxVersion, _ = strconv.Atoi(x.Text)
+	}
+	if c, _, ok := top.get("capability"); ok {
+		cat.Capability = schemajson.Compact(c)
+	}
+	cat.Exemptions.MCPTools = top.strings("exemptions", "mcp_tools")
+	if paths, _, ok := top.get("exemptions", "cli_paths"); ok {
+		for _, p := range paths.Items {
+			path := make([]string, len(p.Items))
+			for i, w := range p.Items {
+				path[i] = w.Text
+			}
+			cat.Exemptions.CLIPaths = append(cat.Exemptions.CLIPaths, path)
+		}
+	}
+
+	ops, _ := root.Get("operations")
+	firstID := map[string]Pos{}
+	firstName := map[string]Pos{}
+	firstPath := map[string]Pos{}
+	type aliasUse struct {
+		pos Pos
+		id  string
+	}
+	aliases := map[string]aliasUse{}
+	idsAndNames := map[string]string{} // id or canonical_name -> the row id it belongs to
+	var aliasChecks []func()
+
+	for i, item := range ops.Items {
+		r := row{v: v, pointer: "/operations/" + strconv.Itoa(i), obj: item}
+		op := registry.Operation{
+			ID:                    r.str("id"),
+			Title:                 r.str("title"),
+			Description:           r.str("description"),
+			DescriptionHuman:      r.str("description_human"),
+			ProductLane:           r.str("product_lane"),
+			IntentTags:            r.strings("intent_tags"),
+			SideEffectClass:       r.str("side_effect_class"),
+			ScopeKind:             r.str("scope_kind"),
+			Reversible:            r.optBool("reversible"),
+			RequiresRepo:          r.optBool("requires_repo"),
+			PreferredForModels:    r.optBool("preferred_for_models"),
+			HumanTakeoverFriendly: r.optBool("human_takeover_friendly"),
+			MensPlannerVisible:    r.optBool("mens_planner_visible"),
+			CanonicalName:         r.str("canonical_name"),
+			LatinAliases:          r.strings("latin_aliases"),
+			Line:                  v.doc.pos(r.pointer).Line,
+			Col:                   v.doc.pos(r.pointer).Col,
+		}
+		if p, dup := firstID[op.ID]; dup {
+			v.errorAt(r.pos("id"), "duplicate id %q (first at line %d)", op.ID, p.Line)
+		} else {
+			firstID[op.ID] = r.pos("id")
+		}
+		idsAndNames[op.ID] = op.ID
+		if op.CanonicalName != "" {
+			idsAndNames[op.CanonicalName] = op.ID
+		}
+		for j, alias := range op.LatinAliases {
+			alias, apos := alias, v.doc.pos(r.pointer+"/latin_aliases/"+strconv.Itoa(j))
+			opID := op.ID
+			if !latinAliasRE.MatchString(alias) {
+				continue // the schema reported it
+			}
+			if prev, dup := aliases[alias]; dup {
+				v.errorAt(apos, "latin alias %q of operation %q is already an alias of operation %q (line %d): aliases are unique across the catalog", alias, opID, prev.id, prev.pos.Line)
+				continue
+			}
+			aliases[alias] = aliasUse{apos, opID}
+			// Compare with ids and canonical names once all rows are read.
+			aliasChecks = append(aliasChecks, func() {
+				if owner, clash := idsAndNames[alias]; clash {
+					v.errorAt(apos, "latin alias %q of operation %q equals the id or canonical_name of operation %q: aliases must differ from every id and canonical_name", alias, opID, owner)
+				}
+			})
+		}
+		if _, _, ok := r.get("mcp"); ok {
+			op.MCP = v.buildMCP(r, op.ID, firstName)
+		}
+		if _, _, ok := r.get("cli"); ok {
+			op.CLI = &registry.CLI{
+				Path:                 r.strings("cli", "path"),
+				Status:               r.str("cli", "status"),
+				LatinNS:              r.str("cli", "latin_ns"),
+				Handler:              r.str("cli", "handler"),
+				FeatureGate:          r.str("cli", "feature_gate"),
+				CatalogGroup:         r.str("cli", "catalog_group"),
+				RefCLIRequired:       r.optBool("cli", "ref_cli_required"),
+				ReachabilityRequired: r.optBool("cli", "reachability_required"),
+			}
+			if op.CLI.Handler == "" {
+				op.CLI.Handler = r.str("cli", "handler_rust")
+			}
+			key := strings.Join(op.CLI.Path, " ")
+			if p, dup := firstPath[key]; dup {
+				v.errorAt(r.pos("cli", "path"), "duplicate CLI path %q in operation %q (first at line %d)", key, op.ID, p.Line)
+			} else {
+				firstPath[key] = r.pos("cli", "path")
+			}
+		}
+		cat.Operations = append(cat.Operations, op)
+	}
+	for _, check := range aliasChecks {
+		check()
+	}
+	sort.SliceStable(cat.Operations, func(i, j int) bool { return cat.Operations[i].ID < cat.Operations[j].ID })
+	v.cat = cat
+}
+
+// buildMCP compiles the MCP projection of row r and checks its name and
+// schemas.
+func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]Pos) *registry.MCP {
+	m := &registry.MCP{
+		Name:                 r.str("mcp", "name"),
+		Title:                r.str("mcp", "title"),
+		Exposure:             r.str("mcp", "exposure"),
+		Requires:             r.strings("mcp", "requires"),
+		HTTPReadRoleEligible: r.optBool("mcp", "http_read_role_eligible") == registry.True,
+	}
+	namePos := r.pos("mcp", "name")
+	switch {
+	case !toolNameRE.MatchString(m.Name):
+		v.errorAt(namePos, "operation %q: invalid tool name %q: MCP tool names must match %s (letters, digits, _ and -, at most 64)", id, m.Name, registry.ToolNamePattern)
+	case v.opts.RequireVoxPrefix && !strings.HasPrefix(m.Name, "vox_"):
+		v.errorAt(namePos, "operation %q: tool name %q must start with vox_ (the convention of this product's catalog)", id, m.Name)
+	}
+	if p, dup := firstName[m.Name]; dup {
+		v.errorAt(namePos, "duplicate MCP tool name %q in operation %q (first at line %d)", m.Name, id, p.Line)
+	} else {
+		firstName[m.Name] = namePos
+	}
+	if tier := r.str("mcp", "tier"); tier != "" {
+		if m.Exposure != "" && m.Exposure != tier {
+			v.errorAt(r.pos("mcp", "tier"), "operation %q: tier %q disagrees with exposure %q (tier is the deprecated spelling of exposure: keep only exposure)", id, tier, m.Exposure)
+		}
+		if m.Exposure == "" {
+			m.Exposure = tier
+		}
+	}
+	if m.Exposure == "" {
+		m.Exposure = registry.DefaultExposure
+	}
+	slices.Sort(m.Requires)
+	m.Requires = slices.Compact(m.Requires)
+
+	m.InputSchema = []byte(registry.DefaultInputSchema)
+	if s, ptr, ok := r.get("mcp", "input_schema"); ok {
+		if lit, ok := v.checkSchema(s, ptr, id, "input_schema"); ok {
+			m.InputSchema = lit
+		}
+	}
+	if s, ptr, ok := r.get("mcp", "output_schema"); ok {
+		if lit, ok := v.checkSchema(s, ptr, id, "output_schema"); ok {
+			m.OutputSchema = lit
+		}
+	}
+	return m
+}
+
+// checkSchema verifies that s is a JSON Schema of type object and returns
+// its canonical literal. Identical schemas are compiled once per run.
+func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) ([]byte, bool) {
+	lit := schemajson.Schema(s)
+	pos := v.doc.pos(ptr)
+	if t, ok := s.Get("type"); !ok || t.Kind != schemajson.String || t.Text != "object" {
+		v.errorAt(pos, "operation %q: %s must be a JSON Schema with \"type\": \"object\"", id, key)
+		return nil, false
+	}
+	if err := compileSchemaLiteral(lit, s); err != nil {
+		v.errorAt(pos, "operation %q: %s is not a valid JSON Schema: %s", id, key, err)
+		return nil, false
+	}
+	return lit, true
+}
+
+// compileSchemaLiteral compiles a schema against its meta-schema (draft
+// 2020-12 unless it names another with $schema).
+func compileSchemaLiteral(lit []byte, s schemajson.Value) error {
+	if _, seen := validSchemas.Load(string(lit)); seen {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	const url = "mem:///input_schema.json"
+	if err := c.AddResource(url, s.Any()); err != nil {
+		return err
+	}
+	if _, err := c.Compile(url); err != nil {
+		var se *jsonschema.SchemaValidationError
+		if errors.As(err, &se) && se.Err != nil {
+			return errors.New(oneLine(se.Err.Error()))
+		}
+		return errors.New(oneLine(err.Error()))
+	}
+	validSchemas.Store(string(bytes.Clone(lit)), true)
+	return nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "mem:///input_schema.json", "schema")
+	return strings.Join(strings.Fields(s), " ")
+}
+

@@ -1,0 +1,153 @@
+// Package registry defines the tables that the generator compiles the
+// operations catalog into (generated/catalog) and that the server and the
+// gates read. The types mirror contracts/operations/catalog.v1.yaml
+// (spec 10-contracts §1); optional catalog values that are absent or null
+// are zero values here (an empty string, a nil slice, Unset).
+package registry
+
+import "encoding/json"
+
+// TableFormat1 is referenced by every generated table file. When the
+// runtime changes the table format it renames this constant, so tables from
+// an older generator stop compiling at the line that references it, whose
+// comment says to run go generate ./...
+const TableFormat1 = 1
+
+// OptBool is a catalog boolean that may be absent or null.
+type OptBool int8
+
+// The values of an OptBool.
+const (
+	Unset OptBool = iota
+	False
+	True
+)
+
+// Ptr returns the value as *bool, nil when unset (for JSON output).
+func (b OptBool) Ptr() *bool {
+	switch b {
+	case True:
+		t := true
+		return &t
+	case False:
+		f := false
+		return &f
+	}
+	return nil
+}
+
+// Catalog is the whole compiled catalog.
+type Catalog struct {
+	// Source is the repo-relative path of the catalog file.
+	Source        string
+	SchemaVersion int
+	// XVoxVersion is the informational x-vox-version, 0 when absent.
+	XVoxVersion int
+	// Operations are sorted by ID.
+	Operations []Operation
+	// Capability is the carried capability object as compact JSON, nil when absent.
+	Capability json.RawMessage
+	Exemptions Exemptions
+}
+
+// Exemptions lists names exempt from the wiring checks of operations-verify.
+type Exemptions struct {
+	MCPTools []string
+	CLIPaths [][]string
+}
+
+// Operation is one catalog row.
+type Operation struct {
+	ID                    string
+	Title                 string
+	Description           string
+	DescriptionHuman      string
+	ProductLane           string
+	IntentTags            []string
+	SideEffectClass       string // "" when absent or null
+	ScopeKind             string
+	Reversible            OptBool
+	RequiresRepo          OptBool
+	PreferredForModels    OptBool
+	HumanTakeoverFriendly OptBool
+	MensPlannerVisible    OptBool
+	CanonicalName         string
+	LatinAliases          []string
+	MCP                   *MCP // nil: not an MCP tool
+	CLI                   *CLI // nil: not a CLI command
+	// Line and Col locate the row in the catalog file when it was loaded
+	// from YAML; they are 0 in generated tables.
+	Line, Col int
+}
+
+// MCP is the MCP projection of a row.
+type MCP struct {
+	Name                 string
+	Title                string // "" falls back to the row title
+	Exposure             string // core, dev or advanced
+	Requires             []string
+	HTTPReadRoleEligible bool
+	InputSchema          json.RawMessage // canonical schema literal
+	OutputSchema         json.RawMessage // nil when absent
+}
+
+// CLI is the CLI projection of a row.
+type CLI struct {
+	Path                 []string
+	Status               string // active, deprecated, retired or internal
+	LatinNS              string
+	Handler              string
+	FeatureGate          string
+	CatalogGroup         string
+	RefCLIRequired       OptBool
+	ReachabilityRequired OptBool
+}
+
+// Side-effect classes of a row (side_effect_class).
+const (
+	SideEffectNone          = "none"
+	SideEffectReadOnly      = "read_only"
+	SideEffectWritesFiles   = "writes_files"
+	SideEffectSpawnsProcess = "spawns_process"
+	SideEffectNetwork       = "network"
+	SideEffectDestructive   = "destructive"
+)
+
+// Requirements a row may list under mcp.requires, checked at call time.
+const (
+	RequireWorkspace = "workspace"
+	RequireSkills    = "skills"
+	RequireSandbox   = "sandbox"
+	RequireNetwork   = "network"
+	RequireProcess   = "process"
+)
+
+// Tool sources, projected to _meta.vox_source.
+const (
+	SourceCatalog   = "catalog"
+	SourceWorkspace = "workspace"
+	SourceSkill     = "skill"
+)
+
+// Defaults and patterns of the catalog format.
+const (
+	DefaultExposure    = "core"
+	DefaultInputSchema = `{"type":"object"}`
+	CLIStatusActive    = "active"
+	ToolNamePattern    = `^[A-Za-z0-9_-]{1,64}$`
+	OperationIDPattern = `^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$`
+	LatinAliasPattern  = `^[a-z0-9]+(-[a-z0-9]+)*$`
+	// CatalogPath is where a repository keeps its catalog.
+	CatalogPath = "contracts/operations/catalog.v1.yaml"
+)
+
+// MCPTools returns the rows with an MCP projection, in catalog (ID) order.
+func (c *Catalog) MCPTools() []*Operation {
+	var out []*Operation
+	for i := range c.Operations {
+		if c.Operations[i].MCP != nil {
+			out = append(out, &c.Operations[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+)
+
+// A callCheck runs before a tool's handler. It returns "" to let the call
+// through, or the text of the error result that replaces the call.
+type callCheck func(ctx context.Context, name string, entry *toolEntry) string
+
+// middleware is the one tool middleware of the server, applied by mcp-go
+// to every tool: it recovers panics into error results, runs the checks in
+// order (read role, skill allowlist, requirements) and turns handler
+// errors into error results, so no tool failure ever becomes JSON-RPC
+// -32603 or stops the server.
+func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		name := req.Params.Name
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("tool panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res, err = errorResult(fmt.Sprintf("internal error in tool %s: %v; the server keeps running, please report this", name, r)), nil
+			}
+		}()
+		entry, _ := s.currentTools().lookup(name)
+		for _, check := range s.checks {
+			if denial := check(ctx, name, entry); denial != "" {
+				return errorResult(denial), nil
+			}
+		}
+		res, err = next(ctx, req)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		if res == nil {
+			return errorResult(fmt.Sprintf("tool %s returned no result", name)), nil
+		}
+		return res, nil
+	}
+}
+
+// errorResult is a tool error: isError with one text content.
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(text)}}
+}
+
+// checkRequirements refuses a catalog tool whose mcp.requires are not met
+// (spec 10-contracts, MCP projection).
+func (s *Server) checkRequirements(_ context.Context, _ string, entry *toolEntry) string {
+	if entry == nil || entry.op == nil {
+		return ""
+	}
+	for _, r := range entry.op.MCP.Requires {
+		met := s.requirements[r]
+		if met == nil {
+			return fmt.Sprintf("requirement %s not met: this server does not provide it; use a vox-mcp build that supports %s", r, r)
+		}
+		if ok, why := met(); !ok {
+			return fmt.Sprintf("requirement %s not met: %s", r, why)
+		}
+	}
+	return ""
+}
+
+// defaultRequirements evaluates the requirements this package knows;
+// the skills integration adds "skills" and "sandbox".
+func (s *Server) defaultRequirements() map[string]func() (bool, string) {
+	return map[string]func() (bool, string){
+		registry.RequireWorkspace: func() (bool, string) {
+			f, err := os.Open(s.root)
+			if err == nil {
+				_, err = f.ReadDir(1)
+				f.Close()
+			}
+			if err != nil && err.Error() != "EOF" {
+				return false, fmt.Sprintf("the workspace root %s is not a readable directory (%v); start vox-mcp in the repository or pass --root DIR", s.root, err)
+			}
+			return true, ""
+		},
+		registry.RequireProcess: func() (bool, string) {
+			info, err := os.Stat("/bin/sh")
+			if err != nil || info.Mode()&0o111 == 0 {
+				return false, "/bin/sh is not executable on this host; install a POSIX shell"
+			}
+			return true, ""
+		},
+		registry.RequireNetwork: func() (bool, string) {
+			if !s.opts.AllowNetwork {
+				return false, "network access is off; start vox-mcp with VOX_MCP_ALLOW_NETWORK=1 to allow it"
+			}
+			return true, ""
+		},
+	}
+}

@@ -1,0 +1,183 @@
+// Package server is the MCP plane of vox-mcp: it registers every tool the
+// product serves with mcp-go — the catalog tools compiled into
+// generated/catalog, the workspace tools written in Vox, the skill macro
+// tools — behind one tool middleware chain (recovery, read role, skill
+// allowlist, requirements), decides what tools/list advertises with an
+// AfterListTools hook, and serves stdio.
+//
+// Conventions for the files of this package:
+//   - a catalog tool's handler lives in its own file (tool_<name>.go) and
+//     registers itself with registerHandler in init; the operations-verify
+//     gate compares HandlerNames with the catalog in both directions;
+//   - every source of tools contributes toolEntry values; syncTools merges
+//     them (catalog wins, then workspace, then skills), re-registers with
+//     mcp-go only when a definition changed, and rebuilds the search index;
+//   - handler failures are error results (isError), never Go errors that
+//     mcp-go would turn into JSON-RPC -32603.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/generated/catalog"
+	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+)
+
+// Name is the server name announced at initialize.
+const Name = "vox-mcp"
+
+// Options configure a Server.
+type Options struct {
+	// Root is the workspace root; "" means the working directory.
+	Root string
+	// Logger receives the server's logs; nil means a discarding logger.
+	Logger *slog.Logger
+	// Catalog is the compiled catalog to serve; nil means the tables
+	// generated from this repository's catalog.
+	Catalog *registry.Catalog
+	// AllowNetwork meets the "network" requirement
+	// (VOX_MCP_ALLOW_NETWORK=1).
+	AllowNetwork bool
+}
+
+// Server is one vox-mcp instance.
+type Server struct {
+	opts    Options
+	root    string
+	log     *slog.Logger
+	mcp     *mcpserver.MCPServer
+	catalog []toolEntry
+
+	// syncMu serialises syncTools; tools is the merged set it published.
+	syncMu     sync.Mutex
+	tools      atomic.Pointer[toolSet]
+	registered map[string]mcp.Tool // the definitions last given to mcp-go, to skip no-op re-registrations
+
+	// sources contribute tools besides the catalog (workspace, skills).
+	sources []toolSource
+	// checks run in order before every tool call.
+	checks []callCheck
+	// requirements evaluate the catalog's mcp.requires at call time.
+	requirements map[string]func() (bool, string)
+}
+
+// New builds a server: the catalog tools with their handlers, the
+// visibility hook and the middleware chain. It does not start serving.
+func New(opts Options) (*Server, error) {
+	root := opts.Root
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Catalog == nil {
+		opts.Catalog = catalog.Catalog
+	}
+	s := &Server{opts: opts, root: abs, log: logger, registered: map[string]mcp.Tool{}}
+
+	hooks := &mcpserver.Hooks{}
+	hooks.AddAfterListTools(s.hideUnadvertised)
+	s.mcp = mcpserver.NewMCPServer(Name, buildinfo.Version(),
+		mcpserver.WithToolCapabilities(true),
+		mcpserver.WithResourceCapabilities(false, true),
+		mcpserver.WithHooks(hooks),
+		mcpserver.WithToolHandlerMiddleware(s.middleware),
+		mcpserver.WithInstructions(instructions),
+	)
+	s.requirements = s.defaultRequirements()
+	s.checks = []callCheck{s.checkRequirements}
+
+	s.catalog = s.catalogEntries(opts.Catalog)
+	if err := s.syncTools(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+const instructions = "vox-mcp serves this repository's tools. Use vox_tool_search to find a tool " +
+	"(also workspace tools that tools/list does not advertise) and call it by name."
+
+// MCP returns the underlying mcp-go server (for transports and tests).
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+// Root is the absolute workspace root.
+func (s *Server) Root() string { return s.root }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// StdioWorkers is the number of tool calls served at once over stdio
+// (mcp-go's default is 5).
+const StdioWorkers = 32
+
+// ServeStdio serves the MCP protocol on in and out until in is closed or
+// ctx is cancelled. mcp-go's stdio session is a process-wide singleton: at
+// most one ServeStdio may run per process.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	st := mcpserver.NewStdioServer(s.mcp)
+	mcpserver.WithWorkerPoolSize(StdioWorkers)(st)
+	mcpserver.WithQueueSize(4 * StdioWorkers)(st)
+	st.SetErrorLogger(log.New(slogWriter{s.log}, "", 0))
+	err := st.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// slogWriter adapts mcp-go's *log.Logger output to slog at error level.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Error(strings.TrimSpace(string(p)), "component", "mcp-go")
+	return len(p), nil
+}
+
+// NewLogger returns a text logger on w at the level named by level
+// ("debug", "info", "warn", "error"; "" means info), as VOX_LOG sets it.
+func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	switch strings.ToLower(strings.TrimSpace(level)) {
+	case "", "info":
+		l = slog.LevelInfo
+	case "debug":
+		l = slog.LevelDebug
+	case "warn", "warning":
+		l = slog.LevelWarn
+	case "error":
+		l = slog.LevelError
+	default:
+		return slog.New(slog.NewTextHandler(w, nil)), fmt.Errorf("VOX_LOG=%q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// EnvTrue reports whether an environment variable holds an enabling value
+// (1, true, yes; case-insensitive).
+func EnvTrue(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,253 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/search"
+)
+
+// toolEntry is one tool of the MCP plane: its wire definition, where it
+// comes from and the handler mcp-go dispatches to.
+type toolEntry struct {
+	tool    mcp.Tool
+	source  string // registry.SourceCatalog, SourceWorkspace or SourceSkill
+	handler mcpserver.ToolHandlerFunc
+	// hidden tools are registered (dispatchable by name) but removed from
+	// tools/list: workspace tools without the opt-in.
+	hidden bool
+	// op is the catalog row of a catalog tool, nil otherwise.
+	op *registry.Operation
+}
+
+// toolSource supplies the current tools of one origin besides the
+// catalog. Implementations return a fresh slice on every call.
+type toolSource interface {
+	toolEntries() []toolEntry
+}
+
+// toolSet is the merged, published set of tools; it is immutable.
+type toolSet struct {
+	byName map[string]*toolEntry
+	sorted []*toolEntry // by name
+	hidden map[string]bool
+
+	// The search index is built on the first search, not at start-up.
+	indexOnce sync.Once
+	index     *search.Index // documents in sorted order
+}
+
+// searchIndex returns the set's BM25 index over every tool.
+func (ts *toolSet) searchIndex() *search.Index {
+	ts.indexOnce.Do(func() {
+		docs := make([]search.Doc, len(ts.sorted))
+		for i, e := range ts.sorted {
+			docs[i] = toolSearchDoc(&e.tool)
+		}
+		ts.index = search.Build(docs)
+	})
+	return ts.index
+}
+
+// lookup returns the entry of a registered tool.
+func (ts *toolSet) lookup(name string) (*toolEntry, bool) {
+	e, ok := ts.byName[name]
+	return e, ok
+}
+
+// currentTools is the published tool set.
+func (s *Server) currentTools() *toolSet { return s.tools.Load() }
+
+// syncTools merges the catalog with every source — the catalog wins, then
+// the workspace, then skills — publishes the set, and re-registers with
+// mcp-go (which notifies clients with tools/list_changed) only when some
+// registered definition changed.
+func (s *Server) syncTools() (err error) {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+
+	set := &toolSet{byName: map[string]*toolEntry{}, hidden: map[string]bool{}}
+	add := func(e toolEntry) {
+		if _, taken := set.byName[e.tool.Name]; taken {
+			return
+		}
+		set.byName[e.tool.Name] = &e
+	}
+	for _, e := range s.catalog {
+		add(e)
+	}
+	for _, src := range s.sources {
+		for _, e := range src.toolEntries() {
+			add(e)
+		}
+	}
+	names := make([]string, 0, len(set.byName))
+	for name, e := range set.byName {
+		names = append(names, name)
+		if e.hidden {
+			set.hidden[name] = true
+		}
+	}
+	slices.Sort(names)
+	set.sorted = make([]*toolEntry, len(names))
+	defs := make(map[string]mcp.Tool, len(names))
+	changed := len(names) != len(s.registered)
+	for i, name := range names {
+		e := set.byName[name]
+		set.sorted[i] = e
+		defs[name] = e.tool
+		if prev, ok := s.registered[name]; !ok || !sameTool(prev, e.tool) {
+			changed = true
+		}
+	}
+	s.tools.Store(set)
+	if !changed {
+		return nil
+	}
+	tools := make([]mcpserver.ServerTool, len(set.sorted))
+	for i, e := range set.sorted {
+		tools[i] = mcpserver.ServerTool{Tool: e.tool, Handler: e.handler}
+	}
+	defer func() {
+		// mcp-go panics on definitions it refuses; keep serving the
+		// previous registration and report it.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("registering tools: %v", r)
+		}
+	}()
+	s.mcp.SetTools(tools...)
+	s.registered = defs
+	return nil
+}
+
+// hideUnadvertised is the AfterListTools hook: it removes the registered
+// but unadvertised tools (workspace tools without the opt-in) from the
+// tools/list result. WithToolFilter is not used because mcp-go applies it
+// to tools/call too, which would make hidden tools uncallable.
+func (s *Server) hideUnadvertised(_ context.Context, _ any, _ *mcp.ListToolsRequest, result *mcp.ListToolsResult) {
+	set := s.currentTools()
+	if result == nil || set == nil || len(set.hidden) == 0 {
+		return
+	}
+	kept := result.Tools[:0:0]
+	for _, t := range result.Tools {
+		if !set.hidden[t.Name] {
+			kept = append(kept, t)
+		}
+	}
+	result.Tools = kept
+}
+
+// catalogEntries projects every MCP row of the catalog into a tool
+// (spec 10-contracts "Projection into MCP") bound to its handler.
+func (s *Server) catalogEntries(cat *registry.Catalog) []toolEntry {
+	var out []toolEntry
+	for _, op := range cat.MCPTools() {
+		out = append(out, toolEntry{
+			tool:    catalogTool(op),
+			source:  registry.SourceCatalog,
+			handler: s.catalogHandler(op),
+			op:      op,
+		})
+	}
+	return out
+}
+
+// catalogTool is the MCP definition of a catalog row.
+func catalogTool(op *registry.Operation) mcp.Tool {
+	m := op.MCP
+	title := m.Title
+	if title == "" {
+		title = op.Title
+	}
+	var sideEffect any
+	if op.SideEffectClass != "" {
+		sideEffect = op.SideEffectClass
+	}
+	requires := m.Requires
+	if requires == nil {
+		requires = []string{}
+	}
+	t := mcp.Tool{
+		Name:           m.Name,
+		Title:          title,
+		Description:    op.Description,
+		RawInputSchema: m.InputSchema,
+		Meta: &mcp.Meta{AdditionalFields: map[string]any{
+			"vox_source":                  registry.SourceCatalog,
+			"vox_exposure":                m.Exposure,
+			"vox_side_effect_class":       sideEffect,
+			"vox_requires":                requires,
+			"vox_product_lane":            op.ProductLane,
+			"vox_http_read_role_eligible": m.HTTPReadRoleEligible,
+		}},
+		Annotations: catalogAnnotations(op),
+	}
+	if len(t.RawInputSchema) == 0 {
+		t.RawInputSchema = json.RawMessage(registry.DefaultInputSchema)
+	}
+	if m.OutputSchema != nil {
+		t.RawOutputSchema = m.OutputSchema
+	}
+	return t
+}
+
+// catalogAnnotations derives the MCP hints from side_effect_class and
+// requires (spec 10-contracts, the annotation table).
+func catalogAnnotations(op *registry.Operation) mcp.ToolAnnotation {
+	var a mcp.ToolAnnotation
+	switch op.SideEffectClass {
+	case registry.SideEffectNone, registry.SideEffectReadOnly:
+		a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint = ptr(true), ptr(true), ptr(false)
+	case registry.SideEffectWritesFiles, registry.SideEffectSpawnsProcess, registry.SideEffectNetwork:
+		a.ReadOnlyHint, a.DestructiveHint = ptr(false), ptr(false)
+	case registry.SideEffectDestructive:
+		a.ReadOnlyHint, a.DestructiveHint = ptr(false), ptr(true)
+	}
+	a.OpenWorldHint = ptr(op.SideEffectClass == registry.SideEffectNetwork ||
+		slices.Contains(op.MCP.Requires, registry.RequireNetwork))
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// sameTool reports whether two definitions are identical on the wire.
+func sameTool(a, b mcp.Tool) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.RawInputSchema, b.RawInputSchema) && bytes.Equal(a.RawOutputSchema, b.RawOutputSchema) &&
+		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
+}
+
+// toolSearchDoc is a tool's document in the search index: name (weight
+// 1), description (2), input property names and their descriptions (0.5).
+func toolSearchDoc(t *mcp.Tool) search.Doc {
+	var props strings.Builder
+	var schema struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(t.RawInputSchema, &schema) == nil {
+		for name, p := range schema.Properties {
+			props.WriteString(name)
+			props.WriteByte(' ')
+			props.WriteString(p.Description)
+			props.WriteByte(' ')
+		}
+	}
+	return search.Doc{Key: t.Name, Fields: []search.Field{
+		{Weight: 1, Text: t.Name},
+		{Weight: 2, Text: t.Description},
+		{Weight: 0.5, Text: props.String()},
+	}}
+}
