@@ -283,4 +283,3 @@ func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "mem:///input_schema.json", "schema")
 	return strings.Join(strings.Fields(s), " ")
 }
-
