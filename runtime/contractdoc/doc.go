@@ -1,0 +1,145 @@
+// Package contractdoc decodes the product's data contracts — YAML (the
+// catalog, the workspace scan config) and JSON (the workspace tool
+// fixtures) — into ordered JSON values that remember the line and column of
+// every value and object key, and reports JSON Schema validation failures as
+// positioned, readable messages. The generator (gen) and the runtime
+// loaders (runtime/workspace) share it so that every contract error names
+// file:line:col the same way (spec 10-contracts).
+package contractdoc
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+)
+
+// Pos is a 1-based line and column (byte offset within the line).
+type Pos struct{ Line, Col int }
+
+// Doc is a decoded document: its root value and the position of every
+// value and of every object key, addressed by JSON pointer (RFC 6901).
+type Doc struct {
+	Root     schemajson.Value
+	valuePos map[string]Pos
+	keyPos   map[string]Pos
+}
+
+func newDoc() *Doc {
+	return &Doc{valuePos: map[string]Pos{}, keyPos: map[string]Pos{}}
+}
+
+// Pos returns the position of the value at pointer, or of its nearest
+// ancestor that has one.
+func (d *Doc) Pos(pointer string) Pos {
+	for {
+		if p, ok := d.valuePos[pointer]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(pointer, '/')
+		if i < 0 {
+			return Pos{1, 1}
+		}
+		pointer = pointer[:i]
+	}
+}
+
+// KeyPos returns the position of the key that holds the value at pointer,
+// falling back to the value's position.
+func (d *Doc) KeyPos(pointer string) Pos {
+	if p, ok := d.keyPos[pointer]; ok {
+		return p
+	}
+	return d.Pos(pointer)
+}
+
+// PosError is a problem at a position of the document being decoded.
+type PosError struct {
+	Pos Pos
+	Msg string
+}
+
+// EscapePointer escapes an object key for a JSON pointer (RFC 6901).
+func EscapePointer(key string) string {
+	if !strings.ContainsAny(key, "~/") {
+		return key
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
+
+// PointerOf joins instance-location tokens into a JSON pointer.
+func PointerOf(loc []string) string {
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		b.WriteString(EscapePointer(tok))
+	}
+	return b.String()
+}
+
+// Error is one problem in a contract file, with its position.
+type Error struct {
+	Path string // repo-relative, slash-separated
+	Line int
+	Col  int
+	Msg  string
+}
+
+func (e Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+}
+
+// Errors is every problem found in a file, sorted by position.
+type Errors []Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sort orders the errors by path, line, column and text.
+func (es Errors) Sort() {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return a.Msg < b.Msg
+	})
+}
+
+// Dedupe sorts the errors and removes identical ones (same position and
+// text), which schema validation produces when several branches fail alike.
+func (es Errors) Dedupe() Errors {
+	es.Sort()
+	out := es[:0]
+	for i, e := range es {
+		if i > 0 && e == es[i-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// At converts position errors of the file at path into Errors.
+func At(path string, pes []PosError) Errors {
+	out := make(Errors, 0, len(pes))
+	for _, pe := range pes {
+		out = append(out, Error{path, pe.Pos.Line, pe.Pos.Col, pe.Msg})
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package contractdoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var englishPrinter = message.NewPrinter(language.English)
+
+// Schema is a compiled JSON Schema of a contract, kept with its parsed
+// document so that errors about unknown keys can list the allowed ones.
+type Schema struct {
+	doc      map[string]any
+	compiled *jsonschema.Schema
+}
+
+// MustCompileSchema compiles an embedded schema; name is used as its URL.
+// It panics when the schema is invalid, which is a bug of the binary.
+func MustCompileSchema(name string, data []byte) *Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		panic("contract schema " + name + ": " + err.Error())
+	}
+	url := "mem:///" + name
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		panic("contract schema " + name + ": " + err.Error())
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		panic("contract schema " + name + ": " + err.Error())
+	}
+	return &Schema{doc: doc.(map[string]any), compiled: sch}
+}
+
+// Describer names an instance location in messages ("top level",
+// "fixtures[2]", ...).
+type Describer func(loc []string) string
+
+// DescribePath is the default Describer: the location's tokens joined with
+// dots, list indices in brackets.
+func DescribePath(loc []string) string {
+	if len(loc) == 0 {
+		return "top level"
+	}
+	var b strings.Builder
+	for i, tok := range loc {
+		if _, err := strconv.Atoi(tok); err == nil && i > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// Validate checks the document against the schema and returns every
+// failure as a positioned message: unknown keys at the key with the keys
+// allowed there, wrong types and missing keys at the value, failed unions
+// reduced to the branches that expected the value's type.
+func (s *Schema) Validate(d *Doc, describe Describer) []PosError {
+	if describe == nil {
+		describe = DescribePath
+	}
+	err := s.compiled.Validate(d.Root.Any())
+	if err == nil {
+		return nil
+	}
+	r := &reporter{schema: s, doc: d, describe: describe}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []PosError{{Pos{1, 1}, err.Error()}}
+	}
+	r.report(ve)
+	return r.errs
+}
+
+type reporter struct {
+	schema   *Schema
+	doc      *Doc
+	describe Describer
+	errs     []PosError
+}
+
+func (r *reporter) errorAt(p Pos, format string, args ...any) {
+	r.errs = append(r.errs, PosError{p, fmt.Sprintf(format, args...)})
+}
+
+func (r *reporter) report(ve *jsonschema.ValidationError) {
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		causes := specificCauses(ve)
+		if len(causes) == 0 {
+			r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s: %s", r.describe(ve.InstanceLocation), unionTypes(ve))
+			return
+		}
+		for _, c := range causes {
+			r.report(c)
+		}
+		return
+	case *kind.AdditionalProperties:
+		for _, key := range k.Properties {
+			loc := append(slices.Clone(ve.InstanceLocation), key)
+			r.errorAt(r.doc.KeyPos(PointerOf(loc)), "unknown key %q in %s; allowed: %s",
+				key, r.describe(ve.InstanceLocation), strings.Join(r.schema.allowedKeys(ve.SchemaURL), ", "))
+		}
+		return
+	}
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			r.report(c)
+		}
+		return
+	}
+	r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s", r.message(ve))
+}
+
+// specificCauses drops the branches of a failed union that reject the
+// value's type outright.
+func specificCauses(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		if !onlyTypeMismatch(c, len(ve.InstanceLocation)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func onlyTypeMismatch(ve *jsonschema.ValidationError, depth int) bool {
+	if len(ve.Causes) == 0 {
+		switch ve.ErrorKind.(type) {
+		case *kind.Type, *kind.Enum, *kind.Required, *kind.Const:
+			return len(ve.InstanceLocation) == depth
+		}
+		return false
+	}
+	for _, c := range ve.Causes {
+		if !onlyTypeMismatch(c, depth) {
+			return false
+		}
+	}
+	return true
+}
+
+// unionTypes summarises what a failed union accepts.
+func unionTypes(ve *jsonschema.ValidationError) string {
+	var want []string
+	got := ""
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		switch k := e.ErrorKind.(type) {
+		case *kind.Type:
+			want = append(want, k.Want...)
+			got = k.Got
+		case *kind.Enum:
+			for _, w := range k.Want {
+				want = append(want, jsonText(w))
+			}
+			got = jsonText(k.Got)
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	if got == "" {
+		return "matches none of the allowed forms"
+	}
+	return fmt.Sprintf("got %s, want %s", got, strings.Join(want, " or "))
+}
+
+// message words a leaf validation error.
+func (r *reporter) message(ve *jsonschema.ValidationError) string {
+	where := r.describe(ve.InstanceLocation)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Type:
+		return fmt.Sprintf("%s: got %s, want %s", where, k.Got, strings.Join(k.Want, " or "))
+	case *kind.Required:
+		return fmt.Sprintf("%s: missing required key %s", where, quoteList(k.Missing))
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = jsonText(w)
+		}
+		return fmt.Sprintf("%s: %s is not allowed; allowed: %s", where, jsonText(k.Got), strings.Join(want, ", "))
+	case *kind.Const:
+		return fmt.Sprintf("%s: %s is not allowed; want %s", where, jsonText(k.Got), jsonText(k.Want))
+	case *kind.Pattern:
+		return fmt.Sprintf("%s: %q does not match %s", where, k.Got, k.Want)
+	case *kind.MinLength:
+		return fmt.Sprintf("%s: must not be empty", where)
+	case *kind.MinItems:
+		return fmt.Sprintf("%s: want at least %d item(s), got %d", where, k.Want, k.Got)
+	case *kind.Minimum:
+		return fmt.Sprintf("%s: %s is below the minimum %s", where, k.Got.RatString(), k.Want.RatString())
+	case *kind.Maximum:
+		return fmt.Sprintf("%s: %s is above the maximum %s", where, k.Got.RatString(), k.Want.RatString())
+	}
+	return fmt.Sprintf("%s: %s", where, ve.ErrorKind.LocalizedString(englishPrinter))
+}
+
+// allowedKeys lists the properties of the schema object at schemaURL's
+// fragment (the URL of an additionalProperties keyword), sorted.
+func (s *Schema) allowedKeys(schemaURL string) []string {
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	frag = strings.TrimSuffix(frag, "/additionalProperties")
+	var node any = s.doc
+	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		if tok == "" {
+			continue
+		}
+		m, ok := node.(map[string]any)
+		if !ok {
+			return nil
+		}
+		node = m[strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")]
+	}
+	m, _ := node.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

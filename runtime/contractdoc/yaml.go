@@ -1,0 +1,142 @@
+package contractdoc
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+)
+
+// MaxDepth bounds nesting (and YAML alias expansion) of contract files.
+const MaxDepth = 256
+
+// ParseYAML decodes src as a single YAML document and converts it to JSON
+// values through yaml.Node, keeping positions. Conversion errors are
+// collected, not stopped at. emptyHint completes the message for an empty
+// file ("the file is empty: want <emptyHint>").
+func ParseYAML(src []byte, emptyHint string) (*Doc, []PosError) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(src, &n); err != nil {
+		return nil, []PosError{yamlSyntaxError(err)}
+	}
+	if n.Kind == 0 || len(n.Content) == 0 {
+		return nil, []PosError{{Pos{1, 1}, "the file is empty: want " + emptyHint}}
+	}
+	c := &yamlConverter{doc: newDoc()}
+	c.doc.Root = c.convert(n.Content[0], "", 0)
+	return c.doc, c.errs
+}
+
+type yamlConverter struct {
+	doc  *Doc
+	errs []PosError
+}
+
+func (c *yamlConverter) errorf(n *yaml.Node, format string, args ...any) {
+	c.errs = append(c.errs, PosError{Pos{n.Line, n.Column}, fmt.Sprintf(format, args...)})
+}
+
+func (c *yamlConverter) convert(n *yaml.Node, pointer string, depth int) schemajson.Value {
+	c.doc.valuePos[pointer] = Pos{n.Line, n.Column}
+	if depth > MaxDepth {
+		c.errorf(n, "nested deeper than %d levels", MaxDepth)
+		return schemajson.NullValue()
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return c.convert(n.Alias, pointer, depth+1)
+	case yaml.MappingNode:
+		members := make([]schemajson.Member, 0, len(n.Content)/2)
+		seen := make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				c.errorf(k, "mapping keys must be plain strings")
+				continue
+			}
+			if k.Tag == "!!merge" {
+				c.errorf(k, "merge keys (<<) are not supported: write the keys out")
+				continue
+			}
+			if line, dup := seen[k.Value]; dup {
+				c.errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
+				continue
+			}
+			seen[k.Value] = k.Line
+			child := pointer + "/" + EscapePointer(k.Value)
+			c.doc.keyPos[child] = Pos{k.Line, k.Column}
+			members = append(members, schemajson.Member{Key: k.Value, Value: c.convert(v, child, depth+1)})
+		}
+		return schemajson.ObjectValue(members...)
+	case yaml.SequenceNode:
+		items := make([]schemajson.Value, 0, len(n.Content))
+		for i, it := range n.Content {
+			items = append(items, c.convert(it, pointer+"/"+strconv.Itoa(i), depth+1))
+		}
+		return schemajson.ArrayValue(items...)
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	c.errorf(n, "unsupported YAML node")
+	return schemajson.NullValue()
+}
+
+func (c *yamlConverter) scalar(n *yaml.Node) schemajson.Value {
+	switch n.ShortTag() {
+	case "!!null":
+		return schemajson.NullValue()
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			c.errorf(n, "invalid boolean %q", n.Value)
+		}
+		return schemajson.BoolValue(b)
+	case "!!int":
+		lit := strings.ReplaceAll(n.Value, "_", "")
+		if i, err := strconv.ParseInt(lit, 0, 64); err == nil {
+			return schemajson.IntValue(i)
+		}
+		v, err := schemajson.NumberValue(lit)
+		if err != nil {
+			c.errorf(n, "invalid integer %q", n.Value)
+		}
+		return v
+	case "!!float":
+		if v, err := schemajson.NumberValue(n.Value); err == nil {
+			return v
+		}
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			c.errorf(n, "number %q has no JSON form", n.Value)
+			return schemajson.NullValue()
+		}
+		v, _ := schemajson.FloatValue(f)
+		return v
+	case "!!str":
+		return schemajson.StringValue(n.Value)
+	}
+	c.errorf(n, "unsupported YAML tag %s: write plain strings, numbers, booleans, null, lists and mappings", n.Tag)
+	return schemajson.StringValue(n.Value)
+}
+
+// yamlSyntaxError converts a yaml.v3 error ("yaml: line 3: ...") into a
+// positioned error.
+func yamlSyntaxError(err error) PosError {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := 1
+	if strings.HasPrefix(msg, "line ") {
+		rest := msg[len("line "):]
+		if i := strings.IndexByte(rest, ':'); i > 0 {
+			if n, convErr := strconv.Atoi(rest[:i]); convErr == nil {
+				line = n
+				msg = strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	return PosError{Pos{line, 1}, "invalid YAML: " + msg}
+}

@@ -1,0 +1,230 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// checkGlob returns why a glob is invalid, or "".
+func checkGlob(p string) string {
+	switch {
+	case !doublestar.ValidatePattern(p):
+		return fmt.Sprintf("invalid glob %q: check its brackets and braces", p)
+	case strings.HasPrefix(p, "/") || filepath.IsAbs(p):
+		return fmt.Sprintf("invalid glob %q: globs are relative to the repository root", p)
+	case strings.Contains(p, "\\"):
+		return fmt.Sprintf("invalid glob %q: write paths with / (globs are matched against slash-separated paths)", p)
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		return fmt.Sprintf("invalid glob %q: globs may not leave the repository root (..)", p)
+	}
+	return ""
+}
+
+// SourceFile is one .vox file found by a scan.
+type SourceFile struct {
+	Path    string // repo-relative, slash-separated
+	Abs     string
+	Size    int64
+	ModTime time.Time
+}
+
+// ScanError is a fatal scan error: the refresh fails and the previous
+// surface stays in service.
+type ScanError struct{ Msg string }
+
+func (e *ScanError) Error() string { return e.Msg }
+
+// FileError is a per-file problem of a refresh (spec 30-federation §1):
+// the repo-relative path and the message.
+type FileError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Scan expands the config's scan globs against root (spec 30-federation
+// §1.1): globs in config order, the files of one glob in lexical path
+// order, each file once at its first position, excluded paths skipped.
+// Symlinked directories are not followed; a symlinked file is kept only
+// when its target is inside the root. Unreadable directories become file
+// errors; an invalid glob is a *ScanError.
+func Scan(root string, cfg *Config) ([]SourceFile, []FileError, error) {
+	for _, g := range append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...) {
+		if msg := checkGlob(g.Pattern); msg != "" {
+			return nil, nil, &ScanError{Msg: ConfigPath + ": " + msg}
+		}
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %v", root, err)}
+	}
+	s := &scanner{root: root, realRoot: realRoot, excludes: cfg.ExcludeGlobs, seen: map[string]bool{}}
+	for _, g := range cfg.ScanGlobs {
+		s.expand(strings.TrimPrefix(g.Pattern, "./"))
+	}
+	slices.SortFunc(s.errs, func(a, b FileError) int { return strings.Compare(a.Path, b.Path) })
+	return s.files, s.errs, nil
+}
+
+type scanner struct {
+	root, realRoot string
+	excludes       []Glob
+	seen           map[string]bool
+	files          []SourceFile
+	errs           []FileError
+}
+
+// excluded reports whether rel matches an exclude glob.
+func (s *scanner) excluded(rel string) bool {
+	for _, g := range s.excludes {
+		if ok, _ := doublestar.Match(g.Pattern, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// prunable reports whether every path below the directory rel is
+// excluded: an exclude of the form P/** matches it.
+func (s *scanner) prunable(rel string) bool {
+	for _, g := range s.excludes {
+		if strings.HasSuffix(g.Pattern, "/**") {
+			if ok, _ := doublestar.Match(g.Pattern, rel); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// expand adds the files matching one glob, in lexical path order.
+func (s *scanner) expand(pattern string) {
+	base, _ := doublestar.SplitPattern(pattern)
+	var found []SourceFile
+	add := func(rel string, d fs.DirEntry) {
+		if s.seen[rel] || s.excluded(rel) {
+			return
+		}
+		if ok, _ := doublestar.Match(pattern, rel); !ok {
+			return
+		}
+		if f, ok := s.file(rel, d); ok {
+			found = append(found, f)
+		}
+	}
+	start := filepath.Join(s.root, filepath.FromSlash(base))
+	walkErr := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		rel := s.rel(p)
+		if err != nil {
+			if p == start && errors.Is(err, fs.ErrNotExist) {
+				return nil // the glob's directory does not exist: no matches
+			}
+			s.errs = append(s.errs, FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if rel != "." && s.prunable(rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		add(rel, d)
+		return nil
+	})
+	if walkErr != nil {
+		s.errs = append(s.errs, FileError{Path: base, Message: "cannot read: " + unwrapPathError(walkErr)})
+	}
+	slices.SortFunc(found, func(a, b SourceFile) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range found {
+		s.seen[f.Path] = true
+		s.files = append(s.files, f)
+	}
+}
+
+// file checks one matching entry: regular files are kept; a symlink is kept
+// only when it leads to a regular file inside the root.
+func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, bool) {
+	abs := filepath.Join(s.root, filepath.FromSlash(rel))
+	var info fs.FileInfo
+	var err error
+	if d.Type()&fs.ModeSymlink != 0 {
+		target, terr := filepath.EvalSymlinks(abs)
+		if terr != nil {
+			s.errs = append(s.errs, FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(terr)})
+			return SourceFile{}, false
+		}
+		if !Inside(s.realRoot, target) {
+			s.errs = append(s.errs, FileError{Path: rel, Message: "symlink leads outside the workspace root; not loaded"})
+			return SourceFile{}, false
+		}
+		info, err = os.Stat(abs)
+		if err == nil && info.IsDir() {
+			return SourceFile{}, false // symlinked directories are not followed
+		}
+	} else {
+		info, err = d.Info()
+	}
+	if err != nil {
+		s.errs = append(s.errs, FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)})
+		return SourceFile{}, false
+	}
+	if !info.Mode().IsRegular() {
+		return SourceFile{}, false
+	}
+	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, true
+}
+
+func (s *scanner) rel(p string) string {
+	r, err := filepath.Rel(s.root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// Inside reports whether the cleaned path p is dir or below it.
+func Inside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// unwrapPathError drops the absolute path of an *fs.PathError, keeping
+// messages repo-relative.
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// StaticDirs returns the directories (repo-relative, slash-separated) that
+// can contain files matching the config's globs: each glob's static prefix,
+// deduplicated, excluding prunable ones. The watcher watches them
+// recursively.
+func StaticDirs(cfg *Config) []string {
+	s := &scanner{excludes: cfg.ExcludeGlobs}
+	var out []string
+	for _, g := range cfg.ScanGlobs {
+		base, _ := doublestar.SplitPattern(strings.TrimPrefix(g.Pattern, "./"))
+		base = path.Clean(base)
+		if base != "." && s.prunable(base) {
+			continue
+		}
+		if !slices.Contains(out, base) {
+			out = append(out, base)
+		}
+	}
+	return out
+}

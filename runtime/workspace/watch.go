@@ -1,0 +1,254 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	Root string
+	// Config returns the scan config in force; it is asked again after
+	// every change, so a new config moves the watches.
+	Config func() *Config
+	// OnChange runs after a burst of relevant changes has settled; calls
+	// never overlap.
+	OnChange func()
+	Log      *slog.Logger
+	// Debounce is the quiet time before OnChange (default 200 ms).
+	Debounce time.Duration
+	// PollInterval is the polling period when the system has no watches
+	// left (default 2 s).
+	PollInterval time.Duration
+}
+
+// addWatch adds one watch; tests replace it to simulate ENOSPC.
+var addWatch = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
+
+// Watch refreshes on file changes until ctx is done (spec 30-federation
+// §4): it watches the directories that can contain matching files (the
+// globs' static prefixes and their subdirectories, minus excluded ones) and
+// the scan config's directory, and calls OnChange debounced when a matching
+// .vox file, a directory or the config changes. When the system runs out of
+// watches (ENOSPC, or no inotify instance) it logs a warning and polls
+// instead, comparing the scanned files' sizes and modification times.
+func Watch(ctx context.Context, opts WatchOptions) error {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 200 * time.Millisecond
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return err
+	}
+	opts.Root = root
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		opts.Log.Warn("cannot watch files; polling instead", "err", err, "every", opts.PollInterval)
+		return poll(ctx, opts)
+	}
+	defer fw.Close()
+	w := &watcher{opts: opts, fw: fw, watched: map[string]bool{}}
+	if err := w.sync(); err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+			opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling instead", "err", err, "every", opts.PollInterval)
+			fw.Close()
+			return poll(ctx, opts)
+		}
+		return err
+	}
+	opts.Log.Debug("watching the workspace", "directories", len(w.watched))
+	var timer *time.Timer
+	var fire <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			if timer != nil {
+				timer.Stop()
+			}
+			return nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return nil
+			}
+			if !w.relevant(ev) {
+				continue
+			}
+			if timer == nil {
+				timer = time.NewTimer(opts.Debounce)
+			} else {
+				timer.Reset(opts.Debounce)
+			}
+			fire = timer.C
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return nil
+			}
+			opts.Log.Warn("file watch error", "err", err)
+		case <-fire:
+			fire = nil
+			opts.OnChange()
+			if err := w.sync(); err != nil {
+				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+					opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling instead", "err", err, "every", opts.PollInterval)
+					fw.Close()
+					return poll(ctx, opts)
+				}
+				opts.Log.Warn("cannot update the file watches", "err", err)
+			}
+		}
+	}
+}
+
+type watcher struct {
+	opts    WatchOptions
+	fw      *fsnotify.Watcher
+	cfg     *Config
+	watched map[string]bool // absolute directories
+}
+
+// configDir is the nearest existing directory on the way to the config
+// file, so that creating contracts/mcp and the config is noticed.
+func (w *watcher) configDir() string {
+	dir := filepath.Dir(filepath.Join(w.opts.Root, filepath.FromSlash(ConfigPath)))
+	for {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			return dir
+		}
+		if dir == w.opts.Root || len(dir) <= len(w.opts.Root) {
+			return w.opts.Root
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// sync makes the watch set equal to the directories the config can match.
+func (w *watcher) sync() error {
+	w.cfg = w.opts.Config()
+	want := map[string]bool{w.configDir(): true}
+	s := &scanner{root: w.opts.Root, excludes: w.cfg.ExcludeGlobs}
+	for _, base := range StaticDirs(w.cfg) {
+		start := filepath.Join(w.opts.Root, filepath.FromSlash(base))
+		_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				if err != nil && d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if rel := s.rel(p); rel != "." && s.prunable(rel) {
+				return fs.SkipDir
+			}
+			want[p] = true
+			return nil
+		})
+	}
+	for dir := range w.watched {
+		if !want[dir] {
+			_ = w.fw.Remove(dir)
+			delete(w.watched, dir)
+		}
+	}
+	for dir := range want {
+		if w.watched[dir] {
+			continue
+		}
+		if err := addWatch(w.fw, dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed meanwhile
+			}
+			return fmt.Errorf("watching %s: %w", dir, err)
+		}
+		w.watched[dir] = true
+	}
+	return nil
+}
+
+// relevant reports whether an event can change the surface: the config
+// file, a file matching a scan glob, or a directory appearing or vanishing
+// under the watched ones (it may hold matching files).
+func (w *watcher) relevant(ev fsnotify.Event) bool {
+	rel, err := filepath.Rel(w.opts.Root, ev.Name)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == ConfigPath || strings.HasPrefix(ConfigPath, rel+"/") {
+		return true
+	}
+	if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) {
+		return false
+	}
+	s := &scanner{excludes: w.cfg.ExcludeGlobs}
+	if s.excluded(rel) {
+		return false
+	}
+	for _, g := range w.cfg.ScanGlobs {
+		if ok, _ := doublestar.Match(strings.TrimPrefix(g.Pattern, "./"), rel); ok {
+			return true
+		}
+	}
+	if w.watched[ev.Name] {
+		return true // a watched directory was removed or renamed
+	}
+	if ev.Has(fsnotify.Create) {
+		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// poll compares a fingerprint of the scan every PollInterval.
+func poll(ctx context.Context, opts WatchOptions) error {
+	last := fingerprint(opts.Root, opts.Config())
+	t := time.NewTicker(opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if fp := fingerprint(opts.Root, opts.Config()); fp != last {
+				last = fp
+				opts.OnChange()
+			}
+		}
+	}
+}
+
+// fingerprint summarises what a refresh would read: the config file's
+// size and time and every scanned file's path, size and time.
+func fingerprint(root string, cfg *Config) string {
+	var b strings.Builder
+	if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(ConfigPath))); err == nil {
+		fmt.Fprintf(&b, "%d %d\n", info.Size(), info.ModTime().UnixNano())
+	}
+	files, errs, err := Scan(root, cfg)
+	if err != nil {
+		b.WriteString(err.Error())
+	}
+	for _, f := range files {
+		fmt.Fprintf(&b, "%s %d %d\n", f.Path, f.Size, f.ModTime.UnixNano())
+	}
+	for _, e := range errs {
+		fmt.Fprintf(&b, "%s %s\n", e.Path, e.Message)
+	}
+	return b.String()
+}

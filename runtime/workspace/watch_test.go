@@ -1,0 +1,100 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// watchFor runs Watch on root and returns a channel receiving one value
+// per OnChange.
+func watchFor(t *testing.T, root string, cfg *Config, poll time.Duration) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := make(chan struct{}, 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := Watch(ctx, WatchOptions{
+			Root:         root,
+			Config:       func() *Config { return cfg },
+			OnChange:     func() { changes <- struct{}{} },
+			Debounce:     20 * time.Millisecond,
+			PollInterval: poll,
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return changes
+}
+
+func waitChange(t *testing.T, changes <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no refresh after %s", what)
+	}
+}
+
+func TestWatchNotices(t *testing.T) {
+	root := tree(t, map[string]string{"tools/a.vox": "x", "contracts/mcp/keep": ""})
+	cfg := config(t, `scan_globs: ["tools/**/*.vox"]`)
+	changes := watchFor(t, root, cfg, 0)
+	time.Sleep(50 * time.Millisecond) // let the watches settle (not a timing assertion)
+
+	os.WriteFile(filepath.Join(root, "tools", "a.vox"), []byte("edited"), 0o644)
+	waitChange(t, changes, "editing a matching file")
+
+	// A new subdirectory is watched after the refresh that noticed it.
+	os.MkdirAll(filepath.Join(root, "tools", "sub"), 0o755)
+	waitChange(t, changes, "creating a directory")
+	time.Sleep(50 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "tools", "sub", "b.vox"), []byte("new"), 0o644)
+	waitChange(t, changes, "creating a file in the new directory")
+
+	os.WriteFile(filepath.Join(root, filepath.FromSlash(ConfigPath)), []byte("scan_globs: [x]\n"), 0o644)
+	waitChange(t, changes, "writing the scan config")
+}
+
+func TestWatchRelevant(t *testing.T) {
+	root := tree(t, map[string]string{"tools/a.vox": "x"})
+	w := &watcher{opts: WatchOptions{Root: root}, cfg: config(t, `scan_globs: ["tools/**/*.vox"]
+exclude_globs: ["tools/gen/**"]`), watched: map[string]bool{}}
+	cases := map[string]bool{
+		"tools/a.vox":              true,
+		"tools/deep/b.vox":         true,
+		"tools/notes.txt":          false,
+		"tools/gen/c.vox":          false,
+		"other/d.vox":              false,
+		ConfigPath:                 true,
+		"contracts":                true,
+		"tools/node_modules/x.vox": false,
+	}
+	for rel, want := range cases {
+		ev := fsnotify.Event{Name: filepath.Join(root, filepath.FromSlash(rel)), Op: fsnotify.Write}
+		if got := w.relevant(ev); got != want {
+			t.Errorf("relevant(%s) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func TestWatchFallsBackToPolling(t *testing.T) {
+	old := addWatch
+	addWatch = func(*fsnotify.Watcher, string) error { return syscall.ENOSPC }
+	t.Cleanup(func() { addWatch = old })
+
+	root := tree(t, map[string]string{"tools/a.vox": "x"})
+	cfg := config(t, `scan_globs: ["tools/*.vox"]`)
+	changes := watchFor(t, root, cfg, 30*time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "tools", "b.vox"), []byte("new file"), 0o644)
+	waitChange(t, changes, "adding a file while polling")
+}
