@@ -106,10 +106,10 @@ func ParseCatalog(path string, src []byte, opts CatalogOptions) (*registry.Catal
 		return nil, errs
 	}
 	v := &catalogValidator{path: path, doc: doc, opts: opts, errs: errs}
+	// The extra rules run even when the schema failed, so one run reports
+	// every problem; their accessors tolerate values of the wrong type.
 	v.validateSchema()
-	if len(v.errs) == 0 {
-		v.buildAndCheck()
-	}
+	v.buildAndCheck()
 	if len(v.errs) > 0 {
 		return nil, v.errs.dedupe()
 	}

@@ -58,9 +58,11 @@ func (r row) strings(keys ...string) []string {
 	if !ok {
 		return nil
 	}
-	out := make([]string, len(v.Items))
-	for i, it := range v.Items {
-		out[i] = it.Text
+	var out []string
+	for _, it := range v.Items {
+		if it.Kind == schemajson.String {
+			out = append(out, it.Text)
+		}
 	}
 	return out
 }
@@ -202,6 +204,9 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]Pos) 
 		HTTPReadRoleEligible: r.optBool("mcp", "http_read_role_eligible") == registry.True,
 	}
 	namePos := r.pos("mcp", "name")
+	if nv, _, ok := r.get("mcp", "name"); !ok || nv.Kind != schemajson.String {
+		return m // the schema reported it
+	}
 	switch {
 	case !toolNameRE.MatchString(m.Name):
 		v.errorAt(namePos, "operation %q: invalid tool name %q: MCP tool names must match %s (letters, digits, _ and -, at most 64)", id, m.Name, registry.ToolNamePattern)
@@ -250,33 +255,75 @@ func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) 
 		v.errorAt(pos, "operation %q: %s must be a JSON Schema with \"type\": \"object\"", id, key)
 		return nil, false
 	}
-	if err := compileSchemaLiteral(lit, s); err != nil {
-		v.errorAt(pos, "operation %q: %s is not a valid JSON Schema: %s", id, key, err)
+	if problems := compileSchemaLiteral(lit, s); len(problems) > 0 {
+		for _, p := range problems {
+			v.errorAt(v.doc.pos(ptr+p.pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.msg)
+		}
 		return nil, false
 	}
 	return lit, true
 }
 
+// schemaProblem is one reason a schema is invalid, at a JSON pointer
+// inside the schema.
+type schemaProblem struct {
+	pointer string
+	msg     string
+}
+
 // compileSchemaLiteral compiles a schema against its meta-schema (draft
-// 2020-12 unless it names another with $schema).
-func compileSchemaLiteral(lit []byte, s schemajson.Value) error {
+// 2020-12 unless it names another with $schema) and returns the
+// meta-schema violations at their place in the schema.
+func compileSchemaLiteral(lit []byte, s schemajson.Value) []schemaProblem {
 	if _, seen := validSchemas.Load(string(lit)); seen {
 		return nil
 	}
 	c := jsonschema.NewCompiler()
 	const url = "mem:///input_schema.json"
 	if err := c.AddResource(url, s.Any()); err != nil {
-		return err
+		return []schemaProblem{{msg: oneLine(err.Error())}}
 	}
 	if _, err := c.Compile(url); err != nil {
 		var se *jsonschema.SchemaValidationError
-		if errors.As(err, &se) && se.Err != nil {
-			return errors.New(oneLine(se.Err.Error()))
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &se) && errors.As(se.Err, &ve) {
+			var out []schemaProblem
+			for _, leaf := range leafErrors(ve) {
+				msg := leaf.ErrorKind.LocalizedString(englishPrinter)
+				switch leaf.ErrorKind.(type) {
+				case *kindAnyOf, *kindOneOf:
+					msg = unionTypes(leaf)
+				}
+				out = append(out, schemaProblem{pointerOf(leaf.InstanceLocation), msg})
+			}
+			return out
 		}
-		return errors.New(oneLine(err.Error()))
+		return []schemaProblem{{msg: oneLine(err.Error())}}
 	}
 	validSchemas.Store(string(bytes.Clone(lit)), true)
 	return nil
+}
+
+// leafErrors flattens a validation error to its leaves, preferring within
+// a failed union the branches that expected the value's type.
+func leafErrors(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	causes := ve.Causes
+	switch ve.ErrorKind.(type) {
+	case *kindAnyOf, *kindOneOf:
+		specific := specificCauses(ve)
+		if len(specific) == 0 {
+			return []*jsonschema.ValidationError{ve}
+		}
+		causes = specific
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range causes {
+		out = append(out, leafErrors(c)...)
+	}
+	return out
 }
 
 func oneLine(s string) string {

@@ -2,9 +2,13 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
+	"runtime"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
@@ -34,19 +38,94 @@ func newGeneratedFile(pkg, source, doc string) *jen.File {
 	return f
 }
 
-// renderCatalog emits generated/catalog/catalog.go.
-func renderCatalog(cat *registry.Catalog) ([]byte, error) {
+// opsPerFile is how many operations one generated file holds. Files are
+// rendered and formatted in parallel; go/format's cost also grows with the
+// nesting of a literal, which is why every operation is its own variable.
+const opsPerFile = 500
+
+// renderCatalog emits generated/catalog: catalog.go with the Catalog table
+// and operations_NNN.go files holding one variable per operation.
+func renderCatalog(cat *registry.Catalog) ([]output, error) {
+	names := opVarNames(cat.Operations)
+	chunks := (len(cat.Operations) + opsPerFile - 1) / opsPerFile
+	files := make([]*jen.File, 1+chunks)
+
 	f := newGeneratedFile("catalog", cat.Source,
 		"Package catalog is the operations catalog compiled into Go tables by the generator (gen).")
-
 	f.Comment("Catalog is every operation of " + cat.Source + ", sorted by id.")
-	f.Var().Id("Catalog").Op("=").Op("&").Qual(registryPkg, "Catalog").Add(catalogFields(cat).values())
+	f.Var().Id("Catalog").Op("=").Op("&").Qual(registryPkg, "Catalog").Add(catalogFields(cat, names).values())
+	files[0] = f
 
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
+	for c := range chunks {
+		cf := jen.NewFile("catalog")
+		cf.HeaderComment(generatedHeader())
+		cf.HeaderComment("Source: " + cat.Source)
+		cf.ImportName(registryPkg, "registry")
+		for i := c * opsPerFile; i < min(len(cat.Operations), (c+1)*opsPerFile); i++ {
+			op := &cat.Operations[i]
+			cf.Var().Id(names[i]).Op("=").Qual(registryPkg, "Operation").Add(operationFields(op).values())
+			cf.Line()
+		}
+		files[1+c] = cf
+	}
+
+	outs := make([]output, len(files))
+	outs[0].path = "generated/catalog/catalog.go"
+	for c := range chunks {
+		outs[1+c].path = fmt.Sprintf("generated/catalog/operations_%03d.go", c)
+	}
+	if err := renderParallel(files, outs); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return outs, nil
+}
+
+// renderParallel renders files[i] into outs[i].data, GOMAXPROCS at a time.
+func renderParallel(files []*jen.File, outs []output) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			var buf bytes.Buffer
+			if err := f.Render(&buf); err != nil {
+				return fmt.Errorf("rendering %s: %w", outs[i].path, err)
+			}
+			outs[i].data = buf.Bytes()
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// opVarNames gives every operation a Go variable name derived from its id
+// ("ci.operations-verify" → opCiOperationsVerify), unique within the
+// package.
+func opVarNames(ops []registry.Operation) []string {
+	names := make([]string, len(ops))
+	used := map[string]bool{"opCatalog": true}
+	for i, op := range ops {
+		var b strings.Builder
+		b.WriteString("op")
+		upper := true
+		for _, r := range op.ID {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				upper = true
+				continue
+			}
+			if upper {
+				r = unicode.ToUpper(r)
+				upper = false
+			}
+			b.WriteRune(r)
+		}
+		name := b.String()
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s_%d", b.String(), n)
+		}
+		used[name] = true
+		names[i] = name
+	}
+	return names
 }
 
 // fields is an ordered list of "Name: value" elements of a composite
@@ -86,7 +165,7 @@ func (fs fields) values() *jen.Statement {
 	})
 }
 
-func catalogFields(cat *registry.Catalog) fields {
+func catalogFields(cat *registry.Catalog, opNames []string) fields {
 	var fs fields
 	fs.str("Source", cat.Source)
 	fs.add("SchemaVersion", jen.Lit(cat.SchemaVersion))
@@ -110,8 +189,8 @@ func catalogFields(cat *registry.Catalog) fields {
 		fs.add("Exemptions", jen.Qual(registryPkg, "Exemptions").Add(ex.values()))
 	}
 	fs.add("Operations", jen.Index().Qual(registryPkg, "Operation").ValuesFunc(func(g *jen.Group) {
-		for i := range cat.Operations {
-			g.Line().Add(operationFields(&cat.Operations[i]).values())
+		for _, name := range opNames {
+			g.Line().Id(name)
 		}
 		g.Line()
 	}))

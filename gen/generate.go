@@ -180,11 +180,7 @@ func produceCatalog(root string) ([]output, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := renderCatalog(cat)
-	if err != nil {
-		return nil, err
-	}
-	return []output{{path: "generated/catalog/catalog.go", data: data}}, nil
+	return renderCatalog(cat)
 }
 
 // writeFileAtomic writes data to a temporary file beside name and renames

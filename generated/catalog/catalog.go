@@ -4,10 +4,7 @@
 // Package catalog is the operations catalog compiled into Go tables by the generator (gen).
 package catalog
 
-import (
-	"encoding/json"
-	"github.com/vox-lang/vox-mcp/runtime/registry"
-)
+import "github.com/vox-lang/vox-mcp/runtime/registry"
 
 // When this line fails to compile the tables are older than the runtime: run go generate ./...
 const _ = registry.TableFormat1
@@ -18,68 +15,9 @@ var Catalog = &registry.Catalog{
 	SchemaVersion: 1,
 	XVoxVersion:   1,
 	Operations: []registry.Operation{
-		{
-			ID:              "ci.all",
-			Title:           "Run every CI gate",
-			Description:     "Run every vox CI gate (the drift check runs inside them) and exit 1 if and only if a gate that ran found a problem.",
-			ProductLane:     "platform",
-			IntentTags:      []string{"ci", "gate"},
-			SideEffectClass: "read_only",
-			ScopeKind:       "repository",
-			RequiresRepo:    registry.True,
-			CLI: &registry.CLI{
-				Path:    []string{"ci", "all"},
-				Status:  "active",
-				Handler: "cmd/vox/ci.go",
-			},
-		},
-		{
-			ID:              "ci.operations-verify",
-			Title:           "Verify the catalog wiring",
-			Description:     "Check that the catalog is valid, that every catalog MCP tool has a server handler and every handler a row, that every CLI row matches a vox command and every command a row, and that generated/catalog is up to date.",
-			ProductLane:     "platform",
-			IntentTags:      []string{"ci", "gate"},
-			SideEffectClass: "read_only",
-			ScopeKind:       "repository",
-			RequiresRepo:    registry.True,
-			CLI: &registry.CLI{
-				Path:    []string{"ci", "operations-verify"},
-				Status:  "active",
-				Handler: "cmd/vox/ci_operations_verify.go",
-			},
-		},
-		{
-			ID:              "gen",
-			Title:           "Regenerate the generated tables",
-			Description:     "Regenerate every file under generated/ from the catalog and the workspace's .vox files (what go generate ./... runs). With --check, write nothing and exit 1 with a unified diff when a file is stale.",
-			ProductLane:     "platform",
-			IntentTags:      []string{"codegen"},
-			SideEffectClass: "writes_files",
-			ScopeKind:       "repository",
-			RequiresRepo:    registry.True,
-			CLI: &registry.CLI{
-				Path:    []string{"gen"},
-				Status:  "active",
-				Handler: "cmd/vox/gen.go",
-			},
-		},
-		{
-			ID:                 "tool.search",
-			Title:              "Search tools",
-			Description:        "Search every tool this server knows (catalog tools, workspace tools written in Vox including those not advertised in tools/list, and skill macro tools) with BM25 ranking. Returns each hit's name, description, input schema, source and score; call a hit by its name.",
-			ProductLane:        "platform",
-			IntentTags:         []string{"search", "discovery", "tools"},
-			SideEffectClass:    "read_only",
-			ScopeKind:          "session",
-			Reversible:         registry.True,
-			PreferredForModels: registry.True,
-			MCP: &registry.MCP{
-				Name:                 "vox_tool_search",
-				Exposure:             "core",
-				HTTPReadRoleEligible: true,
-				InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words to search for in tool names, descriptions and parameter names.","minLength":1,"type":"string"},"source":{"description":"Only return tools from this source.","enum":["catalog","workspace","skill"],"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
-				OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"name":{"type":"string"},"description":{"type":"string"},"inputSchema":{"type":"object"},"vox_source":{"enum":["catalog","workspace","skill"],"type":"string"},"score":{"type":"number"}},"required":["name","description","inputSchema","vox_source","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
-			},
-		},
+		opCiAll,
+		opCiOperationsVerify,
+		opGen,
+		opToolSearch,
 	},
 }

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
@@ -20,8 +22,12 @@ type Pos struct{ Line, Col int }
 
 // Doc is a decoded document: its root value and the position of every
 // value and of every object key, addressed by JSON pointer (RFC 6901).
+// JSON documents record positions while decoding; YAML documents keep the
+// yaml.Node tree and look positions up on demand, which keeps decoding a
+// large catalog cheap.
 type Doc struct {
 	Root     schemajson.Value
+	yamlRoot *yaml.Node
 	valuePos map[string]Pos
 	keyPos   map[string]Pos
 }
@@ -33,6 +39,10 @@ func newDoc() *Doc {
 // Pos returns the position of the value at pointer, or of its nearest
 // ancestor that has one.
 func (d *Doc) Pos(pointer string) Pos {
+	if d.yamlRoot != nil {
+		n, _ := walkYAML(d.yamlRoot, pointer)
+		return Pos{n.Line, n.Column}
+	}
 	for {
 		if p, ok := d.valuePos[pointer]; ok {
 			return p
@@ -48,6 +58,13 @@ func (d *Doc) Pos(pointer string) Pos {
 // KeyPos returns the position of the key that holds the value at pointer,
 // falling back to the value's position.
 func (d *Doc) KeyPos(pointer string) Pos {
+	if d.yamlRoot != nil {
+		n, key := walkYAML(d.yamlRoot, pointer)
+		if key != nil {
+			return Pos{key.Line, key.Column}
+		}
+		return Pos{n.Line, n.Column}
+	}
 	if p, ok := d.keyPos[pointer]; ok {
 		return p
 	}

@@ -26,29 +26,65 @@ func ParseYAML(src []byte, emptyHint string) (*Doc, []PosError) {
 	if n.Kind == 0 || len(n.Content) == 0 {
 		return nil, []PosError{{Pos{1, 1}, "the file is empty: want " + emptyHint}}
 	}
-	c := &yamlConverter{doc: newDoc()}
-	c.doc.Root = c.convert(n.Content[0], "", 0)
-	return c.doc, c.errs
+	doc := &Doc{yamlRoot: n.Content[0]}
+	c := &yamlConverter{}
+	doc.Root = c.convert(n.Content[0], 0)
+	return doc, c.errs
 }
 
 type yamlConverter struct {
-	doc  *Doc
 	errs []PosError
+}
+
+// walkYAML follows pointer from root and returns the deepest node reached
+// and, when the last step was a mapping member, its key node.
+func walkYAML(root *yaml.Node, pointer string) (value, key *yaml.Node) {
+	n := root
+	if pointer == "" {
+		return n, nil
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < MaxDepth; depth++ {
+			n = n.Alias
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			found := false
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == tok {
+					key, n, found = n.Content[i], n.Content[i+1], true
+					break
+				}
+			}
+			if !found {
+				return n, nil
+			}
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return n, nil
+			}
+			key, n = nil, n.Content[i]
+		default:
+			return n, nil
+		}
+	}
+	return n, key
 }
 
 func (c *yamlConverter) errorf(n *yaml.Node, format string, args ...any) {
 	c.errs = append(c.errs, PosError{Pos{n.Line, n.Column}, fmt.Sprintf(format, args...)})
 }
 
-func (c *yamlConverter) convert(n *yaml.Node, pointer string, depth int) schemajson.Value {
-	c.doc.valuePos[pointer] = Pos{n.Line, n.Column}
+func (c *yamlConverter) convert(n *yaml.Node, depth int) schemajson.Value {
 	if depth > MaxDepth {
 		c.errorf(n, "nested deeper than %d levels", MaxDepth)
 		return schemajson.NullValue()
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return c.convert(n.Alias, pointer, depth+1)
+		return c.convert(n.Alias, depth+1)
 	case yaml.MappingNode:
 		members := make([]schemajson.Member, 0, len(n.Content)/2)
 		seen := make(map[string]int, len(n.Content)/2)
@@ -67,15 +103,13 @@ func (c *yamlConverter) convert(n *yaml.Node, pointer string, depth int) schemaj
 				continue
 			}
 			seen[k.Value] = k.Line
-			child := pointer + "/" + EscapePointer(k.Value)
-			c.doc.keyPos[child] = Pos{k.Line, k.Column}
-			members = append(members, schemajson.Member{Key: k.Value, Value: c.convert(v, child, depth+1)})
+			members = append(members, schemajson.Member{Key: k.Value, Value: c.convert(v, depth+1)})
 		}
 		return schemajson.ObjectValue(members...)
 	case yaml.SequenceNode:
 		items := make([]schemajson.Value, 0, len(n.Content))
-		for i, it := range n.Content {
-			items = append(items, c.convert(it, pointer+"/"+strconv.Itoa(i), depth+1))
+		for _, it := range n.Content {
+			items = append(items, c.convert(it, depth+1))
 		}
 		return schemajson.ArrayValue(items...)
 	case yaml.ScalarNode:
