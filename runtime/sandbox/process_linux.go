@@ -1,0 +1,277 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// timedOutResult is the result of a run stopped by its timeout or context.
+func timedOutResult(stdout, stderr *capture) Result {
+	r := Result{ExitCode: -1, TimedOut: true}
+	if stdout != nil {
+		r.Stdout, r.Stderr = stdout.text(), stderr.text()
+		r.Truncated = stdout.truncated || stderr.truncated
+	}
+	return r
+}
+
+// capture reads one output stream, keeping the first OutputCap bytes and
+// draining the rest so that the writer never blocks on a full pipe.
+type capture struct {
+	f         *os.File
+	buf       bytes.Buffer
+	truncated bool
+	done      chan struct{}
+}
+
+func newCapture(f *os.File) *capture {
+	c := &capture{f: f, done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+func (c *capture) loop() {
+	defer close(c.done)
+	chunk := make([]byte, 64<<10)
+	for {
+		n, err := c.f.Read(chunk)
+		if n > 0 {
+			room := OutputCap - c.buf.Len()
+			if n > room {
+				n, c.truncated = room, true
+			}
+			c.buf.Write(chunk[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// text is the kept output, with the marker when the stream was cut. Call it
+// only after done is closed.
+func (c *capture) text() string {
+	if c.truncated {
+		return c.buf.String() + truncationMarker
+	}
+	return c.buf.String()
+}
+
+// drainGrace bounds how long output is still read after the process group is
+// dead. Inside the sandbox nothing can outlive the init, so it only matters
+// for an unisolated command whose children left the process group (setsid)
+// while holding stdout or stderr open.
+const drainGrace = 2 * time.Second
+
+// process is a started command whose output is being captured.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr *capture
+	exited         chan struct{} // closed when the process has exited, before it is reaped
+}
+
+// startProcess starts cmd with stdout and stderr captured. The caller's
+// SysProcAttr must set Setpgid, so that the group can be killed as a whole.
+func startProcess(cmd *exec.Cmd) (*process, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	// The child holds its own copies of the write ends; the readers see EOF
+	// once every process holding them is gone.
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdout: newCapture(outR), stderr: newCapture(errR), exited: make(chan struct{})}
+	go p.waitExit()
+	return p, nil
+}
+
+// waitExit closes p.exited when the process exits, without reaping it: as
+// long as it is a zombie its PID, and so the process group ID, cannot be
+// reused, which keeps the later kill of the group safe.
+func (p *process) waitExit() {
+	defer close(p.exited)
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, p.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// wait waits until the process exits or ctx is done, then finishes the run.
+func (p *process) wait(ctx context.Context) Result {
+	select {
+	case <-p.exited:
+		return p.finish(false)
+	case <-ctx.Done():
+		select {
+		case <-p.exited: // exited just as the deadline passed: keep its status
+			return p.finish(false)
+		default:
+			return p.finish(true)
+		}
+	}
+}
+
+// finish kills the process group (what is left of it), reaps the process,
+// collects the output and builds the result.
+func (p *process) finish(timedOut bool) Result {
+	p.killGroup()
+	_ = p.cmd.Wait() // the status is read from ProcessState below
+	p.collect()
+	if timedOut {
+		return timedOutResult(p.stdout, p.stderr)
+	}
+	return Result{
+		ExitCode:  exitCode(p.cmd.ProcessState),
+		Stdout:    p.stdout.text(),
+		Stderr:    p.stderr.text(),
+		Truncated: p.stdout.truncated || p.stderr.truncated,
+	}
+}
+
+// killGroup sends SIGKILL to the whole process group. Call it only before
+// the process is reaped, so that the group ID still belongs to the run.
+func (p *process) killGroup() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // ESRCH: nothing left to kill
+}
+
+// collect waits for both readers to reach EOF, or for drainGrace to pass,
+// after which reading stops.
+func (p *process) collect() {
+	both := make(chan struct{})
+	go func() {
+		<-p.stdout.done
+		<-p.stderr.done
+		close(both)
+	}()
+	timer := time.NewTimer(drainGrace)
+	defer timer.Stop()
+	select {
+	case <-both:
+	case <-timer.C:
+		now := time.Now()
+		_ = p.stdout.f.SetReadDeadline(now)
+		_ = p.stderr.f.SetReadDeadline(now)
+		<-both
+	}
+	p.stdout.f.Close()
+	p.stderr.f.Close()
+}
+
+// exitCode is the exit status, or 128+n when signal n ended the process.
+func exitCode(st *os.ProcessState) int {
+	if st == nil {
+		return -1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// RunUnisolated runs spec.Command without isolation: the explicit opt-out
+// (VOX_SKILL_SANDBOX=off) for hosts where Run cannot set up namespaces. It
+// keeps the timeout, the output caps, the scrubbed environment and the
+// process-group kill; the working directory and $HOME are a fresh temporary
+// folder, removed afterwards, in which ./skill is a symbolic link to the skill
+// folder. The command can read and write whatever the calling user can. It
+// logs nothing: warning about the opt-out is the caller's job.
+func RunUnisolated(ctx context.Context, spec Spec) (res Result, err error) {
+	defer recoverError(&err)
+	timeout, err := spec.check()
+	if err != nil {
+		return Result{}, err
+	}
+	if ctx.Err() != nil {
+		return timedOutResult(nil, nil), nil
+	}
+	dir, err := os.MkdirTemp("", "vox-skill-run-")
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: create working folder: %w", err)
+	}
+	defer removeTree(dir)
+	if err := os.Symlink(spec.SkillDir, filepath.Join(dir, "skill")); err != nil {
+		return Result{}, fmt.Errorf("sandbox: link ./skill: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer holdThread()()
+	cmd := &exec.Cmd{
+		Path: shellPath,
+		Args: []string{"sh", "-c", spec.Command},
+		Env:  commandEnv(dir, spec.SkillID),
+		Dir:  dir,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	p, err := startProcess(cmd)
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: start %s: %w", shellPath, unwrapPathError(err))
+	}
+	return p.wait(ctx), nil
+}
+
+// holdThread keeps the calling goroutine on its thread until the returned
+// function is called, at the end of the run. Pdeathsig fires when the thread
+// that started the child exits, not the process (golang/go#27505), and the
+// runtime ends a thread when a goroutine locked to it exits: holding the
+// thread means no other goroutine can take it over and end it while the
+// child lives.
+func holdThread() (release func()) {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
+}
+
+// removeTree removes dir even where the command took away write permission
+// from folders inside it.
+func removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}
+
+// unwrapPathError strips the *fs.PathError that exec wraps around a start
+// failure, whose text repeats a path the caller already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
