@@ -97,7 +97,7 @@ type initStatus struct {
 	Detail string `json:"detail,omitempty"` // the error text when it is no errno
 }
 
-func (s initStatus) err() error {
+func (s initStatus) err() *SetupError {
 	errno := syscall.Errno(s.Errno)
 	switch {
 	case s.Errno == 0:
@@ -174,10 +174,13 @@ func initMain() (code int) {
 	return reap(shell)
 }
 
-// report sends the status to Run and closes the pipe.
+// report sends the status to Run and closes the pipe. Without the pipe (the
+// binary was started with InitArg by hand) a failure goes to stderr instead.
 func report(status *os.File, st initStatus) {
 	msg, _ := json.Marshal(st)
-	_, _ = status.Write(msg)
+	if _, err := status.Write(msg); err != nil && !st.OK {
+		fmt.Fprintf(os.Stderr, "%s: %s: %s\n", InitArg, st.Step, st.Detail)
+	}
 	status.Close()
 }
 

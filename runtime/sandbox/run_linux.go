@@ -83,7 +83,7 @@ func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
 	configR.Close()
 	statusW.Close()
 	if err != nil {
-		return Result{}, &SetupError{Step: "start namespaces", Err: unwrapSyscall(err)}
+		return Result{}, withHint(&SetupError{Step: stepStart, Err: unwrapSyscall(err)})
 	}
 
 	// The init reads its whole config before anything else; writing from a
@@ -131,9 +131,36 @@ func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
 	}
 	if !st.OK {
 		p.finish(false)
-		return Result{}, st.err()
+		return Result{}, withHint(st.err())
 	}
 	return p.wait(ctx), nil
+}
+
+// stepStart is the step that creates the namespaces, in the parent.
+const stepStart = "start namespaces"
+
+// withHint adds the usual cause to the errno of steps that fail on hosts
+// that restrict namespaces, so that the message says what to look at.
+func withHint(e *SetupError) error {
+	errno, ok := e.Err.(syscall.Errno)
+	if !ok {
+		return e
+	}
+	hint := ""
+	switch {
+	case e.Step == stepStart && (errno == syscall.EPERM || errno == syscall.EACCES):
+		hint = "unprivileged user namespaces are disabled on this host: see sysctls kernel.unprivileged_userns_clone " +
+			"and kernel.apparmor_restrict_unprivileged_userns, or the container's seccomp profile"
+	case e.Step == stepStart && errno == syscall.ENOSPC:
+		hint = "no user namespace may be created: sysctl user.max_user_namespaces is 0 or used up"
+	case e.Step == stepStart && errno == syscall.EINVAL:
+		hint = "the kernel lacks one of the user, mount, PID, network, IPC or UTS namespaces"
+	case e.Step == stepProc && errno == syscall.EPERM:
+		hint = "a host /proc with paths masked by mounts, as in many containers, forbids mounting a fresh one"
+	default:
+		return e
+	}
+	return &SetupError{Step: e.Step, Err: errnoDetail{errno.Error() + " (" + hint + ")", errno}}
 }
 
 // unwrapSyscall returns the errno under err, or err itself.

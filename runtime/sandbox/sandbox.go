@@ -2,23 +2,38 @@
 // the isolation behind the MCP tool vox_skill_run (spec 40-skills.md §7).
 //
 // Run re-executes the running binary (/proc/self/exe) with the hidden first
-// argument InitArg in new user, mount, PID, network, IPC and UTS namespaces.
-// That init builds a root on tmpfs holding read-only binds of the system
-// folders, a fresh read-only /proc, a minimal /dev, a writable tmpfs at /tmp
-// (working directory and $HOME) and the skill folder read-only at ./skill;
-// then it pivots into that root, drops every capability, sets no_new_privs and
-// starts /bin/sh -c with a scrubbed environment. The init stays PID 1 of the
-// new PID namespace and reaps; when the shell exits the init exits with its
+// argument InitArg in new user, mount, PID, network, IPC and UTS namespaces,
+// the caller's uid and gid mapped to 0. That init builds a root on tmpfs and
+// pivots into it:
+//
+//	/usr /bin /sbin /lib /lib64     read-only binds (symlinks such as /bin -> usr/bin recreated)
+//	/etc/{ld.so.cache,alternatives,ssl,passwd,group}   read-only binds, those that exist
+//	/proc                           a fresh proc of the new PID namespace, read-only
+//	/dev                            null zero full random urandom tty (bound from the host), fd stdin stdout stderr
+//	/tmp                            writable tmpfs (256 MiB): working directory and $HOME
+//	/tmp/skill                      the skill folder, read-only
+//
+// Everything else of the host (the workspace, /root, /home, ...) is absent,
+// / itself is read-only, and the network namespace has only a loopback
+// interface that is down. The init then empties the capability bounding set
+// and the ambient, effective, permitted and inheritable sets, sets
+// no_new_privs and starts /bin/sh -c as its child with exactly PATH, HOME,
+// LANG=C.UTF-8 and VOX_SKILL_ID in the environment. It stays PID 1 of the new
+// PID namespace and reaps; when the shell exits the init exits with its
 // status, and the kernel kills whatever the command left behind.
 //
 // Every binary that calls Run must call MaybeRunInit first thing in main (test
 // binaries in TestMain), because the re-executed copy of the binary has to
-// turn into the init before any other start-up code runs.
+// turn into the init before any other start-up code runs; Run refuses to
+// start otherwise.
 //
 // Run fails closed: when any set-up step fails it returns a *SetupError naming
 // the step and the errno, and the command does not run. RunUnisolated is the
 // explicit opt-out (VOX_SKILL_SANDBOX=off) with the same timeout, output caps,
 // scrubbed environment and process-group kill, but no isolation.
+//
+// The sandbox sets no CPU, memory or process-count limits (that would need a
+// delegated cgroup); the timeout bounds how long a command can use them.
 package sandbox
 
 import (

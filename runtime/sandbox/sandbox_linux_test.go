@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -517,13 +518,44 @@ func TestFailsClosed(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			res, err := sandbox.RunFailingAt(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: newSkill(t), Command: command}, step)
 			assertNotRun(t, res)
-			if want := "sandbox: " + step + ": operation not permitted"; err == nil || err.Error() != want {
+			// Some steps add a hint in parentheses about the usual cause.
+			if want := "sandbox: " + step + ": operation not permitted"; err == nil || (err.Error() != want && !strings.HasPrefix(err.Error(), want+" (")) {
 				t.Fatalf("got error %v, want %q", err, want)
 			}
 			if !errors.Is(err, syscall.EPERM) {
 				t.Errorf("%v does not wrap EPERM", err)
 			}
 		})
+	}
+}
+
+// TestFailsClosedWithoutUserNamespaces runs this test again in a user
+// namespace that may create no further ones, a host where the sandbox cannot
+// work: Run and SelfTest must fail, saying why, and run nothing.
+func TestFailsClosedWithoutUserNamespaces(t *testing.T) {
+	if os.Getenv("VOX_SANDBOX_TEST_NO_USERNS") == "1" {
+		skill := newSkill(t)
+		res, err := sandbox.Run(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: skill, Command: "echo ran"})
+		want := "sandbox: start namespaces: no space left on device (no user namespace may be created: sysctl user.max_user_namespaces is 0 or used up)"
+		if res != (sandbox.Result{}) || err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("got %+v, %v; want error %q", res, err, want)
+		}
+		if err := sandbox.SelfTest(context.Background()); err == nil || err.Error() != want {
+			t.Errorf("self-test: got %v, want %q", err, want)
+		}
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("needs unshare from util-linux:", err)
+	}
+	cmd := exec.Command(unshare, "--user", "--map-root-user", "sh", "-c",
+		`echo 0 >/proc/sys/user/max_user_namespaces && exec "$0" -test.run='^TestFailsClosedWithoutUserNamespaces$' -test.v -test.count=1`,
+		os.Args[0])
+	cmd.Env = append(os.Environ(), "VOX_SANDBOX_TEST_NO_USERNS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFailsClosedWithoutUserNamespaces") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
 
