@@ -1,0 +1,383 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxFileSize is the largest skill file that can be read (SKILL.md
+// included); larger files are listed but reading one fails.
+const MaxFileSize = 1 << 20
+
+// ErrFileTooLarge is the error of reading a file over MaxFileSize.
+var ErrFileTooLarge = errors.New("file larger than 1 MiB")
+
+// maxSkillFiles bounds the files listed for one skill, so that a skill
+// folder holding a dependency tree does not register a million resources.
+const maxSkillFiles = 10_000
+
+// RootsEnv is the environment variable whose PATH-style list of folders
+// replaces the standard roots.
+const RootsEnv = "VOX_SKILL_ROOTS"
+
+// Config says where skills live.
+type Config struct {
+	// Workspace is the workspace root (absolute).
+	Workspace string
+	// Home is the user's home folder; empty leaves out the home roots.
+	Home string
+	// Roots, when non-empty, replaces the nine standard roots (it is
+	// VOX_SKILL_ROOTS); installs then go to Roots[0].
+	Roots []string
+}
+
+// ConfigFromEnv is the configuration of a server or CLI working on
+// workspace: the user's home from the environment and VOX_SKILL_ROOTS,
+// whose relative entries are taken relative to the workspace and whose
+// empty entries are ignored.
+func ConfigFromEnv(workspace string) Config {
+	home, _ := os.UserHomeDir()
+	return configFrom(workspace, home, os.Getenv(RootsEnv))
+}
+
+func configFrom(workspace, home, roots string) Config {
+	c := Config{Workspace: workspace, Home: home}
+	for _, r := range filepath.SplitList(roots) {
+		if r == "" {
+			continue
+		}
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(workspace, r)
+		}
+		c.Roots = append(c.Roots, filepath.Clean(r))
+	}
+	return c
+}
+
+// Custom reports whether the roots come from VOX_SKILL_ROOTS.
+func (c Config) Custom() bool { return len(c.Roots) > 0 }
+
+// SearchRoots are the folders searched for skills, highest precedence
+// first: the workspace's .vox, .cursor, .agents and .claude skill folders,
+// the same four in the home folder, then the workspace's assets/skills —
+// or the VOX_SKILL_ROOTS entries.
+func (c Config) SearchRoots() []string {
+	if c.Custom() {
+		return append([]string(nil), c.Roots...)
+	}
+	var roots []string
+	add := func(base string, rel ...string) {
+		if base != "" {
+			roots = append(roots, filepath.Join(append([]string{base}, rel...)...))
+		}
+	}
+	for _, dot := range []string{".vox", ".cursor", ".agents", ".claude"} {
+		add(c.Workspace, dot, "skills")
+	}
+	for _, dot := range []string{".vox", ".cursor", ".agents", ".claude"} {
+		add(c.Home, dot, "skills")
+	}
+	add(c.Workspace, "assets", "skills")
+	return roots
+}
+
+// InstallTarget is the folder that install and add write into:
+// ws/.vox/skills, home/.vox/skills with global, or the first VOX_SKILL_ROOTS
+// entry (where global is an error).
+func (c Config) InstallTarget(global bool) (string, error) {
+	switch {
+	case c.Custom() && global:
+		return "", fmt.Errorf("global is not available while %s is set: installs go to %s; drop global", RootsEnv, c.Roots[0])
+	case c.Custom():
+		return c.Roots[0], nil
+	case global && c.Home == "":
+		return "", errors.New("global needs a home folder, and none is known: set HOME or drop global")
+	case global:
+		return filepath.Join(c.Home, ".vox", "skills"), nil
+	case c.Workspace == "":
+		return "", errors.New("no workspace root is known: start the server in the workspace or use global")
+	}
+	return filepath.Join(c.Workspace, ".vox", "skills"), nil
+}
+
+// installTargets are the folders whose direct subfolders remove may
+// delete: the folders install writes into.
+func (c Config) installTargets() []string {
+	if c.Custom() {
+		return []string{c.Roots[0]}
+	}
+	var out []string
+	for _, g := range []bool{false, true} {
+		if t, err := c.InstallTarget(g); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// File is one file of a skill folder.
+type File struct {
+	// Path is relative to the skill folder, slash-separated.
+	Path string
+	Size int64
+}
+
+// Installed is a skill loaded from its folder.
+type Installed struct {
+	*Skill
+	// Path is the skill folder as found (absolute and clean).
+	Path string
+	// Root is the search root the folder was found under (or installed
+	// into).
+	Root string
+	// Files lists every file of the folder (SKILL.md included), sorted by
+	// path; symlinks leaving the folder and .git folders are left out.
+	Files []File
+
+	real string // Path with symlinks resolved
+}
+
+// FilePaths are the relative paths of the skill's files.
+func (in *Installed) FilePaths() []string {
+	out := make([]string, len(in.Files))
+	for i, f := range in.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// ReadFile reads the file rel (as listed in Files) of the skill folder.
+// Symlinks are followed only while they stay inside the folder, so the
+// file system is never read outside it even if the folder changed since it
+// was listed.
+func (in *Installed) ReadFile(rel string) ([]byte, error) {
+	root, err := os.OpenRoot(in.real)
+	if err != nil {
+		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("skill %s: %s is not a regular file", in.ID, rel)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, ErrFileTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, ErrFileTooLarge
+	}
+	return data, nil
+}
+
+// Found is one skill folder seen by discovery.
+type Found struct {
+	*Installed
+	// ShadowedBy is the folder of the skill that took this id first, ""
+	// when this one did.
+	ShadowedBy string
+}
+
+// Scan reads every skill under roots, in precedence order and, within a
+// root, in lexical folder order. Only immediate subfolders holding SKILL.md
+// are skills; hidden folders (".git", unfinished installs) are not. Loading
+// is lenient: a skill that cannot be loaded is skipped with a warning, and
+// every lesser problem is a warning naming its file. The first skill with a
+// given id wins; later ones are returned with ShadowedBy set.
+func Scan(roots []string) ([]Found, []string) {
+	var found []Found
+	var warnings []string
+	winners := map[string]string{}
+	seenRoots := map[string]bool{}
+	for _, root := range roots {
+		root = filepath.Clean(root)
+		realRoot, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", root, err))
+			}
+			continue
+		}
+		// A root reached twice (the workspace is the home folder, or a
+		// symlinked root) would only shadow itself.
+		if seenRoots[realRoot] {
+			continue
+		}
+		seenRoots[realRoot] = true
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", root, err))
+			continue
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			dir := filepath.Join(root, e.Name())
+			if e.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(dir)
+				if err != nil {
+					continue // a dangling link holds no skill
+				}
+				if !within(realRoot, target) || target == realRoot {
+					if _, err := os.Stat(filepath.Join(target, "SKILL.md")); err == nil {
+						warnings = append(warnings, fmt.Sprintf("%s: symlinked skill folder leaves its root %s: skipped", dir, root))
+					}
+					continue
+				}
+			}
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err != nil {
+				continue
+			}
+			in, warns, err := Load(dir, root)
+			for _, w := range warns {
+				warnings = append(warnings, fmt.Sprintf("%s: %s", filepath.Join(dir, "SKILL.md"), w))
+			}
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", filepath.Join(dir, "SKILL.md"), err))
+				continue
+			}
+			f := Found{Installed: in}
+			if winner, ok := winners[in.ID]; ok {
+				f.ShadowedBy = winner
+				warnings = append(warnings, fmt.Sprintf("%s: skill %q is shadowed by %s", dir, in.ID, winner))
+			} else {
+				winners[in.ID] = dir
+			}
+			found = append(found, f)
+		}
+	}
+	return found, warnings
+}
+
+// Load reads the skill in folder dir (found under root): its SKILL.md and
+// the list of its files. Warnings are positioned relative to SKILL.md.
+func Load(dir, root string) (*Installed, []string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := &Installed{Path: dir, Root: root, real: real}
+	in.Skill = &Skill{ID: filepath.Base(dir)}
+	data, err := in.ReadFile("SKILL.md")
+	if err != nil {
+		if errors.Is(err, ErrFileTooLarge) {
+			return nil, nil, errors.New("SKILL.md is larger than 1 MiB")
+		}
+		return nil, nil, err
+	}
+	sk, warnings, err := Parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.Skill = sk
+	if base := filepath.Base(dir); base != sk.Name {
+		warnings = append(warnings, fmt.Sprintf("the folder name %q differs from the skill name %q", base, sk.Name))
+	}
+	files, fileWarnings := listFiles(real)
+	in.Files = files
+	return in, append(warnings, fileWarnings...), nil
+}
+
+// listFiles lists the regular files under dir, sorted by relative path.
+// Symlinks are listed when they lead to a file inside dir; symlinked
+// folders are not followed (they could loop), and .git folders are not
+// skill content.
+func listFiles(dir string) ([]File, []string) {
+	files := []File{}
+	var warnings []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			warnings = append(warnings, err.Error())
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == dir {
+			return nil
+		}
+		rel, relErr := filepath.Rel(dir, p)
+		if relErr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		var size int64
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil || !within(dir, target) {
+				warnings = append(warnings, fmt.Sprintf("%s is a symlink leaving the skill folder: not served", rel))
+				return nil
+			}
+			st, err := os.Stat(target)
+			if err != nil {
+				return nil
+			}
+			if st.IsDir() {
+				warnings = append(warnings, fmt.Sprintf("%s is a symlinked folder: not followed", rel))
+				return nil
+			}
+			if !st.Mode().IsRegular() {
+				return nil
+			}
+			size = st.Size()
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			size = info.Size()
+		default:
+			return nil
+		}
+		if len(files) == maxSkillFiles {
+			warnings = append(warnings, fmt.Sprintf("more than %d files: the rest are not served", maxSkillFiles))
+			return fs.SkipAll
+		}
+		files = append(files, File{Path: rel, Size: size})
+		return nil
+	})
+	if err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, warnings
+}
+
+// within reports whether p is base or lies under it (both clean and
+// absolute).
+func within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

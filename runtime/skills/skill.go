@@ -1,0 +1,415 @@
+// Package skills is the skills system of vox-mcp (spec 40-skills): skills in
+// the open Agent Skills format (a folder holding SKILL.md with front matter,
+// plus scripts/, references/ and assets/), found in the standard skill
+// folders, held in an in-memory registry keyed by id, searched with the
+// shared BM25F index, served as skill:// resources (SEP-2640), turned into
+// instructional macro tools, and activated to restrict which tools may be
+// called (the allowlist).
+//
+// The package knows nothing of MCP: the server asks a Registry for a
+// Snapshot and registers what it holds (resources, macro tools), answers the
+// vox_skill_* tools through the Registry's methods, and applies Allow in its
+// tool middleware. A Snapshot is immutable; every change builds a new one
+// (one search index rebuild per change) and announces it to the OnChange
+// callbacks, so many goroutines may read while one writes.
+package skills
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Skill is one parsed SKILL.md: the standard Agent Skills fields and the
+// Vox manifest fields (read from metadata.vox-<key>, else from a top-level
+// <key>). The JSON form is the manifest part of the vox_skill_info result.
+type Skill struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Description   string   `json:"description"`
+	Version       string   `json:"version"`
+	Category      string   `json:"category"`
+	Tags          []string `json:"tags"`
+	Tools         []string `json:"tools"`
+	Author        string   `json:"author"`
+	Dependencies  []string `json:"dependencies"`
+	Permissions   []string `json:"permissions"`
+	AllowedTools  []string `json:"allowed_tools"`
+	License       string   `json:"license"`
+	Compatibility string   `json:"compatibility"`
+
+	// Metadata is the standard string-to-string metadata map (non-string
+	// values are kept in their written form).
+	Metadata map[string]string `json:"-"`
+	// Format is FormatYAML or FormatTOML.
+	Format string `json:"-"`
+	// Body is the Markdown after the front matter: the skill's instructions.
+	Body string `json:"-"`
+	// Source is the SKILL.md exactly as read.
+	Source []byte `json:"-"`
+}
+
+// DefaultVersion is the version of a skill whose manifest names none.
+const DefaultVersion = "0.1.0"
+
+// Permissions a manifest may list. They are informational: vox_skill_info
+// shows them, the sandbox does not depend on them.
+var KnownPermissions = []string{"read_files", "write_files", "shell_exec", "network", "db_read", "db_write", "secrets"}
+
+// Agent Skills limits (the reference validator's), in characters.
+const (
+	MaxNameLength          = 64
+	MaxDescriptionLength   = 1024
+	MaxCompatibilityLength = 500
+)
+
+// StandardKeys are the top-level front matter keys of the Agent Skills
+// specification.
+var StandardKeys = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+
+// ManifestKeys are the Vox manifest fields; each may also appear at top
+// level in older skills.
+var ManifestKeys = []string{"id", "version", "author", "category", "tools", "tags", "dependencies", "permissions"}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+	toolPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+)
+
+// ValidID reports whether id can name a skill: it goes into skill:// URIs
+// and folder names, so it is lowercase letters, digits and single hyphens.
+func ValidID(id string) bool { return idPattern.MatchString(id) && !strings.Contains(id, "--") }
+
+// ValidToolName reports whether name can be an MCP tool name (and so a
+// macro tool).
+func ValidToolName(name string) bool { return toolPattern.MatchString(name) }
+
+// NameProblem checks name against the Agent Skills naming rules (after NFKC
+// normalisation: 1–64 characters, lowercase letters, digits and single
+// hyphens, no hyphen at either end) and says what is wrong, or "" when the
+// name is valid.
+func NameProblem(name string) string {
+	n := norm.NFKC.String(strings.TrimSpace(name))
+	switch {
+	case n == "":
+		return "name is empty"
+	case utf8.RuneCountInString(n) > MaxNameLength:
+		return fmt.Sprintf("name %q is %d characters long: at most %d are allowed", n, utf8.RuneCountInString(n), MaxNameLength)
+	case n != strings.ToLower(n):
+		return fmt.Sprintf("name %q must be lowercase", n)
+	case strings.HasPrefix(n, "-") || strings.HasSuffix(n, "-"):
+		return fmt.Sprintf("name %q must not start or end with a hyphen", n)
+	case strings.Contains(n, "--"):
+		return fmt.Sprintf("name %q must not contain consecutive hyphens", n)
+	}
+	for _, r := range n {
+		if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return fmt.Sprintf("name %q contains %q: only lowercase letters, digits and hyphens are allowed", n, r)
+		}
+	}
+	return ""
+}
+
+// Parse reads a SKILL.md: front matter (YAML, or TOML for older Vox plugin
+// skills) and body. It fails when the front matter cannot be read, when
+// name or description is missing, or when the id is not a valid id; every
+// lesser problem is a warning ("line N: ..." where the line is known).
+// Parse serves discovery, installation and vox_skill_parse alike.
+func Parse(skillMD []byte) (sk *Skill, warnings []string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			sk, warnings, err = nil, nil, fmt.Errorf("internal error while parsing SKILL.md: %v", v)
+		}
+	}()
+	fm, err := ParseFrontMatter(skillMD)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := manifestParser{fm: fm}
+	sk = p.skill()
+	if p.err != nil {
+		return nil, nil, p.err
+	}
+	sk.Source = skillMD
+	if p.warnings == nil {
+		p.warnings = []string{}
+	}
+	return sk, p.warnings, nil
+}
+
+type manifestParser struct {
+	fm       *FrontMatter
+	meta     Value
+	warnings []string
+	err      error
+}
+
+func (p *manifestParser) warnf(line int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	p.warnings = append(p.warnings, msg)
+}
+
+func (p *manifestParser) fail(line int, format string, args ...any) {
+	if p.err == nil {
+		p.err = &ParseError{Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (p *manifestParser) skill() *Skill {
+	fm := p.fm
+	sk := &Skill{Format: fm.Format, Body: fm.Body, Metadata: map[string]string{}}
+	if fm.Format == FormatTOML {
+		p.warnf(0, "TOML front matter: use YAML front matter, the Agent Skills standard")
+	}
+	for _, f := range fm.Fields {
+		if !slices.Contains(StandardKeys, f.Key) && !slices.Contains(ManifestKeys, f.Key) {
+			p.warnf(f.Line, "unknown front matter key %q (Vox fields belong under metadata as vox-<key>)", f.Key)
+		}
+	}
+	if f, ok := fm.Get("metadata"); ok {
+		switch f.Value.Kind {
+		case KindMap:
+			p.meta = f.Value
+			for _, mf := range f.Value.Fields {
+				if text, ok := scalar(mf.Value); ok {
+					sk.Metadata[mf.Key] = text
+				} else if !isManifestMetaKey(mf.Key) {
+					p.warnf(mf.Line, "metadata.%s is a %s: metadata values are strings", mf.Key, mf.Value.Kind)
+				}
+			}
+		case KindNull:
+		default:
+			p.warnf(f.Line, "metadata is a %s, not a mapping: ignored", f.Value.Kind)
+		}
+	}
+
+	sk.Name = p.requiredString("name", "add a name: lowercase letters, digits and hyphens, like the skill's folder")
+	sk.Description = p.requiredString("description", "add a description saying what the skill does and when to use it")
+	if p.err != nil {
+		return nil
+	}
+	if problem := NameProblem(sk.Name); problem != "" {
+		p.warnf(p.line("name"), "%s (Agent Skills naming rules)", problem)
+	}
+	if n := utf8.RuneCountInString(sk.Description); n > MaxDescriptionLength {
+		p.warnf(p.line("description"), "description is %d characters long: at most %d are allowed", n, MaxDescriptionLength)
+	}
+	sk.License = p.optionalString("license")
+	sk.Compatibility = p.optionalString("compatibility")
+	if n := utf8.RuneCountInString(sk.Compatibility); n > MaxCompatibilityLength {
+		p.warnf(p.line("compatibility"), "compatibility is %d characters long: at most %d are allowed", n, MaxCompatibilityLength)
+	}
+	sk.AllowedTools = p.allowedTools()
+
+	idLine := p.line("name")
+	sk.ID = sk.Name
+	if f, ok := p.manifest("id"); ok {
+		if text, ok := scalar(f.Value); ok && strings.TrimSpace(text) != "" {
+			sk.ID, idLine = strings.TrimSpace(text), f.Line
+		} else {
+			p.warnf(f.Line, "id is a %s, not a string: the name is used as id", f.Value.Kind)
+		}
+	}
+	if !ValidID(sk.ID) {
+		p.fail(idLine, "id %q is not valid: an id is 1–64 lowercase letters, digits and single hyphens, "+
+			"starting and ending with a letter or digit (rename the skill or set metadata.vox-id)", sk.ID)
+		return nil
+	}
+	sk.Version = p.manifestString("version")
+	if sk.Version == "" {
+		sk.Version = DefaultVersion
+	}
+	sk.Author = p.manifestString("author")
+	sk.Category = p.manifestString("category")
+	sk.Tools = p.manifestList("tools")
+	sk.Tags = p.manifestList("tags")
+	sk.Dependencies = p.manifestList("dependencies")
+	sk.Permissions = p.manifestList("permissions")
+	for _, perm := range sk.Permissions {
+		if !slices.Contains(KnownPermissions, perm) {
+			p.warnf(p.manifestLine("permissions"), "unknown permission %q (known: %s)", perm, strings.Join(KnownPermissions, " "))
+		}
+	}
+	for _, tool := range sk.Tools {
+		if !ValidToolName(tool) {
+			p.warnf(p.manifestLine("tools"), "tool name %q is not a valid MCP tool name (^[A-Za-z0-9_-]{1,64}$): "+
+				"it gets no macro tool but still counts in the allowlist", tool)
+		}
+	}
+	return sk
+}
+
+// isManifestMetaKey says whether a metadata key holds a manifest field,
+// whose type problems the field's own reading reports.
+func isManifestMetaKey(key string) bool {
+	k, ok := strings.CutPrefix(key, "vox-")
+	return ok && slices.Contains(ManifestKeys, k)
+}
+
+// scalar is the text of a string or other scalar value.
+func scalar(v Value) (string, bool) {
+	switch v.Kind {
+	case KindString, KindScalar:
+		return v.Text, true
+	}
+	return "", false
+}
+
+func (p *manifestParser) line(key string) int {
+	f, _ := p.fm.Get(key)
+	return f.Line
+}
+
+func (p *manifestParser) requiredString(key, hint string) string {
+	f, ok := p.fm.Get(key)
+	if !ok || f.Value.Kind == KindNull {
+		p.fail(0, "front matter has no %s: %s", key, hint)
+		return ""
+	}
+	text, ok := scalar(f.Value)
+	if !ok {
+		p.fail(f.Line, "%s is a %s, not a string", key, f.Value.Kind)
+		return ""
+	}
+	if strings.TrimSpace(text) == "" {
+		p.fail(f.Line, "%s is empty: %s", key, hint)
+		return ""
+	}
+	return strings.TrimSpace(text)
+}
+
+func (p *manifestParser) optionalString(key string) string {
+	f, ok := p.fm.Get(key)
+	if !ok || f.Value.Kind == KindNull {
+		return ""
+	}
+	text, ok := scalar(f.Value)
+	if !ok {
+		p.warnf(f.Line, "%s is a %s, not a string: ignored", key, f.Value.Kind)
+	}
+	return text
+}
+
+// manifest finds a manifest field: metadata.vox-<key> first, then <key>.
+func (p *manifestParser) manifest(key string) (Field, bool) {
+	if f, ok := p.meta.Get("vox-" + key); ok && f.Value.Kind != KindNull {
+		return f, true
+	}
+	if f, ok := p.fm.Get(key); ok && f.Value.Kind != KindNull {
+		return f, true
+	}
+	return Field{}, false
+}
+
+func (p *manifestParser) manifestLine(key string) int {
+	f, _ := p.manifest(key)
+	return f.Line
+}
+
+func (p *manifestParser) manifestString(key string) string {
+	f, ok := p.manifest(key)
+	if !ok {
+		return ""
+	}
+	text, ok := scalar(f.Value)
+	if !ok {
+		p.warnf(f.Line, "%s is a %s, not a string: ignored", key, f.Value.Kind)
+	}
+	return strings.TrimSpace(text)
+}
+
+// manifestList reads a list field: a YAML or TOML list, or a
+// comma-separated string (the standard metadata map holds strings only).
+func (p *manifestParser) manifestList(key string) []string {
+	out := []string{}
+	f, ok := p.manifest(key)
+	if !ok {
+		return out
+	}
+	switch f.Value.Kind {
+	case KindString, KindScalar:
+		for _, item := range strings.Split(f.Value.Text, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	case KindList:
+		for _, item := range f.Value.Items {
+			text, ok := scalar(item)
+			if !ok {
+				p.warnf(item.Line, "an item of %s is a %s, not a string: ignored", key, item.Kind)
+				continue
+			}
+			if text = strings.TrimSpace(text); text != "" {
+				out = append(out, text)
+			}
+		}
+	default:
+		p.warnf(f.Line, "%s is a %s, not a list: ignored", key, f.Value.Kind)
+	}
+	return out
+}
+
+// allowedTools reads the standard allowed-tools field. The Agent Skills
+// specification writes it space-delimited ("Bash(git:*) Read"), Claude
+// skills comma-delimited ("Read, Grep"); both are split, except inside
+// parentheses, where a pattern may hold spaces ("Bash(git add:*)").
+func (p *manifestParser) allowedTools() []string {
+	out := []string{}
+	f, ok := p.fm.Get("allowed-tools")
+	if !ok {
+		return out
+	}
+	switch f.Value.Kind {
+	case KindString, KindScalar:
+		return splitAllowedTools(f.Value.Text)
+	case KindList:
+		for _, item := range f.Value.Items {
+			if text, ok := scalar(item); ok && strings.TrimSpace(text) != "" {
+				out = append(out, strings.TrimSpace(text))
+			}
+		}
+	case KindNull:
+	default:
+		p.warnf(f.Line, "allowed-tools is a %s, not a string or list: ignored", f.Value.Kind)
+	}
+	return out
+}
+
+func splitAllowedTools(s string) []string {
+	out := []string{}
+	depth := 0
+	var cur strings.Builder
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}
+
+// Allow decides whether the tool may be called while this skill is active
+// (see the package function Allow).
+func (sk *Skill) Allow(tool string) (ok bool, denial string) { return Allow(sk.ID, sk.Tools, tool) }
