@@ -45,8 +45,12 @@ test: deps lint check-generated ## the full test run of CI: installs, vet, race 
 	$(MAKE) fuzz
 	$(GO) run ./cmd/vox ci all
 
-bench: ## run the benchmarks (long; compare runs with benchstat)
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 -timeout 60m ./... | tee bench.txt
+BENCH ?= .
+BENCHCOUNT ?= 6
+
+bench: ## run the benchmarks into bench.txt and summarise them with benchstat (BENCH=regexp, BENCHCOUNT=n)
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 120m ./... | tee bench.txt
+	$(GO) tool benchstat bench.txt
 
 build: ## build vox and vox-mcp into bin/
 	$(GO) build -o $(BIN)/ ./cmd/vox ./cmd/vox-mcp
