@@ -1,0 +1,567 @@
+// Package resolve binds every name of a parsed Vox file before anything
+// runs: locals and parameters to frame slots, captured variables to cells,
+// and the rest to module functions, module constants, constructors,
+// builtins or capability namespaces. A name that is none of these resolves
+// to Undefined, which fails only when evaluated (real tool files call
+// things like db.query that only the full platform provides); the resolver
+// reports such names as warnings in the code that tools and resources
+// reach, and turns the use of an unavailable function by a tool or
+// resource into an error.
+//
+// It sits between syntax and eval, as go.starlark.net's resolver does, and
+// annotates the tree in place: Ident.Binding holds a *Binding and the
+// Function fields of FnDecl and FuncLit hold a *Function.
+package resolve
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// Scope says where a name lives.
+type Scope uint8
+
+// The scopes.
+const (
+	Undefined Scope = iota
+	Local           // a slot of the current frame
+	Cell            // a slot of the current frame holding a cell shared with closures
+	Free            // a cell captured from an enclosing function: Function.FreeVars[Index]
+	Global          // a module function: Module.Funcs[Index]
+	Const           // a module constant: Module.Consts[Index]
+	Ctor            // a constructor: Module.Ctors[Index]
+	Builtin         // a builtin function or value: Universe.Builtins[Index]
+	Namespace       // a capability namespace: Universe.Namespaces[Index]
+)
+
+var scopeNames = [...]string{"undefined", "local", "cell", "free", "function", "constant", "constructor", "builtin", "namespace"}
+
+func (s Scope) String() string { return scopeNames[s] }
+
+// Binding is what a name refers to. All uses of one local share its
+// Binding, so capturing it later turns every use into a cell access.
+type Binding struct {
+	Scope Scope
+	Index int
+	Name  string
+	Pos   syntax.Pos // of the declaration (locals)
+}
+
+// Function is a resolved function: a declared fn, a lambda, or the
+// synthetic nullary function that computes a module constant or a default.
+type Function struct {
+	Name     string
+	Pos      syntax.Pos
+	Params   []*syntax.Param
+	Result   *syntax.Type
+	Body     *syntax.Block
+	Defaults []*Function // per parameter; nil where there is no default
+	Locals   []*Binding  // parameters first
+	FreeVars []*Binding  // the enclosing function's bindings captured here
+	HasTry   bool        // the body uses '?', which returns early
+
+	parent    *Function
+	freeIndex map[*Binding]int
+	owner     *item
+}
+
+// NumParams is the number of parameters.
+func (f *Function) NumParams() int { return len(f.Params) }
+
+// Constructor is a constructor: one of the core ones (None, Some, Ok, Err) or a
+// variant of an algebraic type declared in the file.
+type Constructor struct {
+	Name   string
+	Type   string // Option, Result or the declared type's name
+	Fields []string
+	Tag    int // the index in Module.Ctors
+}
+
+// Indices of the core constructors in Module.Ctors.
+const (
+	CtorNone = iota
+	CtorSome
+	CtorOk
+	CtorErr
+	numCoreCtors
+)
+
+// Universe lists the predeclared names that eval provides.
+type Universe struct {
+	Builtins   []string // functions and values such as len, print, Unit
+	Namespaces []string // fs, env, json, ...
+}
+
+// Module is a resolved file.
+type Module struct {
+	File      *syntax.File
+	Funcs     []*syntax.FnDecl // every function declaration, in order; the first of a name wins
+	FuncIndex map[string]int
+	Consts    []*syntax.ConstDecl
+	ConstInit []*Function
+	Ctors     []*Constructor
+	CtorIndex map[string]int
+}
+
+// item is a unit of reachability: a module function or a constant.
+type item struct {
+	fn        int // index in Funcs, or -1
+	cnst      int // index in Consts, or -1
+	name      string
+	refs      []ref // functions and constants it uses
+	undefined []*syntax.Ident
+}
+
+type ref struct {
+	pos  syntax.Pos
+	fn   int // -1 for a constant
+	cnst int
+}
+
+type block struct {
+	parent *block
+	fn     *Function
+	names  map[string]*Binding
+}
+
+type resolver struct {
+	path   string
+	mod    *Module
+	uni    Universe
+	diags  *diag.List
+	env    *block
+	fn     *Function
+	items  []*item
+	fnItem []*item
+	cItem  []*item
+	depth  int
+}
+
+// File resolves a parsed file, adding its diagnostics to diags.
+func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
+	r := &resolver{path: f.Path, uni: uni, diags: diags}
+	m := &Module{File: f, FuncIndex: map[string]int{}, CtorIndex: map[string]int{}}
+	r.mod = m
+	for i, name := range []string{"None", "Some", "Ok", "Err"} {
+		c := &Constructor{Name: name, Type: "Option", Tag: i}
+		if i >= CtorOk {
+			c.Type = "Result"
+		}
+		if i != CtorNone {
+			c.Fields = []string{"value"}
+		}
+		m.Ctors = append(m.Ctors, c)
+	}
+	// Declarations first, so that bodies see every module name.
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *syntax.FnDecl:
+			if prev, dup := m.FuncIndex[d.Name]; dup {
+				p := m.Funcs[prev].NamePos
+				r.warn(d.NamePos, "vox/resolve/redeclared", "%s is declared again: the declaration at line %d is used", d.Name, p.Line)
+			} else {
+				m.FuncIndex[d.Name] = len(m.Funcs)
+			}
+			m.Funcs = append(m.Funcs, d)
+			it := &item{fn: len(m.Funcs) - 1, cnst: -1, name: d.Name}
+			r.fnItem = append(r.fnItem, it)
+		case *syntax.ConstDecl:
+			d.Index = len(m.Consts)
+			m.Consts = append(m.Consts, d)
+			r.cItem = append(r.cItem, &item{fn: -1, cnst: d.Index, name: d.Name})
+		case *syntax.TypeDecl:
+			for _, v := range d.Variants {
+				if _, dup := m.CtorIndex[v.Name]; dup {
+					r.warn(v.Pos, "vox/resolve/redeclared", "constructor %s is declared again: the first declaration is used", v.Name)
+					continue
+				}
+				c := &Constructor{Name: v.Name, Type: d.Name, Tag: len(m.Ctors)}
+				for _, fld := range v.Fields {
+					c.Fields = append(c.Fields, fld.Name)
+				}
+				m.CtorIndex[v.Name] = c.Tag
+				m.Ctors = append(m.Ctors, c)
+			}
+		}
+	}
+	m.ConstInit = make([]*Function, len(m.Consts))
+	for i, c := range m.Consts {
+		m.ConstInit[i] = r.synthetic(c.Name, c.Value, r.cItem[i])
+	}
+	for i, d := range m.Funcs {
+		if d.Unavailable != nil {
+			continue
+		}
+		it := r.fnItem[i]
+		fn := &Function{Name: d.Name, Pos: d.NamePos, Params: d.Params, Result: d.Result, Body: d.Body, owner: it}
+		fn.Defaults = r.defaults(d.Params, d.Name, it)
+		d.Function = fn
+		r.function(fn, nil)
+	}
+	r.reach()
+	return m
+}
+
+func (r *resolver) warn(pos syntax.Pos, code, format string, args ...any) {
+	r.diags.Warnf(r.path, int(pos.Line), int(pos.Col), code, format, args...)
+}
+
+// synthetic resolves an expression evaluated in the module scope (a
+// constant's value, a parameter default) as a nullary function.
+func (r *resolver) synthetic(name string, x syntax.Expr, owner *item) *Function {
+	fn := &Function{Name: name, Pos: x.Span(), owner: owner,
+		Body: &syntax.Block{Lbrace: x.Span(), Stmts: []syntax.Stmt{&syntax.ExprStmt{X: x}}}}
+	savedEnv, savedFn := r.env, r.fn
+	r.env, r.fn = nil, nil
+	r.function(fn, nil)
+	r.env, r.fn = savedEnv, savedFn
+	return fn
+}
+
+func (r *resolver) defaults(params []*syntax.Param, name string, owner *item) []*Function {
+	var out []*Function
+	for i, p := range params {
+		if p.Default == nil {
+			continue
+		}
+		if out == nil {
+			out = make([]*Function, len(params))
+		}
+		out[i] = r.synthetic(name+"."+p.Name, p.Default, owner)
+	}
+	return out
+}
+
+// function resolves fn's parameters and body in a new frame nested in the
+// current environment.
+func (r *resolver) function(fn *Function, parentEnv *block) {
+	savedEnv, savedFn := r.env, r.fn
+	fn.parent = r.fn
+	r.fn = fn
+	r.env = &block{parent: parentEnv, fn: fn, names: map[string]*Binding{}}
+	for _, p := range fn.Params {
+		b := r.bind(p.Name, p.NamePos)
+		if p.Ident != nil {
+			p.Ident.Binding = b
+		}
+	}
+	r.blockStmts(fn.Body)
+	r.env, r.fn = savedEnv, savedFn
+}
+
+// bind declares a new local in the innermost block.
+func (r *resolver) bind(name string, pos syntax.Pos) *Binding {
+	b := &Binding{Scope: Local, Index: len(r.fn.Locals), Name: name, Pos: pos}
+	r.fn.Locals = append(r.fn.Locals, b)
+	r.env.names[name] = b
+	return b
+}
+
+func (r *resolver) push() { r.env = &block{parent: r.env, fn: r.fn, names: map[string]*Binding{}} }
+func (r *resolver) pop()  { r.env = r.env.parent }
+
+// lookup resolves a use of a name.
+func (r *resolver) lookup(id *syntax.Ident) {
+	id.Binding = r.lookupName(id.Name, id)
+}
+
+func (r *resolver) lookupName(name string, id *syntax.Ident) *Binding {
+	for b := r.env; b != nil; b = b.parent {
+		lb, ok := b.names[name]
+		if !ok {
+			continue
+		}
+		if b.fn == r.fn {
+			return lb
+		}
+		// Captured from an enclosing function: the local becomes a cell
+		// and every function in between gets a free variable.
+		if lb.Scope == Local {
+			lb.Scope = Cell
+		}
+		return r.capture(r.fn, lb, b.fn)
+	}
+	m := r.mod
+	owner := r.fn.topOwner()
+	if i, ok := m.FuncIndex[name]; ok {
+		owner.refs = append(owner.refs, ref{pos: pos(id), fn: i, cnst: -1})
+		return &Binding{Scope: Global, Index: i, Name: name}
+	}
+	for i, c := range m.Consts {
+		if c.Name == name {
+			owner.refs = append(owner.refs, ref{pos: pos(id), fn: -1, cnst: i})
+			return &Binding{Scope: Const, Index: i, Name: name}
+		}
+	}
+	if i, ok := m.CtorIndex[name]; ok {
+		return &Binding{Scope: Ctor, Index: i, Name: name}
+	}
+	switch name {
+	case "None":
+		return &Binding{Scope: Ctor, Index: CtorNone, Name: name}
+	case "Some":
+		return &Binding{Scope: Ctor, Index: CtorSome, Name: name}
+	case "Ok":
+		return &Binding{Scope: Ctor, Index: CtorOk, Name: name}
+	case "Err", "Error":
+		return &Binding{Scope: Ctor, Index: CtorErr, Name: name}
+	}
+	if i := slices.Index(r.uni.Builtins, name); i >= 0 {
+		return &Binding{Scope: Builtin, Index: i, Name: name}
+	}
+	if i := slices.Index(r.uni.Namespaces, name); i >= 0 {
+		return &Binding{Scope: Namespace, Index: i, Name: name}
+	}
+	if id != nil {
+		owner.undefined = append(owner.undefined, id)
+	}
+	return &Binding{Scope: Undefined, Name: name}
+}
+
+func pos(id *syntax.Ident) syntax.Pos {
+	if id == nil {
+		return syntax.Pos{}
+	}
+	return id.NamePos
+}
+
+// topOwner returns the reachability item of the function being resolved.
+func (f *Function) topOwner() *item {
+	for f.owner == nil && f.parent != nil {
+		f = f.parent
+	}
+	if f.owner == nil {
+		return &item{fn: -1, cnst: -1}
+	}
+	return f.owner
+}
+
+// capture returns fn's free-variable binding for lb, a local of the
+// function def that encloses fn, adding free variables along the way.
+func (r *resolver) capture(fn *Function, lb *Binding, def *Function) *Binding {
+	var outer *Binding
+	if fn.parent == def {
+		outer = lb
+	} else {
+		outer = r.capture(fn.parent, lb, def)
+	}
+	if fn.freeIndex == nil {
+		fn.freeIndex = map[*Binding]int{}
+	}
+	i, ok := fn.freeIndex[outer]
+	if !ok {
+		i = len(fn.FreeVars)
+		fn.FreeVars = append(fn.FreeVars, outer)
+		fn.freeIndex[outer] = i
+	}
+	return &Binding{Scope: Free, Index: i, Name: lb.Name}
+}
+
+func (r *resolver) enter() bool {
+	r.depth++
+	return r.depth <= 4*512
+}
+
+func (r *resolver) blockStmts(b *syntax.Block) {
+	if b == nil {
+		return
+	}
+	r.push()
+	for _, s := range b.Stmts {
+		r.stmt(s)
+	}
+	r.pop()
+}
+
+func (r *resolver) stmt(s syntax.Stmt) {
+	if !r.enter() {
+		r.depth--
+		return
+	}
+	defer func() { r.depth-- }()
+	switch s := s.(type) {
+	case *syntax.LetStmt:
+		r.expr(s.Value) // the value cannot see the new names
+		r.bindPattern(s.Pattern)
+	case *syntax.ReturnStmt:
+		if s.Value != nil {
+			r.expr(s.Value)
+		}
+	case *syntax.BranchStmt:
+	case *syntax.WhileStmt:
+		r.expr(s.Cond)
+		r.blockStmts(s.Body)
+	case *syntax.LoopStmt:
+		r.blockStmts(s.Body)
+	case *syntax.ForStmt:
+		r.expr(s.Iter)
+		r.push()
+		for _, v := range s.Vars {
+			v.Binding = r.bind(v.Name, v.NamePos)
+		}
+		r.blockStmts(s.Body)
+		r.pop()
+	case *syntax.AssignStmt:
+		r.expr(s.RHS)
+		r.expr(s.LHS)
+	case *syntax.ExprStmt:
+		r.expr(s.X)
+	}
+}
+
+// bindPattern declares the names a pattern binds; a bare name that is a
+// nullary constructor matches it instead.
+func (r *resolver) bindPattern(p syntax.Pattern) {
+	if !r.enter() {
+		r.depth--
+		return
+	}
+	defer func() { r.depth-- }()
+	switch p := p.(type) {
+	case *syntax.BindPat:
+		if c, ok := r.nullaryCtor(p.Ident.Name); ok {
+			p.Ident.Binding = &Binding{Scope: Ctor, Index: c, Name: p.Ident.Name}
+			return
+		}
+		p.Ident.Binding = r.bind(p.Ident.Name, p.Ident.NamePos)
+	case *syntax.CtorPat:
+		r.lookup(p.Name)
+		for _, a := range p.Args {
+			r.bindPattern(a)
+		}
+	case *syntax.TuplePat:
+		for _, e := range p.Elems {
+			r.bindPattern(e)
+		}
+	}
+}
+
+func (r *resolver) nullaryCtor(name string) (int, bool) {
+	if name == "None" {
+		return CtorNone, true
+	}
+	if i, ok := r.mod.CtorIndex[name]; ok && len(r.mod.Ctors[i].Fields) == 0 {
+		return i, true
+	}
+	return 0, false
+}
+
+func (r *resolver) expr(e syntax.Expr) {
+	if !r.enter() {
+		r.depth--
+		return
+	}
+	defer func() { r.depth-- }()
+	switch e := e.(type) {
+	case *syntax.Ident:
+		r.lookup(e)
+	case *syntax.Literal:
+	case *syntax.TemplateLit:
+		for _, v := range e.Vars {
+			r.lookup(v)
+		}
+	case *syntax.ListExpr:
+		for _, x := range e.Elems {
+			r.expr(x)
+		}
+	case *syntax.TupleExpr:
+		for _, x := range e.Elems {
+			r.expr(x)
+		}
+	case *syntax.ObjectExpr:
+		for _, x := range e.Values {
+			r.expr(x)
+		}
+	case *syntax.Block:
+		r.blockStmts(e)
+	case *syntax.IfExpr:
+		r.expr(e.Cond)
+		r.blockStmts(e.Then)
+		if e.Else != nil {
+			r.expr(e.Else)
+		}
+	case *syntax.MatchExpr:
+		r.expr(e.X)
+		for _, arm := range e.Arms {
+			r.push()
+			r.bindPattern(arm.Pattern)
+			r.expr(arm.Body)
+			r.pop()
+		}
+	case *syntax.FuncLit:
+		fn := &Function{Name: "lambda", Pos: e.Pos, Params: e.Params, Result: e.Result, Body: e.Body}
+		fn.Defaults = r.defaults(e.Params, "lambda", r.fn.topOwner())
+		e.Function = fn
+		r.function(fn, r.env)
+	case *syntax.CallExpr:
+		r.expr(e.Fn)
+		for _, a := range e.Args {
+			r.expr(a.Value)
+		}
+	case *syntax.DotExpr:
+		r.expr(e.X)
+	case *syntax.IndexExpr:
+		r.expr(e.X)
+		r.expr(e.Index)
+	case *syntax.TryExpr:
+		r.fn.HasTry = true
+		r.expr(e.X)
+	case *syntax.UnaryExpr:
+		r.expr(e.X)
+	case *syntax.BinaryExpr:
+		r.expr(e.X)
+		r.expr(e.Y)
+	}
+}
+
+// reach walks from every tool and resource through the functions and
+// constants they use: undefined names there are warnings, and an
+// unavailable function there is an error.
+func (r *resolver) reach() {
+	m := r.mod
+	type visit struct {
+		it   *item
+		root *syntax.FnDecl
+	}
+	seen := map[*item]bool{}
+	var queue []visit
+	for i, d := range m.Funcs {
+		if d.Kind != syntax.PlainFn {
+			queue = append(queue, visit{r.fnItem[i], d})
+			seen[r.fnItem[i]] = true
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, id := range v.it.undefined {
+			r.warn(id.NamePos, "vox/resolve/undefined", "undefined: %s (calling it fails at run time)", id.Name)
+		}
+		for _, rf := range v.it.refs {
+			var next *item
+			if rf.fn >= 0 {
+				next = r.fnItem[rf.fn]
+				if u := m.Funcs[rf.fn].Unavailable; u != nil {
+					r.diags.Errorf(r.path, int(rf.pos.Line), int(rf.pos.Col), "vox/resolve/unavailable",
+						"%s uses %s, which is unavailable: %s at line %d:%d", describe(v.root), m.Funcs[rf.fn].Name, u.Reason, u.Pos.Line, u.Pos.Col)
+				}
+			} else {
+				next = r.cItem[rf.cnst]
+			}
+			if !seen[next] {
+				seen[next] = true
+				queue = append(queue, visit{next, v.root})
+			}
+		}
+	}
+}
+
+func describe(d *syntax.FnDecl) string {
+	if d.Kind == syntax.ResourceFn {
+		return fmt.Sprintf("resource %s", d.URI)
+	}
+	return fmt.Sprintf("tool %s", d.Name)
+}

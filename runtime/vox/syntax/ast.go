@@ -1,0 +1,471 @@
+package syntax
+
+// This file defines the syntax tree. The resolver annotates it (Ident.Binding,
+// the Function field of FnDecl and FuncLit); nothing else changes it after
+// parsing.
+
+// Node is any node of the tree.
+type Node interface {
+	Span() Pos // the position of the node's first token
+}
+
+// Expr is an expression.
+type Expr interface {
+	Node
+	expr()
+}
+
+// Stmt is a statement.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Decl is a top-level declaration.
+type Decl interface {
+	Node
+	decl()
+}
+
+// File is a parsed .vox file.
+type File struct {
+	Path  string
+	Decls []Decl
+}
+
+// FnKind says what a function declaration declares.
+type FnKind uint8
+
+// The function kinds.
+const (
+	PlainFn FnKind = iota
+	ToolFn
+	ResourceFn
+)
+
+// Decorator is one @name with its argument text (for ignored decorators
+// the arguments are not parsed).
+type Decorator struct {
+	Pos  Pos
+	Name string // including '@'
+	End  Pos    // position after the name
+}
+
+// FnDecl is a function: a tool, a resource or a plain function.
+type FnDecl struct {
+	Head       Pos // first decorator or keyword
+	Kind       FnKind
+	Decorators []Decorator
+	NamePos    Pos
+	Name       string
+	TypeParams []string
+	Params     []*Param
+	Result     *Type // nil when absent
+	Body       *Block
+
+	Description string // tools and resources
+	URI         string // resources
+
+	// Unavailable is set when a plain function's text uses syntax outside
+	// the subset; Body is nil then.
+	Unavailable *Unavailable
+
+	Function any // set by the resolver
+}
+
+// Unavailable records why a plain function could not be parsed.
+type Unavailable struct {
+	Pos    Pos
+	Reason string
+}
+
+func (d *FnDecl) Span() Pos { return d.Head }
+
+// Param is a parameter of a function, a lambda or a variant.
+type Param struct {
+	NamePos     Pos
+	Name        string
+	Type        *Type // nil when not annotated
+	Default     Expr  // nil when absent
+	DefaultText string
+	Ident       *Ident // the parameter as a binding occurrence
+}
+
+// Type is a type annotation: Name[Args] or a tuple (Args) when Tuple.
+type Type struct {
+	Pos   Pos
+	Name  string
+	Args  []*Type
+	Tuple bool
+}
+
+func (t *Type) String() string {
+	if t == nil {
+		return ""
+	}
+	var b []byte
+	t.appendTo(&b, 0)
+	return string(b)
+}
+
+func (t *Type) appendTo(b *[]byte, depth int) {
+	if depth > maxDepth {
+		*b = append(*b, "..."...)
+		return
+	}
+	if t.Tuple {
+		*b = append(*b, '(')
+	} else {
+		*b = append(*b, t.Name...)
+		if len(t.Args) == 0 {
+			return
+		}
+		*b = append(*b, '[')
+	}
+	for i, a := range t.Args {
+		if i > 0 {
+			*b = append(*b, ", "...)
+		}
+		a.appendTo(b, depth+1)
+	}
+	if t.Tuple {
+		*b = append(*b, ')')
+	} else {
+		*b = append(*b, ']')
+	}
+}
+
+// TypeDecl is an algebraic type: type Name = | A | B(x: int).
+type TypeDecl struct {
+	Pos      Pos
+	Name     string
+	Params   []string
+	Variants []*Variant
+}
+
+func (d *TypeDecl) Span() Pos { return d.Pos }
+
+// Variant is one constructor of an algebraic type.
+type Variant struct {
+	Pos    Pos
+	Name   string
+	Fields []*Param
+}
+
+// ConstDecl is a module constant: let NAME [: type] = expr.
+type ConstDecl struct {
+	Pos   Pos
+	Name  string
+	Type  *Type
+	Value Expr
+	Index int // set by the resolver
+}
+
+func (d *ConstDecl) Span() Pos { return d.Pos }
+
+// ImportDecl is an import line, recorded but not resolved.
+type ImportDecl struct {
+	Pos  Pos
+	Path string
+}
+
+func (d *ImportDecl) Span() Pos { return d.Pos }
+
+// SkippedDecl is a tolerated declaration of the wider language, kept as an
+// opaque unit.
+type SkippedDecl struct {
+	Pos  Pos
+	Word string // the decorator or keyword that led it
+}
+
+func (d *SkippedDecl) Span() Pos { return d.Pos }
+
+func (*FnDecl) decl()      {}
+func (*TypeDecl) decl()    {}
+func (*ConstDecl) decl()   {}
+func (*ImportDecl) decl()  {}
+func (*SkippedDecl) decl() {}
+
+// Statements.
+
+// LetStmt is let [mut] pattern [: type] = value.
+type LetStmt struct {
+	Pos     Pos
+	Mut     bool
+	Pattern Pattern
+	Type    *Type
+	Value   Expr
+}
+
+// ReturnStmt is return [value].
+type ReturnStmt struct {
+	Pos   Pos
+	Value Expr // nil for a bare return
+}
+
+// BranchStmt is break or continue.
+type BranchStmt struct {
+	Pos Pos
+	Tok Token // BREAK or CONTINUE
+}
+
+// WhileStmt is while cond { body }.
+type WhileStmt struct {
+	Pos  Pos
+	Cond Expr
+	Body *Block
+}
+
+// LoopStmt is loop { body }.
+type LoopStmt struct {
+	Pos  Pos
+	Body *Block
+}
+
+// ForStmt is for a [, b] in iter { body }.
+type ForStmt struct {
+	Pos  Pos
+	Vars []*Ident // one or two
+	Iter Expr
+	Body *Block
+}
+
+// AssignStmt is lhs op rhs with op one of = += -= *= /=.
+type AssignStmt struct {
+	Pos Pos // of the operator
+	Op  Token
+	LHS Expr
+	RHS Expr
+}
+
+// ExprStmt is an expression used as a statement.
+type ExprStmt struct {
+	X Expr
+}
+
+func (s *LetStmt) Span() Pos    { return s.Pos }
+func (s *ReturnStmt) Span() Pos { return s.Pos }
+func (s *BranchStmt) Span() Pos { return s.Pos }
+func (s *WhileStmt) Span() Pos  { return s.Pos }
+func (s *LoopStmt) Span() Pos   { return s.Pos }
+func (s *ForStmt) Span() Pos    { return s.Pos }
+func (s *AssignStmt) Span() Pos { return s.LHS.Span() }
+func (s *ExprStmt) Span() Pos   { return s.X.Span() }
+
+func (*LetStmt) stmt()    {}
+func (*ReturnStmt) stmt() {}
+func (*BranchStmt) stmt() {}
+func (*WhileStmt) stmt()  {}
+func (*LoopStmt) stmt()   {}
+func (*ForStmt) stmt()    {}
+func (*AssignStmt) stmt() {}
+func (*ExprStmt) stmt()   {}
+
+// Expressions.
+
+// Ident is a name. The resolver sets Binding.
+type Ident struct {
+	NamePos Pos
+	Name    string
+	Binding any
+}
+
+// Literal is an INT, FLOAT, STRING, true or false.
+type Literal struct {
+	Pos   Pos
+	Tok   Token // INT, FLOAT, STRING, TRUE, FALSE
+	Int   int64
+	Float float64
+	Str   string
+}
+
+// TemplateLit is a string with {name} interpolations.
+type TemplateLit struct {
+	Pos   Pos
+	Parts []string
+	Vars  []*Ident
+}
+
+// ListExpr is [a, b, ...].
+type ListExpr struct {
+	Pos   Pos
+	Elems []Expr
+}
+
+// TupleExpr is (a, b, ...) or ().
+type TupleExpr struct {
+	Pos   Pos
+	Elems []Expr
+}
+
+// ObjectExpr is {key: value, ...}.
+type ObjectExpr struct {
+	Pos    Pos
+	Keys   []string
+	Values []Expr
+}
+
+// Block is { stmts }; as an expression its value is the last expression
+// statement's.
+type Block struct {
+	Lbrace Pos
+	Stmts  []Stmt
+}
+
+// IfExpr is if cond { then } [else ...]; Else is a *Block, an *IfExpr or nil.
+type IfExpr struct {
+	Pos  Pos
+	Cond Expr
+	Then *Block
+	Else Expr
+}
+
+// MatchExpr is match x { pattern => body ... }.
+type MatchExpr struct {
+	Pos  Pos
+	X    Expr
+	Arms []*MatchArm
+}
+
+// MatchArm is one arm of a match.
+type MatchArm struct {
+	Pattern Pattern
+	Body    Expr
+}
+
+// FuncLit is a lambda: fn (params) [to T] { body } or fn (params) expr or
+// name => expr.
+type FuncLit struct {
+	Pos      Pos
+	Params   []*Param
+	Result   *Type
+	Body     *Block
+	Function any // set by the resolver
+}
+
+// CallExpr is fn(args).
+type CallExpr struct {
+	Fn     Expr
+	Lparen Pos
+	Args   []*Arg
+}
+
+// Arg is a call argument, named when Name is not empty.
+type Arg struct {
+	NamePos Pos
+	Name    string
+	Value   Expr
+}
+
+// DotExpr is x.name (a field, or a method when it is the Fn of a CallExpr).
+type DotExpr struct {
+	X       Expr
+	NamePos Pos
+	Name    string
+}
+
+// IndexExpr is x[index].
+type IndexExpr struct {
+	X      Expr
+	Lbrack Pos
+	Index  Expr
+}
+
+// TryExpr is x?.
+type TryExpr struct {
+	X    Expr
+	QPos Pos
+}
+
+// UnaryExpr is not x or -x.
+type UnaryExpr struct {
+	Pos Pos
+	Op  Token // NOT or MINUS
+	X   Expr
+}
+
+// BinaryExpr is x op y.
+type BinaryExpr struct {
+	X     Expr
+	OpPos Pos
+	Op    Token
+	Y     Expr
+}
+
+func (e *Ident) Span() Pos       { return e.NamePos }
+func (e *Literal) Span() Pos     { return e.Pos }
+func (e *TemplateLit) Span() Pos { return e.Pos }
+func (e *ListExpr) Span() Pos    { return e.Pos }
+func (e *TupleExpr) Span() Pos   { return e.Pos }
+func (e *ObjectExpr) Span() Pos  { return e.Pos }
+func (e *Block) Span() Pos       { return e.Lbrace }
+func (e *IfExpr) Span() Pos      { return e.Pos }
+func (e *MatchExpr) Span() Pos   { return e.Pos }
+func (e *FuncLit) Span() Pos     { return e.Pos }
+func (e *CallExpr) Span() Pos    { return e.Fn.Span() }
+func (e *DotExpr) Span() Pos     { return e.X.Span() }
+func (e *IndexExpr) Span() Pos   { return e.X.Span() }
+func (e *TryExpr) Span() Pos     { return e.X.Span() }
+func (e *UnaryExpr) Span() Pos   { return e.Pos }
+func (e *BinaryExpr) Span() Pos  { return e.X.Span() }
+
+func (*Ident) expr()       {}
+func (*Literal) expr()     {}
+func (*TemplateLit) expr() {}
+func (*ListExpr) expr()    {}
+func (*TupleExpr) expr()   {}
+func (*ObjectExpr) expr()  {}
+func (*Block) expr()       {}
+func (*IfExpr) expr()      {}
+func (*MatchExpr) expr()   {}
+func (*FuncLit) expr()     {}
+func (*CallExpr) expr()    {}
+func (*DotExpr) expr()     {}
+func (*IndexExpr) expr()   {}
+func (*TryExpr) expr()     {}
+func (*UnaryExpr) expr()   {}
+func (*BinaryExpr) expr()  {}
+
+// Patterns.
+
+// Pattern is a match or let pattern.
+type Pattern interface {
+	Node
+	pattern()
+}
+
+// WildcardPat is _.
+type WildcardPat struct{ Pos Pos }
+
+// BindPat is a name: it binds, unless the name is a nullary constructor
+// (None, Loading), which it then matches.
+type BindPat struct{ Ident *Ident }
+
+// LiteralPat matches an equal literal (Neg for a leading minus).
+type LiteralPat struct {
+	Lit *Literal
+}
+
+// CtorPat is Name(p, ...).
+type CtorPat struct {
+	Name *Ident
+	Args []Pattern
+}
+
+// TuplePat is (p, ...).
+type TuplePat struct {
+	Pos   Pos
+	Elems []Pattern
+}
+
+func (p *WildcardPat) Span() Pos { return p.Pos }
+func (p *BindPat) Span() Pos     { return p.Ident.NamePos }
+func (p *LiteralPat) Span() Pos  { return p.Lit.Pos }
+func (p *CtorPat) Span() Pos     { return p.Name.NamePos }
+func (p *TuplePat) Span() Pos    { return p.Pos }
+
+func (*WildcardPat) pattern() {}
+func (*BindPat) pattern()     {}
+func (*LiteralPat) pattern()  {}
+func (*CtorPat) pattern()     {}
+func (*TuplePat) pattern()    {}

@@ -1,0 +1,518 @@
+package syntax
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// A scanner turns source bytes into tokens on demand. The parser drives it:
+// in Vox code it calls next for one token at a time; inside the body of a
+// tolerated declaration or an unavailable function it calls the raw
+// skippers instead, which recognise only strings, comments, brackets and
+// markup, and report nothing.
+type scanner struct {
+	src       []byte
+	off       int // offset of the next unread byte
+	line      int // line of src[off]
+	lineStart int // offset of the first byte of that line
+	brackets  []byte
+	errh      func(pos Pos, code, msg string, warn bool)
+
+	// The current token.
+	tok   Token
+	pos   Pos
+	start int    // offset of its first byte
+	end   int    // offset after its last byte
+	text  string // source text of IDENT, DECORATOR, INT and FLOAT
+	str   string // value of STRING (and the literal text of TEMPLATE)
+	ival  int64
+	fval  float64
+	tmpl  *Template
+}
+
+// Template is the value of a template string: Parts has one more element
+// than Vars, and the string is Parts[0] Vars[0] Parts[1] ... .
+type Template struct {
+	Parts []string
+	Vars  []TemplateVar
+}
+
+// TemplateVar is one {name} interpolation.
+type TemplateVar struct {
+	Pos  Pos
+	Name string
+}
+
+// scanState is what save and restore keep.
+type scanState struct {
+	off, line, lineStart int
+	brackets             string
+	tok                  Token
+	pos                  Pos
+	start, end           int
+	text, str            string
+	ival                 int64
+	fval                 float64
+	tmpl                 *Template
+}
+
+func (s *scanner) init(src []byte, errh func(Pos, string, string, bool)) {
+	s.src = src
+	s.off = 0
+	s.line = 1
+	s.lineStart = 0
+	s.errh = errh
+	// A UTF-8 byte order mark is not part of the text.
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		s.off = 3
+		s.lineStart = 3
+	}
+}
+
+func (s *scanner) save() scanState {
+	return scanState{s.off, s.line, s.lineStart, string(s.brackets), s.tok, s.pos, s.start, s.end, s.text, s.str, s.ival, s.fval, s.tmpl}
+}
+
+func (s *scanner) restore(st scanState) {
+	s.off, s.line, s.lineStart = st.off, st.line, st.lineStart
+	s.brackets = append(s.brackets[:0], st.brackets...)
+	s.tok, s.pos, s.start, s.end, s.text, s.str, s.ival, s.fval, s.tmpl = st.tok, st.pos, st.start, st.end, st.text, st.str, st.ival, st.fval, st.tmpl
+}
+
+// posAt returns the position of offset off, which must be on the current
+// line or a later one up to s.off.
+func (s *scanner) posAt(off int) Pos {
+	if off >= s.lineStart {
+		return MakePos(s.line, off-s.lineStart+1)
+	}
+	// Count back: rare (positions of multi-line tokens).
+	line := s.line - bytes.Count(s.src[off:s.lineStart], []byte{'\n'})
+	ls := bytes.LastIndexByte(s.src[:off], '\n') + 1
+	return MakePos(line, off-ls+1)
+}
+
+func (s *scanner) error(off int, code, format string, args ...any) {
+	s.errh(s.posAt(off), code, fmt.Sprintf(format, args...), false)
+}
+
+// advanceTo moves the scanner to offset off, counting the lines passed.
+func (s *scanner) advanceTo(off int) {
+	if off > len(s.src) {
+		off = len(s.src)
+	}
+	seg := s.src[s.off:off]
+	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+		s.line += n
+		s.lineStart = s.off + bytes.LastIndexByte(seg, '\n') + 1
+	}
+	s.off = off
+}
+
+func (s *scanner) newline() {
+	s.off++
+	s.line++
+	s.lineStart = s.off
+}
+
+// inParens reports whether newlines are insignificant here: inside ( or [.
+func (s *scanner) inParens() bool {
+	n := len(s.brackets)
+	return n > 0 && s.brackets[n-1] != '{'
+}
+
+func (s *scanner) push(b byte) { s.brackets = append(s.brackets, b) }
+
+// pop closes the innermost bracket matching open; brackets opened after
+// it (unbalanced input) are closed with it. A closer without an opener
+// changes nothing.
+func (s *scanner) pop(open byte) {
+	for i := len(s.brackets) - 1; i >= 0; i-- {
+		if s.brackets[i] == open {
+			s.brackets = s.brackets[:i]
+			return
+		}
+	}
+}
+
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isIdentByte(c byte) bool  { return isIdentStart(c) || isDigit(c) }
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+
+// next scans the next token into the scanner's current-token fields.
+func (s *scanner) next() {
+	s.scan()
+	s.end = s.off
+}
+
+// seek moves the scanner to offset off (a line start or inside a line)
+// with no brackets open; the next call of next scans from there.
+func (s *scanner) seek(off int) {
+	s.brackets = s.brackets[:0]
+	if off >= s.off {
+		s.advanceTo(off)
+		return
+	}
+	s.line = 1 + bytes.Count(s.src[:off], []byte{'\n'})
+	s.lineStart = bytes.LastIndexByte(s.src[:off], '\n') + 1
+	s.off = off
+}
+
+func (s *scanner) scan() {
+	s.tmpl = nil
+again:
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
+			s.off++
+			continue
+		}
+		break
+	}
+	s.start = s.off
+	s.pos = MakePos(s.line, s.off-s.lineStart+1)
+	if s.off >= len(s.src) {
+		s.tok = EOF
+		return
+	}
+	c := s.src[s.off]
+	switch {
+	case c == '\n':
+		s.newline()
+		if s.inParens() {
+			goto again
+		}
+		s.tok = NEWLINE
+		return
+	case c == '/' && s.peek(1) == '/', c == '#':
+		for s.off < len(s.src) && s.src[s.off] != '\n' {
+			s.off++
+		}
+		goto again
+	case isIdentStart(c):
+		if c == 'r' && (s.peek(1) == '"' || s.peek(1) == '#' && s.rawHashes(s.off+1) >= 0) {
+			s.scanRawString()
+			return
+		}
+		end := s.off + 1
+		for end < len(s.src) && isIdentByte(s.src[end]) {
+			end++
+		}
+		s.text = string(s.src[s.off:end])
+		s.off = end
+		if kw, ok := keywords[s.text]; ok {
+			s.tok = kw
+		} else {
+			s.tok = IDENT
+		}
+		return
+	case isDigit(c):
+		s.scanNumber()
+		return
+	case c == '"':
+		s.scanString('"')
+		return
+	case c == '\'':
+		s.scanString('\'')
+		return
+	case c == '@':
+		if !isIdentStart(s.peek(1)) {
+			s.error(s.off, "vox/lexer/unexpected-char", "unexpected character '@': a decorator is @name")
+			s.off++
+			goto again
+		}
+		end := s.off + 1
+		for end < len(s.src) {
+			b := s.src[end]
+			if isIdentByte(b) || b == '.' && end+1 < len(s.src) && isIdentStart(s.src[end+1]) {
+				end++
+				continue
+			}
+			break
+		}
+		s.text = string(s.src[s.off:end])
+		s.off = end
+		s.tok = DECORATOR
+		return
+	}
+	s.off++
+	switch c {
+	case '(':
+		s.tok = LPAREN
+		s.push('(')
+	case ')':
+		s.tok = RPAREN
+		s.pop('(')
+	case '[':
+		s.tok = LBRACK
+		s.push('[')
+	case ']':
+		s.tok = RBRACK
+		s.pop('[')
+	case '{':
+		s.tok = LBRACE
+		s.push('{')
+	case '}':
+		s.tok = RBRACE
+		s.pop('{')
+	case ',':
+		s.tok = COMMA
+	case '.':
+		s.tok = DOT
+	case ':':
+		s.tok = COLON
+	case ';':
+		s.tok = SEMI
+		s.errh(s.pos, "vox/lexer/semicolon-unnecessary", "unnecessary semicolon: statements end at the end of the line", true)
+	case '?':
+		s.tok = QUESTION
+	case '=':
+		s.tok = s.either('=', EQL, '>', FATARROW, ASSIGN)
+	case '!':
+		if s.peek(0) == '=' {
+			s.off++
+			s.tok = NEQ
+		} else {
+			s.tok = BANG
+			s.errh(s.pos, "vox/lexer/bang-invalid", "unexpected '!': use `not`", false)
+		}
+	case '<':
+		s.tok = s.either('=', LE, 0, 0, LT)
+	case '>':
+		s.tok = s.either('=', GE, 0, 0, GT)
+	case '+':
+		s.tok = s.either('=', PLUS_EQ, 0, 0, PLUS)
+	case '-':
+		s.tok = s.either('=', MINUS_EQ, '>', ARROW, MINUS)
+	case '*':
+		s.tok = s.either('=', STAR_EQ, 0, 0, STAR)
+	case '/':
+		s.tok = s.either('=', SLASH_EQ, 0, 0, SLASH)
+	case '%':
+		s.tok = PERCENT
+	case '|':
+		s.tok = s.either('>', PIPE, 0, 0, BAR)
+	default:
+		s.off--
+		r, size := utf8.DecodeRune(s.src[s.off:])
+		if r == utf8.RuneError && size <= 1 {
+			s.error(s.off, "vox/lexer/unexpected-char", "invalid UTF-8 byte %#02x", s.src[s.off])
+			size = 1
+		} else if r < utf8.RuneSelf {
+			s.error(s.off, "vox/lexer/unexpected-char", "unexpected character %q", r)
+		} else {
+			s.error(s.off, "vox/lexer/unexpected-char", "unexpected character %U %q", r, r)
+		}
+		s.off += size
+		goto again
+	}
+}
+
+func (s *scanner) peek(n int) byte {
+	if s.off+n < len(s.src) {
+		return s.src[s.off+n]
+	}
+	return 0
+}
+
+// either returns t1 (consuming c1) or t2 (consuming c2) when the next byte
+// is c1 or c2, else def.
+func (s *scanner) either(c1 byte, t1 Token, c2 byte, t2 Token, def Token) Token {
+	switch b := s.peek(0); {
+	case b == c1 && c1 != 0:
+		s.off++
+		return t1
+	case b == c2 && c2 != 0:
+		s.off++
+		return t2
+	}
+	return def
+}
+
+func (s *scanner) scanNumber() {
+	end := s.off
+	for end < len(s.src) && isDigit(s.src[end]) {
+		end++
+	}
+	if end+1 < len(s.src) && s.src[end] == '.' && isDigit(s.src[end+1]) {
+		end++
+		for end < len(s.src) && isDigit(s.src[end]) {
+			end++
+		}
+		s.text = string(s.src[s.off:end])
+		s.fval, _ = strconv.ParseFloat(s.text, 64)
+		s.tok = FLOAT
+		s.off = end
+		return
+	}
+	s.text = string(s.src[s.off:end])
+	v, err := strconv.ParseInt(s.text, 10, 64)
+	if err != nil {
+		lit := s.text
+		if len(lit) > 24 {
+			lit = lit[:20] + "..."
+		}
+		s.error(s.off, "vox/lexer/int-overflow", "integer literal %s overflows int64 (largest is 9223372036854775807)", lit)
+		v = 0
+	}
+	s.ival = v
+	s.tok = INT
+	s.off = end
+}
+
+// rawHashes returns the number of '#' at i followed by '"', or -1.
+func (s *scanner) rawHashes(i int) int {
+	n := 0
+	for i < len(s.src) && s.src[i] == '#' {
+		i++
+		n++
+	}
+	if i < len(s.src) && s.src[i] == '"' {
+		return n
+	}
+	return -1
+}
+
+// scanRawString scans r"..." or r#"..."# (any number of #): no escapes,
+// raw newlines allowed.
+func (s *scanner) scanRawString() {
+	startOff, startLine, startLS := s.off, s.line, s.lineStart
+	hashes := s.rawHashes(s.off + 1)
+	closer := "\"" + strings.Repeat("#", hashes)
+	body := s.off + 2 + hashes
+	i := bytes.Index(s.src[body:], []byte(closer))
+	if i < 0 {
+		s.unterminated(startOff, startLine, startLS, body)
+		return
+	}
+	s.str = string(s.src[body : body+i])
+	s.tok = STRING
+	s.advanceTo(body + i + len(closer))
+}
+
+// unterminated reports a string that runs to the end of the file and
+// recovers by ending it at the end of its first line, so the rest of the
+// file is still checked.
+func (s *scanner) unterminated(startOff, startLine, startLS, body int) {
+	s.off, s.line, s.lineStart = startOff, startLine, startLS
+	s.error(startOff, "vox/lexer/unterminated-string", "unterminated string")
+	end := bytes.IndexByte(s.src[body:], '\n')
+	if end < 0 {
+		end = len(s.src)
+	} else {
+		end += body
+	}
+	s.str = string(s.src[body:end])
+	s.tok = STRING
+	s.off = end
+}
+
+// scanString scans a quoted string. In a double-quoted string, {name} is an
+// interpolation and {{ and }} are literal braces; single-quoted strings
+// never interpolate.
+func (s *scanner) scanString(quote byte) {
+	startOff, startLine, startLS := s.off, s.line, s.lineStart
+	s.off++
+	var b []byte
+	var tmpl *Template
+	for {
+		if s.off >= len(s.src) {
+			s.unterminated(startOff, startLine, startLS, startOff+1)
+			return
+		}
+		c := s.src[s.off]
+		switch {
+		case c == quote:
+			s.off++
+			if tmpl != nil {
+				tmpl.Parts = append(tmpl.Parts, string(b))
+				s.tmpl = tmpl
+				s.str = strings.Join(tmpl.Parts, "")
+				s.tok = TEMPLATE
+			} else {
+				s.str = string(b)
+				s.tok = STRING
+			}
+			return
+		case c == '\\':
+			e := s.peek(1)
+			switch e {
+			case 'n':
+				b = append(b, '\n')
+			case 't':
+				b = append(b, '\t')
+			case 'r':
+				b = append(b, '\r')
+			case '\\', '"', '\'':
+				b = append(b, e)
+			case '0':
+				b = append(b, 0)
+			default:
+				if e == 0 && s.off+1 >= len(s.src) {
+					s.off++
+					continue // reported as unterminated
+				}
+				r, size := utf8.DecodeRune(s.src[s.off+1:])
+				s.error(s.off, "vox/lexer/invalid-escape", "invalid escape %s in string: use \\n \\t \\r \\\\ \\\" \\' or \\0", "\\"+string(r))
+				if e == '\n' {
+					b = append(b, '\\')
+					s.off++
+					continue
+				}
+				b = append(b, s.src[s.off+1:s.off+1+size]...)
+				s.off += 1 + size
+				continue
+			}
+			s.off += 2
+		case c == '\n':
+			// A string that runs into a line starting a declaration in
+			// column 1 is taken as unterminated: it almost certainly
+			// lacks its closing quote, and reading on would swallow the
+			// declarations that follow.
+			if nextDeclLine(s.src, s.off+1) == s.off+1 && s.off+1 < len(s.src) {
+				s.unterminated(startOff, startLine, startLS, startOff+1)
+				return
+			}
+			b = append(b, c)
+			s.newline()
+		case quote == '"' && c == '{':
+			if s.peek(1) == '{' {
+				b = append(b, '{')
+				s.off += 2
+				continue
+			}
+			end := s.off + 1
+			if end < len(s.src) && isIdentStart(s.src[end]) {
+				for end < len(s.src) && isIdentByte(s.src[end]) {
+					end++
+				}
+				if end < len(s.src) && s.src[end] == '}' {
+					name := string(s.src[s.off+1 : end])
+					if _, kw := keywords[name]; !kw {
+						if tmpl == nil {
+							tmpl = &Template{}
+						}
+						tmpl.Parts = append(tmpl.Parts, string(b))
+						tmpl.Vars = append(tmpl.Vars, TemplateVar{Pos: s.posAt(s.off + 1), Name: name})
+						b = b[:0]
+						s.off = end + 1
+						continue
+					}
+				}
+			}
+			b = append(b, '{')
+			s.off++
+		case quote == '"' && c == '}':
+			b = append(b, '}')
+			if s.peek(1) == '}' {
+				s.off++
+			}
+			s.off++
+		default:
+			b = append(b, c)
+			s.off++
+		}
+	}
+}

@@ -1,0 +1,135 @@
+// Package vox is the facade of the Vox language implementation that the
+// rest of vox-mcp imports: Compile turns one .vox file into a Module with
+// its diagnostics, tools and resources; Module.Call and Module.ReadResource
+// run its functions through the JSON bridge, with capabilities and limits.
+//
+// The work is layered one way, as in go.starlark.net: syntax (scanner,
+// parser, tree) → schema (parameter types to JSON Schema) and resolve
+// (names to slots) → eval (the interpreter) and capability (fs, env, json,
+// path, time). A Module is immutable after Compile and safe for concurrent
+// calls; each call gets its own interpreter state.
+package vox
+
+import (
+	"fmt"
+	"path"
+	"runtime/debug"
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
+	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// Module is one compiled .vox file.
+type Module struct {
+	path      string
+	diags     []diag.Diagnostic
+	hasErrors bool
+	tools     []Tool
+	resources []Resource
+	res       *resolve.Module
+}
+
+// Tool is a function declared with @tool (or @mcp.tool, or the bare tool
+// keyword).
+type Tool struct {
+	Name, Description string
+	Line, Col         int    // the declaration head: first decorator or keyword
+	InputSchema       []byte // canonical schema literal
+	Signature         string // e.g. "greet(name: str, times: int = 1) to str"
+}
+
+// Resource is a function declared with @mcp.resource, @resource or the bare
+// resource keyword.
+type Resource struct {
+	URI, Description, Func, MIMEType string
+	Line, Col                        int
+}
+
+// Compile lexes, parses and checks one file; path is the repo-relative
+// slash path used in diagnostics. It never panics and never fails: errors
+// are diagnostics.
+func Compile(path string, src []byte) (m *Module) {
+	defer func() {
+		if r := recover(); r != nil {
+			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
+				Message: fmt.Sprintf("internal error while compiling: %v", r)}
+			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
+			if debugPanics {
+				d.Message += "\n" + string(debug.Stack())
+			}
+		}
+	}()
+	f, diags := syntax.Parse(path, src)
+	res := resolve.File(f, eval.Universe(), &diags)
+	m = &Module{path: path, res: res}
+	for _, d := range f.Decls {
+		fn, ok := d.(*syntax.FnDecl)
+		if !ok {
+			continue
+		}
+		switch fn.Kind {
+		case syntax.ToolFn:
+			s := schema.Input(path, fn.Params, fn.TypeParams, &diags)
+			m.tools = append(m.tools, Tool{
+				Name: fn.Name, Description: fn.Description,
+				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
+				InputSchema: schemajson.Schema(s),
+				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
+			})
+		case syntax.ResourceFn:
+			for _, p := range fn.Params {
+				if p.Default == nil {
+					diags.Errorf(path, int(p.NamePos.Line), int(p.NamePos.Col), "vox/decl/resource-params",
+						"resource function %s must take no arguments: parameter %s has no default", fn.Name, p.Name)
+				}
+			}
+			m.resources = append(m.resources, Resource{
+				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mimeType(fn.URI),
+				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
+			})
+		}
+	}
+	diags.Sort()
+	m.diags = diags
+	m.hasErrors = diags.HasErrors()
+	return m
+}
+
+// debugPanics adds the stack to internal-error diagnostics (tests set it).
+var debugPanics = false
+
+// mimeType infers a resource's MIME type from its URI's extension.
+func mimeType(uri string) string {
+	u := uri
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	switch strings.ToLower(path.Ext(u)) {
+	case ".md":
+		return "text/markdown"
+	case ".json":
+		return "application/json"
+	}
+	return "text/plain"
+}
+
+// Path returns the path given to Compile.
+func (m *Module) Path() string { return m.path }
+
+// Diagnostics returns the file's errors and warnings, sorted and
+// de-duplicated.
+func (m *Module) Diagnostics() []diag.Diagnostic { return m.diags }
+
+// HasErrors reports whether the file failed to compile.
+func (m *Module) HasErrors() bool { return m.hasErrors }
+
+// Tools returns the tools in declaration order.
+func (m *Module) Tools() []Tool { return m.tools }
+
+// Resources returns the resources in declaration order.
+func (m *Module) Resources() []Resource { return m.resources }
