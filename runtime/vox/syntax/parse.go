@@ -496,7 +496,7 @@ func (p *parser) fnRest(fn *FnDecl) {
 	if p.tok != LBRACE {
 		p.syntaxError("expected '{' to begin the body of %s, found %s", fn.Name, p.describe())
 	}
-	fn.Body = p.block(true)
+	fn.Body = p.block()
 }
 
 func (p *parser) resultType() *Type {
@@ -715,10 +715,10 @@ func (p *parser) importDecl(f *File) {
 
 // ---- statements ----
 
-// block parses { stmts }. In a function body (fnBody), a declaration
-// starting in column 1 means the body's '}' is missing: the error points at
-// the '{' and the declaration is parsed normally.
-func (p *parser) block(fnBody bool) *Block {
+// block parses { stmts }. A declaration starting in column 1 means the
+// block's '}' is missing: the error points at the '{' and the declaration
+// is parsed normally.
+func (p *parser) block() *Block {
 	p.enter()
 	defer p.leave()
 	saved := p.noBrace
@@ -734,7 +734,9 @@ func (p *parser) block(fnBody bool) *Block {
 			return b
 		case p.tok == EOF:
 			p.fail(b.Lbrace, "vox/parse/unclosed", "unclosed '{': missing '}' before the end of the file")
-		case fnBody && p.pos.Col == 1 && p.startsDecl():
+		case p.pos.Col == 1 && p.startsDecl():
+			// Formatted code starts declarations in column 1 and
+			// statements further right: the '}' is missing.
 			p.errorAt(b.Lbrace, "vox/parse/unclosed", "unclosed '{': missing '}' before the declaration at line %d", p.pos.Line)
 			if p.spec {
 				panic(bailout{})
@@ -852,12 +854,12 @@ func (p *parser) stmt() Stmt {
 		s := &WhileStmt{Pos: p.pos}
 		p.next()
 		s.Cond = p.headExpr()
-		s.Body = p.block(false)
+		s.Body = p.block()
 		return s
 	case LOOP:
 		s := &LoopStmt{Pos: p.pos}
 		p.next()
-		s.Body = p.block(false)
+		s.Body = p.block()
 		return s
 	case FOR:
 		s := &ForStmt{Pos: p.pos}
@@ -871,7 +873,7 @@ func (p *parser) stmt() Stmt {
 		}
 		p.expect(IN)
 		s.Iter = p.headExpr()
-		s.Body = p.block(false)
+		s.Body = p.block()
 		return s
 	}
 	x := p.expr()
@@ -1157,7 +1159,7 @@ func (p *parser) primary() Expr {
 		if p.objectAhead() {
 			return p.object()
 		}
-		return p.block(false)
+		return p.block()
 	case IF:
 		return p.ifExpr()
 	case MATCH:
@@ -1236,7 +1238,7 @@ func (p *parser) ifExpr() Expr {
 	x := &IfExpr{Pos: p.pos}
 	p.expect(IF)
 	x.Cond = p.headExpr()
-	x.Then = p.block(false)
+	x.Then = p.block()
 	st := p.save()
 	for p.tok == NEWLINE {
 		p.next()
@@ -1251,7 +1253,7 @@ func (p *parser) ifExpr() Expr {
 		x.Else = p.ifExpr()
 		p.leave()
 	} else {
-		x.Else = p.block(false)
+		x.Else = p.block()
 	}
 	return x
 }
@@ -1274,7 +1276,7 @@ func (p *parser) matchExpr() Expr {
 		}
 		arm := &MatchArm{Pattern: p.pattern()}
 		p.expect(FATARROW)
-		arm.Body = p.expr()
+		arm.Body = p.armBody()
 		m.Arms = append(m.Arms, arm)
 		switch p.tok {
 		case COMMA, NEWLINE, RBRACE:
@@ -1284,13 +1286,32 @@ func (p *parser) matchExpr() Expr {
 	}
 }
 
+// armBody parses the body of a match arm: an expression, or an assignment
+// (Yes => count += 1), which becomes a block whose value is Unit.
+func (p *parser) armBody() Expr {
+	x := p.expr()
+	switch p.tok {
+	case ASSIGN, PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ:
+		s := &AssignStmt{Pos: p.pos, Op: p.tok, LHS: x}
+		switch x.(type) {
+		case *Ident, *IndexExpr, *DotExpr:
+		default:
+			p.syntaxError("cannot assign to this expression")
+		}
+		p.next()
+		s.RHS = p.expr()
+		return &Block{Lbrace: x.Span(), Stmts: []Stmt{s, &ExprStmt{X: &TupleExpr{Pos: x.Span()}}}}
+	}
+	return x
+}
+
 func (p *parser) lambda() Expr {
 	f := &FuncLit{Pos: p.pos}
 	p.expect(FN)
 	f.Params = p.params(LPAREN, RPAREN)
 	f.Result = p.resultType()
 	if p.tok == LBRACE {
-		f.Body = p.block(false)
+		f.Body = p.block()
 	} else {
 		body := p.expr()
 		f.Body = &Block{Lbrace: body.Span(), Stmts: []Stmt{&ExprStmt{X: body}}}

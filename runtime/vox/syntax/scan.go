@@ -20,6 +20,7 @@ type scanner struct {
 	lineStart int // offset of the first byte of that line
 	brackets  []byte
 	errh      func(pos Pos, code, msg string, warn bool)
+	rawFail   rawMemo // keeps unclosed raw strings linear
 
 	// The current token.
 	tok   Token
@@ -382,8 +383,12 @@ func (s *scanner) scanRawString() {
 	hashes := s.rawHashes(s.off + 1)
 	closer := "\"" + strings.Repeat("#", hashes)
 	body := s.off + 2 + hashes
-	i := bytes.Index(s.src[body:], []byte(closer))
+	i := -1
+	if !(s.rawFail.pos > 0 && s.off >= s.rawFail.pos && hashes >= s.rawFail.hashes) {
+		i = bytes.Index(s.src[body:], []byte(closer))
+	}
 	if i < 0 {
+		s.rawFail = rawMemo{s.off, hashes}
 		s.unterminated(startOff, startLine, startLS, body)
 		return
 	}
@@ -471,7 +476,7 @@ func (s *scanner) scanString(quote byte) {
 			// column 1 is taken as unterminated: it almost certainly
 			// lacks its closing quote, and reading on would swallow the
 			// declarations that follow.
-			if nextDeclLine(s.src, s.off+1) == s.off+1 && s.off+1 < len(s.src) {
+			if isDeclLine(s.src, s.off+1) {
 				s.unterminated(startOff, startLine, startLS, startOff+1)
 				return
 			}

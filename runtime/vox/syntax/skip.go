@@ -43,6 +43,8 @@ func closerOf(open byte) byte {
 // opener at src[open], or -1 when the file ends first.
 func skipBalanced(src []byte, open int) int {
 	stack := []skipFrame{{modeCode, closerOf(src[open])}}
+	var memo quoteMemo
+	var rawStop rawMemo
 	i := open + 1
 	for i < len(src) {
 		c := src[i]
@@ -51,12 +53,12 @@ func skipBalanced(src []byte, open int) int {
 		case modeCode:
 			switch {
 			case c == '"':
-				i = skipQuoted(src, i, true)
+				i = memo.skip(src, i, true)
 			case c == '\'':
 				if i > 0 && isIdentByte(src[i-1]) {
 					i++ // an apostrophe in a word: Don't
 				} else {
-					i = skipQuoted(src, i, false)
+					i = memo.skip(src, i, false)
 				}
 			case c == '/' && i+1 < len(src) && src[i+1] == '/', c == '#':
 				i = lineEnd(src, i)
@@ -86,7 +88,7 @@ func skipBalanced(src []byte, open int) int {
 					i = j
 				}
 			case c == 'r' && (i == 0 || !isIdentByte(src[i-1])) && i+1 < len(src) && (src[i+1] == '"' || src[i+1] == '#'):
-				i = skipRaw(src, i)
+				i = skipRawMemo(src, i, &rawStop)
 			case isIdentStart(c):
 				for i < len(src) && isIdentByte(src[i]) {
 					i++
@@ -97,7 +99,7 @@ func skipBalanced(src []byte, open int) int {
 		case modeTag:
 			switch {
 			case c == '"' || c == '\'':
-				i = skipQuoted(src, i, true)
+				i = memo.skip(src, i, true)
 			case c == '{':
 				stack = append(stack, skipFrame{modeCode, '}'})
 				i++
@@ -207,20 +209,70 @@ func isTagStart(src []byte, i int) bool {
 // the string does not close (before the end of the line if !multiline, or
 // of the file), the quote is taken as a literal character.
 func skipQuoted(src []byte, i int, multiline bool) int {
+	j, _ := scanQuoted(src, i, multiline)
+	return j
+}
+
+// scanQuoted is skipQuoted that also returns, for a string that does not
+// close, where the search stopped.
+func scanQuoted(src []byte, i int, multiline bool) (next, stop int) {
 	q := src[i]
 	for j := i + 1; j < len(src); j++ {
 		switch src[j] {
 		case '\\':
 			j++
 		case q:
-			return j + 1
+			return j + 1, -1
 		case '\n':
 			if !multiline {
-				return i + 1
+				return i + 1, j
 			}
 		}
 	}
-	return i + 1
+	return i + 1, len(src)
+}
+
+// quoteMemo remembers, per quote character, the extent of the last search
+// that found no closing quote: a later quote inside that extent will not
+// close either, so pathological input ("\"\"\"...) stays linear.
+type quoteMemo struct {
+	stop [2]int // for '"' and '\''
+}
+
+func (m *quoteMemo) skip(src []byte, i int, multiline bool) int {
+	k := 0
+	if src[i] == '\'' {
+		k = 1
+	}
+	if i < m.stop[k] {
+		return i + 1
+	}
+	next, stop := scanQuoted(src, i, multiline)
+	if stop >= 0 {
+		m.stop[k] = stop
+	}
+	return next
+}
+
+// rawMemo remembers a raw-string search that found no closer: from Pos
+// on, no closer with Hashes or more '#' exists either.
+type rawMemo struct{ pos, hashes int }
+
+// skipRawMemo is skipRaw with a memo that keeps pathological input
+// (r#"r#"r#"...) linear.
+func skipRawMemo(src []byte, i int, memo *rawMemo) int {
+	h := 0
+	for i+1+h < len(src) && src[i+1+h] == '#' {
+		h++
+	}
+	if memo.pos > 0 && i >= memo.pos && h >= memo.hashes {
+		return i + 1
+	}
+	j := skipRaw(src, i)
+	if j == i+1 && i+1+h < len(src) && src[i+1+h] == '"' {
+		*memo = rawMemo{i, h}
+	}
+	return j
 }
 
 // skipRaw returns the offset after the raw string r"..." / r#"..."# at
@@ -258,6 +310,8 @@ func lineEnd(src []byte, i int) int {
 // it returns -1 and the offset of its '{'.
 func skipOpaque(src []byte, i int) (end, brace int) {
 	depth := 0
+	var memo quoteMemo
+	var rawStop rawMemo
 	for i < len(src) {
 		c := src[i]
 		switch {
@@ -285,17 +339,17 @@ func skipOpaque(src []byte, i int) (end, brace int) {
 			}
 			i = j
 		case c == '"':
-			i = skipQuoted(src, i, true)
+			i = memo.skip(src, i, true)
 		case c == '\'':
 			if i > 0 && isIdentByte(src[i-1]) {
 				i++
 			} else {
-				i = skipQuoted(src, i, false)
+				i = memo.skip(src, i, false)
 			}
 		case c == '/' && i+1 < len(src) && src[i+1] == '/', c == '#':
 			i = lineEnd(src, i)
 		case c == 'r' && (i == 0 || !isIdentByte(src[i-1])) && i+1 < len(src) && (src[i+1] == '"' || src[i+1] == '#'):
-			i = skipRaw(src, i)
+			i = skipRawMemo(src, i, &rawStop)
 		case isIdentStart(c):
 			for i < len(src) && isIdentByte(src[i]) {
 				i++
@@ -373,23 +427,33 @@ var toleratedWords = map[string]bool{
 	"state": true, "derived": true, "effect": true, "view": true,
 }
 
+// isDeclLine reports whether the line starting at offset i starts a
+// declaration in column 1.
+func isDeclLine(src []byte, i int) bool {
+	if i >= len(src) {
+		return false
+	}
+	if src[i] == '@' {
+		return i+1 < len(src) && isIdentStart(src[i+1])
+	}
+	if !isIdentStart(src[i]) {
+		return false
+	}
+	j := i
+	for j < len(src) && isIdentByte(src[j]) {
+		j++
+	}
+	w := string(src[i:j])
+	return declStarters[w] || toleratedWords[w]
+}
+
 // nextDeclLine returns the offset of the first line at or after offset i
 // (which must be a line start) whose column 1 starts a declaration, or
 // len(src).
 func nextDeclLine(src []byte, i int) int {
 	for i < len(src) {
-		if src[i] == '@' && i+1 < len(src) && isIdentStart(src[i+1]) {
+		if isDeclLine(src, i) {
 			return i
-		}
-		if isIdentStart(src[i]) {
-			j := i
-			for j < len(src) && isIdentByte(src[j]) {
-				j++
-			}
-			w := string(src[i:j])
-			if declStarters[w] || toleratedWords[w] {
-				return i
-			}
 		}
 		k := bytes.IndexByte(src[i:], '\n')
 		if k < 0 {
