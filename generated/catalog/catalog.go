@@ -15,6 +15,7 @@ var Catalog = &registry.Catalog{
 	SchemaVersion: 1,
 	XVoxVersion:   1,
 	Operations: []registry.Operation{
+		opCheck,
 		opCiAll,
 		opCiOperationsVerify,
 		opGen,

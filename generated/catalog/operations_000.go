@@ -8,6 +8,22 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
 
+var opCheck = registry.Operation{
+	ID:              "check",
+	Title:           "Check Vox files",
+	Description:     "Compile .vox files (named, or found recursively under named folders) and print every diagnostic as path:line:col: severity: message [code] on stderr and a summary on stdout, or the report {\"ok\", \"diagnostics\"} with --format json. Exits 1 when any diagnostic is an error.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"vox", "check", "diagnostics"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.False,
+	CLI: &registry.CLI{
+		Path:    []string{"check"},
+		Status:  "active",
+		Handler: "cmd/vox/check.go",
+	},
+}
+
 var opCiAll = registry.Operation{
 	ID:              "ci.all",
 	Title:           "Run every CI gate",

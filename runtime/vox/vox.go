@@ -58,10 +58,10 @@ func Compile(path string, src []byte) (m *Module) {
 		if r := recover(); r != nil {
 			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
 				Message: fmt.Sprintf("internal error while compiling: %v", r)}
-			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
 			if debugPanics {
 				d.Message += "\n" + string(debug.Stack())
 			}
+			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
 		}
 	}()
 	f, diags := syntax.Parse(path, src)

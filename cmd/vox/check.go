@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+)
+
+func init() {
+	register(command{
+		path:    []string{"check"},
+		summary: "check .vox files and folders: print their diagnostics (--format text|json)",
+		run:     runCheck,
+	})
+}
+
+// runCheck is "vox check [--format text|json] PATH...": it compiles every
+// .vox file named or found under the named folders, prints each diagnostic
+// as "path:line:col: severity: message [code]" on stderr and the summary
+// "checked F file(s): E error(s), W warning(s)" on stdout, or with
+// --format json the report {"ok": bool, "diagnostics": [D]} on stdout. It
+// exits 1 when any diagnostic is an error.
+func runCheck(s *streams, args []string) int {
+	flags := cliutil.NewFlagSet("vox check", s.err)
+	format := flags.String("format", "text", "output format: text or json")
+	flags.Usage = func() {
+		fmt.Fprintln(s.err, "usage: vox check [--format text|json] PATH...")
+		flags.PrintDefaults()
+	}
+	paths, err := cliutil.Parse(flags, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(s.err, "vox check: --format must be text or json, not %q\n", *format)
+		return cliutil.ExitUsage
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(s.err, "vox check: no paths: name .vox files or folders")
+		return cliutil.ExitUsage
+	}
+	files, failed := checkFiles(s, paths)
+	var all diag.List
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(s.err, "vox check: %v\n", err)
+			failed = true
+			continue
+		}
+		all = append(all, voxlang.Compile(displayPath(f), src).Diagnostics()...)
+	}
+	errs, warns := all.Count()
+	if *format == "json" {
+		diags := []diag.Diagnostic(all)
+		if diags == nil {
+			diags = []diag.Diagnostic{}
+		}
+		out, _ := json.Marshal(struct {
+			OK          bool              `json:"ok"`
+			Diagnostics []diag.Diagnostic `json:"diagnostics"`
+		}{errs == 0 && !failed, diags})
+		fmt.Fprintf(s.out, "%s\n", out)
+	} else {
+		for _, d := range all {
+			fmt.Fprintln(s.err, d)
+		}
+		fmt.Fprintf(s.out, "checked %d file(s): %d error(s), %d warning(s)\n", len(files), errs, warns)
+	}
+	if errs > 0 || failed {
+		return cliutil.ExitProblem
+	}
+	return cliutil.ExitOK
+}
+
+// checkFiles expands the arguments: a file is checked whatever its
+// extension; a folder contributes its .vox files, recursively, skipping
+// folders whose names start with a dot. A path that does not exist is
+// reported and makes the run fail.
+func checkFiles(s *streams, paths []string) (files []string, failed bool) {
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(s.err, "vox check: %v\n", err)
+			failed = true
+			continue
+		}
+		if !info.IsDir() {
+			add(p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".vox") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(s.err, "vox check: %v\n", err)
+			failed = true
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			add(f)
+		}
+	}
+	return files, failed
+}
+
+// displayPath is the path shown in diagnostics: relative to the current
+// directory when the file is under it, else as given; with forward
+// slashes.
+func displayPath(p string) string {
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+				p = rel
+			}
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestCheckCorpusPasses(t *testing.T) {
+	code, out, errOut := vox(t, "check", "../../runtime/vox/testdata/corpus")
+	if code != 0 || !regexp.MustCompile(`^checked \d+ file\(s\): 0 error\(s\), \d+ warning\(s\)\n$`).MatchString(out) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "../../runtime/vox/testdata/corpus/legacy.vox:3:1: warning: `@mcp.tool` is deprecated; use `@tool` [vox/decorator/mcp-tool-deprecated]") {
+		t.Errorf("warnings on stderr, relative paths as given:\n%s", errOut)
+	}
+}
+
+func TestCheckReportsErrorsAndExitsOne(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"a/good.vox":      "@tool \"ok\"\nfn ok() to int { 1 }\n",
+		"a/b/bad.vox":     "@tool \"bad\"\nfn bad() to str {\n    \"unterminated\n}\n",
+		"a/.hidden/x.vox": "garbage here\n",
+		"a/notes.txt":     "not vox\n",
+	})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "check", "a")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	if out != "checked 2 file(s): 1 error(s), 0 warning(s)\n" {
+		t.Errorf("stdout %q", out)
+	}
+	if errOut != "a/b/bad.vox:3:5: error: unterminated string [vox/lexer/unterminated-string]\n" {
+		t.Errorf("stderr %q", errOut)
+	}
+
+	code, out, _ = vox(t, "check", "--format", "json", "a/b/bad.vox", "a/good.vox")
+	var report struct {
+		OK          bool             `json:"ok"`
+		Diagnostics []map[string]any `json:"diagnostics"`
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &report) != nil || report.OK || len(report.Diagnostics) != 1 {
+		t.Fatalf("json: exit %d %s", code, out)
+	}
+	want := `{"code":"vox/lexer/unterminated-string","col":5,"line":3,"message":"unterminated string","path":"a/b/bad.vox","severity":"error"}`
+	if got, _ := json.Marshal(report.Diagnostics[0]); string(got) != want {
+		t.Errorf("diagnostic\n got %s\nwant %s", got, want)
+	}
+	if !strings.HasPrefix(out, `{"ok":false,"diagnostics":[{"path":"a/b/bad.vox","line":3,"col":5,"severity":"error","code":`) {
+		t.Errorf("key order: %s", out)
+	}
+
+	code, out, _ = vox(t, "check", "a/good.vox", "--format=json")
+	if code != 0 || out != "{\"ok\":true,\"diagnostics\":[]}\n" {
+		t.Errorf("clean json: exit %d %q", code, out)
+	}
+}
+
+func TestCheckUsage(t *testing.T) {
+	if code, _, _ := vox(t, "check"); code != 2 {
+		t.Errorf("no paths: exit %d", code)
+	}
+	if code, _, _ := vox(t, "check", "--format", "xml", "x.vox"); code != 2 {
+		t.Errorf("bad format: exit %d", code)
+	}
+	if code, _, errOut := vox(t, "check", "does-not-exist.vox"); code != 1 || !strings.Contains(errOut, "does-not-exist.vox") {
+		t.Errorf("missing file: exit %d %q", code, errOut)
+	}
+}
