@@ -72,6 +72,7 @@ type producer struct {
 // anything is written.
 var producers = []producer{
 	{dir: "generated/catalog", produce: produceCatalog},
+	{dir: "generated/workspace", produce: produceWorkspace},
 }
 
 // Generate renders every generated file of the repository at root and

@@ -20,5 +20,6 @@ var Catalog = &registry.Catalog{
 		opCiOperationsVerify,
 		opGen,
 		opToolSearch,
+		opWorkspaceCheck,
 	},
 }

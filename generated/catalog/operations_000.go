@@ -90,3 +90,22 @@ var opToolSearch = registry.Operation{
 		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"name":{"type":"string"},"description":{"type":"string"},"inputSchema":{"type":"object"},"vox_source":{"enum":["catalog","workspace","skill"],"type":"string"},"score":{"type":"number"}},"required":["name","description","inputSchema","vox_source","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
 	},
 }
+
+var opWorkspaceCheck = registry.Operation{
+	ID:                 "workspace.check",
+	Title:              "Check Vox source",
+	Description:        "Compile a .vox file of the workspace (path, relative to the workspace root) or Vox source text (source) and return its diagnostics: ok is false when there is an error. Use it to check a workspace tool before vox_workspace_mcp_refresh.",
+	ProductLane:        "workflow",
+	IntentTags:         []string{"workspace", "vox", "check", "diagnostics"},
+	SideEffectClass:    "read_only",
+	ScopeKind:          "workspace",
+	Reversible:         registry.True,
+	PreferredForModels: registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_check",
+		Exposure:     "core",
+		Requires:     []string{"workspace"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"path":{"description":"A .vox file inside the workspace, relative to its root.","minLength":1,"type":"string"},"source":{"description":"Vox source text to check instead of a file.","type":"string"}},"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"ok":{"type":"boolean"},"diagnostics":{"items":{"properties":{"path":{"type":"string"},"line":{"type":"integer"},"col":{"type":"integer"},"severity":{"enum":["error","warning"],"type":"string"},"code":{"type":"string"},"message":{"type":"string"}},"required":["path","line","col","severity","code","message"],"type":"object"},"type":"array"}},"required":["ok","diagnostics"],"type":"object"}`),
+	},
+}

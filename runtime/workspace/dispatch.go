@@ -1,0 +1,72 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox"
+)
+
+// RefreshHint ends the errors that a refresh would resolve.
+const RefreshHint = "run vox_workspace_mcp_refresh"
+
+// current returns the file's compilation, recompiling it first when the
+// file's size or modification time differ from the last compilation
+// (spec 30-federation §3.4): an edited body takes effect on the next call.
+// Snapshot files are compiled here on their first call.
+func (f *File) current() (*compiled, error) {
+	info, err := os.Stat(f.Abs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read: %s; %s", f.Path, unwrapPathError(err), RefreshHint)
+	}
+	if c := f.cur.Load(); c != nil && c.module != nil && c.size == info.Size() && c.modTime.Equal(info.ModTime()) {
+		return c, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.cur.Load()
+	if prev != nil && prev.module != nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
+		return prev, nil // another call recompiled it meanwhile
+	}
+	c := compileFile(f.Path, f.Abs, prev)
+	if c.module == nil {
+		return nil, fmt.Errorf("%s: %s; %s", f.Path, c.readErr, RefreshHint)
+	}
+	f.cur.Store(c)
+	return c, nil
+}
+
+// ToolModule returns the module to run tool t with, recompiling its file
+// when it changed on disk. It fails, naming the file and saying to
+// refresh, when the file no longer compiles or no longer declares the tool.
+func (s *Surface) ToolModule(t *Tool) (*vox.Module, error) {
+	c, err := t.file.current()
+	if err != nil {
+		return nil, err
+	}
+	if c.module.HasErrors() {
+		return nil, fmt.Errorf("%s no longer compiles (%s); fix it, then %s", t.Path, fileErrorMessage(c.module.Diagnostics()), RefreshHint)
+	}
+	if !slices.ContainsFunc(c.module.Tools(), func(d vox.Tool) bool { return d.Name == t.Name }) {
+		return nil, fmt.Errorf("%s no longer declares tool %s; %s", t.Path, t.Name, RefreshHint)
+	}
+	return c.module, nil
+}
+
+// ResourceModule is ToolModule for a resource; it returns the module and
+// the name of the resource's function in it.
+func (s *Surface) ResourceModule(r *Resource) (*vox.Module, string, error) {
+	c, err := r.file.current()
+	if err != nil {
+		return nil, "", err
+	}
+	if c.module.HasErrors() {
+		return nil, "", fmt.Errorf("%s no longer compiles (%s); fix it, then %s", r.Path, fileErrorMessage(c.module.Diagnostics()), RefreshHint)
+	}
+	i := slices.IndexFunc(c.module.Resources(), func(d vox.Resource) bool { return d.URI == r.URI })
+	if i < 0 {
+		return nil, "", fmt.Errorf("%s no longer declares resource %s; %s", r.Path, r.URI, RefreshHint)
+	}
+	return c.module, c.module.Resources()[i].Func, nil
+}

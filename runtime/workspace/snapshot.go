@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Snapshot is the workspace surface compiled into generated/workspace by
+// go generate (spec 30-federation §6): the tables a server starts from
+// with zero parsing when its root is the repository the snapshot was
+// generated from.
+type Snapshot struct {
+	// Module is the module path in the go.mod of the repository the
+	// snapshot describes; ConfigSHA256 the digest of its scan config.
+	Module       string
+	ConfigSHA256 string
+	Tools        []SnapshotTool     // sorted by name
+	Resources    []SnapshotResource // sorted by URI
+	Result       Result
+}
+
+// SnapshotTool is a tool of a snapshot.
+type SnapshotTool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Signature   string
+	Path        string
+	Line        int
+	Hash        string
+}
+
+// SnapshotResource is a resource of a snapshot.
+type SnapshotResource struct {
+	URI         string
+	Description string
+	MIMEType    string
+	Func        string
+	Path        string
+	Line        int
+	Hash        string
+}
+
+// Snapshot records the surface for generated/workspace; module is the
+// repository's module path.
+func (s *Surface) Snapshot(module string) *Snapshot {
+	snap := &Snapshot{Module: module, ConfigSHA256: s.Config.SHA256, Result: s.Result}
+	for _, t := range s.Tools {
+		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.Signature, t.Path, t.Line, t.Hash})
+	}
+	for _, r := range s.Resources {
+		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Path, r.Line, r.Hash})
+	}
+	return snap
+}
+
+// Describes reports whether the snapshot was generated from the
+// repository at root: root/go.mod declares the recorded module path and
+// the scan config's SHA-256 equals the recorded one. Only then may a
+// server serve from it.
+func (snap *Snapshot) Describes(root string) bool {
+	if snap == nil || snap.Module == "" || ModulePath(root) != snap.Module {
+		return false
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ConfigPath)))
+	if err != nil {
+		return false
+	}
+	return Hash(src) == snap.ConfigSHA256
+}
+
+// Surface turns the snapshot into a surface rooted at root. Nothing is
+// read or compiled: each file is compiled on the first call of one of its
+// tools or resources.
+func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
+	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: map[string]*Tool{}, resources: map[string]*Resource{},
+		files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)), Resources: make([]*Resource, 0, len(snap.Resources))}
+	file := func(path string) *File {
+		f := s.files[path]
+		if f == nil {
+			f = &File{Path: path, Abs: filepath.Join(root, filepath.FromSlash(path))}
+			s.files[path] = f
+		}
+		return f
+	}
+	for _, t := range snap.Tools {
+		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Signature: t.Signature,
+			Path: t.Path, Line: t.Line, Hash: t.Hash, file: file(t.Path)}
+		s.tools[t.Name] = tool
+		s.Tools = append(s.Tools, tool)
+	}
+	for _, r := range snap.Resources {
+		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
+			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path)}
+		s.resources[r.URI] = res
+		s.Resources = append(s.Resources, res)
+	}
+	return s
+}
+
+// ModulePath returns the module path declared by root/go.mod, or "".
+func ModulePath(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
