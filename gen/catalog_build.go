@@ -1,15 +1,12 @@
 package gen
 
 import (
-	"bytes"
-	"errors"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
@@ -29,7 +26,7 @@ func (r row) get(keys ...string) (schemajson.Value, string, bool) {
 		if !ok || next.Kind == schemajson.Null {
 			return schemajson.Value{}, "", false
 		}
-		cur, ptr = next, ptr+"/"+escapePointer(k)
+		cur, ptr = next, ptr+"/"+contractdoc.EscapePointer(k)
 	}
 	return cur, ptr, true
 }
@@ -67,18 +64,18 @@ func (r row) strings(keys ...string) []string {
 	return out
 }
 
-func (r row) pos(keys ...string) Pos {
+func (r row) pos(keys ...string) contractdoc.Pos {
 	_, ptr, ok := r.get(keys...)
 	if !ok {
-		return r.v.doc.pos(r.pointer)
+		return r.v.doc.Pos(r.pointer)
 	}
-	return r.v.doc.pos(ptr)
+	return r.v.doc.Pos(ptr)
 }
 
 // buildAndCheck compiles the validated document into the table and checks
 // the rules the JSON Schema cannot express.
 func (v *catalogValidator) buildAndCheck() {
-	root := v.doc.root
+	root := v.doc.Root
 	cat := &registry.Catalog{Source: v.path}
 	top := row{v: v, obj: root}
 	sv, _, _ := top.get("schema_version")
@@ -101,11 +98,11 @@ func (v *catalogValidator) buildAndCheck() {
 	}
 
 	ops, _ := root.Get("operations")
-	firstID := map[string]Pos{}
-	firstName := map[string]Pos{}
-	firstPath := map[string]Pos{}
+	firstID := map[string]contractdoc.Pos{}
+	firstName := map[string]contractdoc.Pos{}
+	firstPath := map[string]contractdoc.Pos{}
 	type aliasUse struct {
-		pos Pos
+		pos contractdoc.Pos
 		id  string
 	}
 	aliases := map[string]aliasUse{}
@@ -130,8 +127,8 @@ func (v *catalogValidator) buildAndCheck() {
 			MensPlannerVisible:    r.optBool("mens_planner_visible"),
 			CanonicalName:         r.str("canonical_name"),
 			LatinAliases:          r.strings("latin_aliases"),
-			Line:                  v.doc.pos(r.pointer).Line,
-			Col:                   v.doc.pos(r.pointer).Col,
+			Line:                  v.doc.Pos(r.pointer).Line,
+			Col:                   v.doc.Pos(r.pointer).Col,
 		}
 		if p, dup := firstID[op.ID]; dup {
 			v.errorAt(r.pos("id"), "duplicate id %q (first at line %d)", op.ID, p.Line)
@@ -143,7 +140,7 @@ func (v *catalogValidator) buildAndCheck() {
 			idsAndNames[op.CanonicalName] = op.ID
 		}
 		for j, alias := range op.LatinAliases {
-			alias, apos := alias, v.doc.pos(r.pointer+"/latin_aliases/"+strconv.Itoa(j))
+			alias, apos := alias, v.doc.Pos(r.pointer+"/latin_aliases/"+strconv.Itoa(j))
 			opID := op.ID
 			if !latinAliasRE.MatchString(alias) {
 				continue // the schema reported it
@@ -195,7 +192,7 @@ func (v *catalogValidator) buildAndCheck() {
 
 // buildMCP compiles the MCP projection of row r and checks its name and
 // schemas.
-func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]Pos) *registry.MCP {
+func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contractdoc.Pos) *registry.MCP {
 	m := &registry.MCP{
 		Name:                 r.str("mcp", "name"),
 		Title:                r.str("mcp", "title"),
@@ -250,83 +247,16 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]Pos) 
 // its canonical literal. Identical schemas are compiled once per run.
 func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) ([]byte, bool) {
 	lit := schemajson.Schema(s)
-	pos := v.doc.pos(ptr)
+	pos := v.doc.Pos(ptr)
 	if t, ok := s.Get("type"); !ok || t.Kind != schemajson.String || t.Text != "object" {
 		v.errorAt(pos, "operation %q: %s must be a JSON Schema with \"type\": \"object\"", id, key)
 		return nil, false
 	}
-	if problems := compileSchemaLiteral(lit, s); len(problems) > 0 {
+	if problems := contractdoc.CheckSchemaDocument(s); len(problems) > 0 {
 		for _, p := range problems {
-			v.errorAt(v.doc.pos(ptr+p.pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.msg)
+			v.errorAt(v.doc.Pos(ptr+p.Pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.Msg)
 		}
 		return nil, false
 	}
 	return lit, true
-}
-
-// schemaProblem is one reason a schema is invalid, at a JSON pointer
-// inside the schema.
-type schemaProblem struct {
-	pointer string
-	msg     string
-}
-
-// compileSchemaLiteral compiles a schema against its meta-schema (draft
-// 2020-12 unless it names another with $schema) and returns the
-// meta-schema violations at their place in the schema.
-func compileSchemaLiteral(lit []byte, s schemajson.Value) []schemaProblem {
-	if _, seen := validSchemas.Load(string(lit)); seen {
-		return nil
-	}
-	c := jsonschema.NewCompiler()
-	const url = "mem:///input_schema.json"
-	if err := c.AddResource(url, s.Any()); err != nil {
-		return []schemaProblem{{msg: oneLine(err.Error())}}
-	}
-	if _, err := c.Compile(url); err != nil {
-		var se *jsonschema.SchemaValidationError
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &se) && errors.As(se.Err, &ve) {
-			var out []schemaProblem
-			for _, leaf := range leafErrors(ve) {
-				msg := leaf.ErrorKind.LocalizedString(englishPrinter)
-				switch leaf.ErrorKind.(type) {
-				case *kindAnyOf, *kindOneOf:
-					msg = unionTypes(leaf)
-				}
-				out = append(out, schemaProblem{pointerOf(leaf.InstanceLocation), msg})
-			}
-			return out
-		}
-		return []schemaProblem{{msg: oneLine(err.Error())}}
-	}
-	validSchemas.Store(string(bytes.Clone(lit)), true)
-	return nil
-}
-
-// leafErrors flattens a validation error to its leaves, preferring within
-// a failed union the branches that expected the value's type.
-func leafErrors(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	causes := ve.Causes
-	switch ve.ErrorKind.(type) {
-	case *kindAnyOf, *kindOneOf:
-		specific := specificCauses(ve)
-		if len(specific) == 0 {
-			return []*jsonschema.ValidationError{ve}
-		}
-		causes = specific
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range causes {
-		out = append(out, leafErrors(c)...)
-	}
-	return out
-}
-
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "mem:///input_schema.json", "schema")
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -110,7 +110,7 @@ func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 		res.Files = append(res.Files, files...)
 	}
 	if len(errs) > 0 {
-		errs.sort()
+		errs.Sort()
 		return nil, errs
 	}
 	if write {

@@ -9,11 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 var englishPrinter = message.NewPrinter(language.English)
@@ -23,6 +26,20 @@ var englishPrinter = message.NewPrinter(language.English)
 type Schema struct {
 	doc      map[string]any
 	compiled *jsonschema.Schema
+	// unionHints explain, by schema keyword location, a union that a value
+	// matched no branch of (see ExplainUnion).
+	unionHints map[string]string
+}
+
+// ExplainUnion words the failure of the anyOf/oneOf at keywordLocation (a
+// JSON pointer into the schema, such as "/$defs/operation/anyOf") when the
+// value fits none of its branches: the message becomes
+// "<location> <explanation>".
+func (s *Schema) ExplainUnion(keywordLocation, explanation string) {
+	if s.unionHints == nil {
+		s.unionHints = map[string]string{}
+	}
+	s.unionHints[keywordLocation] = explanation
 }
 
 // MustCompileSchema compiles an embedded schema; name is used as its URL.
@@ -105,6 +122,11 @@ func (r *reporter) report(ve *jsonschema.ValidationError) {
 	case *kind.AnyOf, *kind.OneOf:
 		causes := specificCauses(ve)
 		if len(causes) == 0 {
+			_, frag, _ := strings.Cut(ve.SchemaURL, "#")
+			if hint, ok := r.schema.unionHints[frag+"/"+strings.Join(ve.ErrorKind.KeywordPath(), "/")]; ok {
+				r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s %s", r.describe(ve.InstanceLocation), hint)
+				return
+			}
 			r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s: %s", r.describe(ve.InstanceLocation), unionTypes(ve))
 			return
 		}
@@ -256,4 +278,77 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// SchemaProblem is one reason a JSON Schema document is invalid, at a JSON
+// pointer inside that document.
+type SchemaProblem struct {
+	Pointer string
+	Msg     string
+}
+
+// validSchemas caches schema literals that compiled: catalogs repeat the
+// same few input schemas many times.
+var validSchemas sync.Map
+
+// CheckSchemaDocument compiles v as a JSON Schema against its meta-schema
+// (draft 2020-12 unless v names another with $schema) and returns the
+// meta-schema violations at their place in v. Remote references are not
+// fetched: they are problems too.
+func CheckSchemaDocument(v schemajson.Value) []SchemaProblem {
+	lit := string(schemajson.Canonical(v))
+	if _, ok := validSchemas.Load(lit); ok {
+		return nil
+	}
+	const url = "mem:///schema.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, v.Any()); err != nil {
+		return []SchemaProblem{{Msg: oneLine(err.Error(), url)}}
+	}
+	if _, err := c.Compile(url); err != nil {
+		var se *jsonschema.SchemaValidationError
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &se) && errors.As(se.Err, &ve) {
+			var out []SchemaProblem
+			for _, leaf := range leafErrors(ve) {
+				msg := leaf.ErrorKind.LocalizedString(englishPrinter)
+				switch leaf.ErrorKind.(type) {
+				case *kind.AnyOf, *kind.OneOf:
+					msg = unionTypes(leaf)
+				}
+				out = append(out, SchemaProblem{PointerOf(leaf.InstanceLocation), msg})
+			}
+			return out
+		}
+		return []SchemaProblem{{Msg: oneLine(err.Error(), url)}}
+	}
+	validSchemas.Store(lit, true)
+	return nil
+}
+
+// leafErrors flattens a validation error to its leaves, preferring within
+// a failed union the branches that expected the value's type.
+func leafErrors(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	causes := ve.Causes
+	switch ve.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		specific := specificCauses(ve)
+		if len(specific) == 0 {
+			return []*jsonschema.ValidationError{ve}
+		}
+		causes = specific
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range causes {
+		out = append(out, leafErrors(c)...)
+	}
+	return out
+}
+
+func oneLine(s, url string) string {
+	s = strings.ReplaceAll(s, url, "schema")
+	return strings.Join(strings.Fields(s), " ")
 }
