@@ -4,10 +4,16 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--version]
+//	vox-mcp [--root DIR] [--http ADDR] [--version]
 //
 // The workspace root is the working directory unless --root names another.
 // Logs go to stderr; VOX_LOG sets the level (debug, info, warn, error).
+//
+// With --http HOST:PORT the server speaks streamable HTTP at
+// http://HOST:PORT/mcp instead of stdio. VOX_MCP_TOKEN (full access) and
+// VOX_MCP_READ_TOKEN (read role) require Authorization: Bearer <token> on
+// every request; without a token the server listens only on loopback
+// addresses (localhost, 127.0.0.0/8, ::1).
 package main
 
 import (

@@ -13,12 +13,13 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/server"
 )
 
-// serve parses the server's flags and serves stdio until stdin closes or
-// the process is interrupted.
+// serve parses the server's flags and serves stdio until stdin closes, or
+// streamable HTTP (--http), until the process is interrupted.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := cliutil.NewFlagSet("vox-mcp", stderr)
 	showVersion := fs.Bool("version", false, "print the version and commit, then exit")
 	root := fs.String("root", "", "workspace root (default: the working directory)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (HOST:PORT, endpoint /mcp) instead of stdio")
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
 		if cliutil.IsHelp(err) {
@@ -33,6 +34,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *showVersion {
 		fmt.Fprintln(stdout, buildinfo.Line("vox-mcp"))
 		return cliutil.ExitOK
+	}
+	auth := server.AuthFromEnv(os.Getenv)
+	if *httpAddr != "" {
+		// Refuse an unsafe address before anything starts.
+		if err := server.CheckListenAddr(*httpAddr, auth); err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitUsage
+		}
 	}
 	logger, err := server.NewLogger(stderr, os.Getenv("VOX_LOG"))
 	if err != nil {
@@ -49,9 +58,23 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *httpAddr != "" {
+		return serveHTTP(ctx, srv, *httpAddr, auth)
+	}
 	logger.Info("vox-mcp serving stdio", "root", srv.Root(), "version", buildinfo.Version())
 	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil {
 		logger.Error("vox-mcp stopped", "err", err)
+		return cliutil.ExitProblem
+	}
+	return cliutil.ExitOK
+}
+
+// serveHTTP serves streamable HTTP with the tokens of VOX_MCP_TOKEN and
+// VOX_MCP_READ_TOKEN until ctx ends.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, auth server.Auth) int {
+	err := srv.ListenAndServeHTTP(ctx, server.HTTPOptions{Addr: addr, Auth: auth})
+	if err != nil {
+		srv.Logger().Error("vox-mcp stopped", "err", err)
 		return cliutil.ExitProblem
 	}
 	return cliutil.ExitOK

@@ -3,7 +3,8 @@
 // generated/catalog, the workspace tools written in Vox, the skill macro
 // tools — behind one tool middleware chain (recovery, read role, skill
 // allowlist, requirements), decides what tools/list advertises with an
-// AfterListTools hook, and serves stdio.
+// AfterListTools hook, and serves stdio and streamable HTTP (http.go, with
+// bearer tokens and the read role in auth.go).
 //
 // Conventions for the files of this package:
 //   - a catalog tool's handler lives in its own file (tool_<name>.go) and
@@ -97,6 +98,8 @@ func New(opts Options) (*Server, error) {
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
+	// The HTTP read role may send only some requests (auth.go).
+	hooks.AddOnRequestInitialization(s.readRoleRequest)
 	s.mcp = mcpserver.NewMCPServer(Name, buildinfo.Version(),
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithResourceCapabilities(false, true),
@@ -105,7 +108,9 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithInstructions(instructions),
 	)
 	s.requirements = s.defaultRequirements()
-	s.checks = []callCheck{s.checkRequirements}
+	// Order matters: the read role first (auth.go), then the skill
+	// allowlist, then the catalog requirements.
+	s.checks = []callCheck{s.checkReadRole, s.checkRequirements}
 
 	s.catalog = s.catalogEntries(opts.Catalog)
 	if err := s.syncTools(); err != nil {

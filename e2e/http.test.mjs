@@ -1,0 +1,87 @@
+// Streamable HTTP as the official TypeScript client sees it: the same
+// tools as stdio, bearer tokens with 401 and WWW-Authenticate, the read
+// role's error result, session ids, and the refusal to listen on a
+// non-loopback address without a token.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { bin, connect, connectHTTP, repoRoot, startHTTP, textOf } from "./helpers.mjs";
+
+const FULL = "e2e-full-token";
+const READ = "e2e-read-token";
+let server;
+before(async () => {
+  server = await startHTTP({ env: { VOX_MCP_TOKEN: FULL, VOX_MCP_READ_TOKEN: READ } });
+});
+after(async () => {
+  const code = await server?.stop();
+  assert.equal(code, 0, `vox-mcp --http stops cleanly on SIGTERM:\n${server?.stderr()}`);
+});
+
+test("HTTP serves the same tools as stdio", async () => {
+  const http = await connectHTTP(server.url, FULL);
+  const stdio = await connect();
+  try {
+    const overHTTP = (await http.client.listTools()).tools;
+    const overStdio = (await stdio.client.listTools()).tools;
+    assert.deepEqual(overHTTP, overStdio);
+    assert.match(http.transport.sessionId, /^mcp-session-/, "initialize minted an Mcp-Session-Id");
+    const result = await http.client.callTool({ name: "vox_tool_search", arguments: { query: "search" } });
+    assert.equal(result.isError, undefined);
+    assert.equal(JSON.parse(textOf(result)).results[0].name, "vox_tool_search");
+  } finally {
+    await http.close();
+    await stdio.close();
+  }
+});
+
+test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer", async () => {
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  for (const auth of [undefined, "Bearer wrong", `Basic ${FULL}`]) {
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    if (auth) headers.Authorization = auth;
+    const res = await fetch(server.url, { method: "POST", headers, body: init });
+    assert.equal(res.status, 401, `Authorization ${auth}`);
+    assert.equal(res.headers.get("www-authenticate"), "Bearer");
+  }
+  await assert.rejects(connectHTTP(server.url, "wrong"));
+});
+
+test("the read role lists everything and calls only eligible tools", async () => {
+  const reader = await connectHTTP(server.url, READ);
+  try {
+    const { tools } = await reader.client.listTools();
+    const eligible = tools.filter((t) => t._meta?.vox_http_read_role_eligible === true).map((t) => t.name);
+    assert.ok(eligible.includes("vox_tool_search"));
+    const ok = await reader.client.callTool({ name: "vox_tool_search", arguments: { query: "tools" } });
+    assert.equal(ok.isError, undefined);
+    for (const t of tools.filter((t) => !eligible.includes(t.name))) {
+      const denied = await reader.client.callTool({ name: t.name, arguments: {} });
+      assert.equal(denied.isError, true);
+      assert.equal(textOf(denied), `read role may not call ${t.name}: use a full-access token`);
+    }
+    await reader.client.listResources();
+    await assert.rejects(
+      reader.client.readResource({ uri: "file:///etc/hostname" }),
+      (err) => /read role may not read file:\/\/\/etc\/hostname: use a full-access token/.test(err.message),
+    );
+  } finally {
+    await reader.close();
+  }
+});
+
+test("without a token vox-mcp refuses a non-loopback address and says why", () => {
+  const run = spawnSync(bin, ["--root", repoRoot, "--http", ":0"], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    encoding: "utf8",
+    timeout: 30000,
+  });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /refusing to listen on :0 \(every interface\) without a token: it is not a loopback address/);
+  assert.match(run.stderr, /VOX_MCP_TOKEN/);
+});

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Environment variables holding the HTTP bearer tokens (spec 30-federation §8).
+const (
+	EnvToken     = "VOX_MCP_TOKEN"      // full access
+	EnvReadToken = "VOX_MCP_READ_TOKEN" // read role
+)
+
+// Auth holds the bearer tokens of the HTTP transport. With neither set,
+// every request has full access (only allowed on loopback addresses, see
+// CheckListenAddr).
+type Auth struct {
+	Token     string // full access
+	ReadToken string // read role
+}
+
+// AuthFromEnv reads VOX_MCP_TOKEN and VOX_MCP_READ_TOKEN.
+func AuthFromEnv(getenv func(string) string) Auth {
+	return Auth{Token: getenv(EnvToken), ReadToken: getenv(EnvReadToken)}
+}
+
+// Enabled reports whether any token is configured.
+func (a Auth) Enabled() bool { return a.Token != "" || a.ReadToken != "" }
+
+// role is what an authenticated request may do.
+type role int
+
+const (
+	// roleFull may do everything: stdio, HTTP with VOX_MCP_TOKEN, and HTTP
+	// without any token configured (loopback only).
+	roleFull role = iota
+	// roleRead may list, read skill:// resources and call the catalog tools
+	// marked http_read_role_eligible.
+	roleRead
+)
+
+type roleKey struct{}
+
+func withRole(ctx context.Context, r role) context.Context {
+	return context.WithValue(ctx, roleKey{}, r)
+}
+
+// roleFrom is the role of the request behind ctx; contexts that did not
+// come through the HTTP authentication (stdio, in-process) have full access.
+func roleFrom(ctx context.Context) role {
+	if r, ok := ctx.Value(roleKey{}).(role); ok {
+		return r
+	}
+	return roleFull
+}
+
+// authenticate returns the role a request's Authorization header grants,
+// or false when tokens are configured and the header carries none of them.
+// Both tokens are always compared, each in constant time over SHA-256
+// digests, so neither the token lengths nor which token matched shows in
+// the timing.
+func (a Auth) authenticate(header string) (role, bool) {
+	if !a.Enabled() {
+		return roleFull, true
+	}
+	scheme, token, found := strings.Cut(strings.TrimSpace(header), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return 0, false
+	}
+	presented := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	full := a.Token != "" && tokenEqual(presented, a.Token)
+	read := a.ReadToken != "" && tokenEqual(presented, a.ReadToken)
+	switch {
+	case full:
+		return roleFull, true
+	case read:
+		return roleRead, true
+	}
+	return 0, false
+}
+
+func tokenEqual(presented [32]byte, configured string) bool {
+	want := sha256.Sum256([]byte(configured))
+	return subtle.ConstantTimeCompare(presented[:], want[:]) == 1
+}
+
+// requireToken wraps the MCP endpoint: a request without a configured
+// bearer token gets 401 with WWW-Authenticate: Bearer; an authenticated
+// one carries its role in the request context, where the read-role checks
+// find it.
+func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rl, ok := a.authenticate(r.Header.Get("Authorization"))
+		if !ok {
+			s.log.Debug("http: request without a valid bearer token", "remote", r.RemoteAddr, "method", r.Method)
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "unauthorized: send Authorization: Bearer <token> with the value of "+EnvToken+" or "+EnvReadToken, http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withRole(r.Context(), rl)))
+	})
+}
+
+// readRoleDenial is the text of a tool call the read role may not make.
+func readRoleDenial(tool string) string {
+	return fmt.Sprintf("read role may not call %s: use a full-access token", tool)
+}
+
+// checkReadRole is the first callCheck: the read role may call only
+// catalog tools whose row has http_read_role_eligible: true — never
+// workspace or skill macro tools, which have no catalog row.
+func (s *Server) checkReadRole(ctx context.Context, name string, entry *toolEntry) string {
+	if roleFrom(ctx) != roleRead {
+		return ""
+	}
+	if entry != nil && entry.op != nil && entry.op.MCP != nil && entry.op.MCP.HTTPReadRoleEligible {
+		return ""
+	}
+	return readRoleDenial(name)
+}
+
+// readRoleRequest is an OnRequestInitialization hook: it refuses the
+// JSON-RPC requests the read role may not send, before mcp-go dispatches
+// them (mcp-go answers with -32600 and this text). The read role may use
+// initialize and server/discover (its 2026-07-28 counterpart), ping,
+// subscriptions/listen (the 2026-07-28 stream for list_changed), every
+// */list method, resources/read of skill:// resources, and tools/call,
+// which checkReadRole narrows per tool so that a denied call is an error
+// result. Notifications and responses never reach this hook.
+func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error {
+	if roleFrom(ctx) != roleRead {
+		return nil
+	}
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return errors.New("read role: the request could not be inspected: use a full-access token")
+	}
+	// mcp-go decodes the same bytes with encoding/json into fields of the
+	// same names, so this sees the method and URI that mcp-go dispatches on.
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return fmt.Errorf("read role: the request could not be inspected (%v): use a full-access token", err)
+	}
+	switch mcp.MCPMethod(req.Method) {
+	case mcp.MethodInitialize, mcp.MethodServerDiscover, mcp.MethodPing,
+		mcp.MethodSubscriptionsListen, mcp.MethodToolsCall:
+		return nil
+	case mcp.MethodResourcesRead:
+		if strings.HasPrefix(req.Params.URI, "skill://") {
+			return nil
+		}
+		return fmt.Errorf("read role may not read %s: use a full-access token", req.Params.URI)
+	}
+	if strings.HasSuffix(req.Method, "/list") {
+		return nil
+	}
+	return fmt.Errorf("read role may not call %s: use a full-access token", req.Method)
+}
