@@ -14,14 +14,26 @@
 // VOX_MCP_READ_TOKEN (read role) require Authorization: Bearer <token> on
 // every request; without a token the server listens only on loopback
 // addresses (localhost, 127.0.0.0/8, ::1).
+//
+// Skills are found in the workspace's and the user's .vox, .cursor, .agents
+// and .claude skills folders and the workspace's assets/skills, or in the
+// folders of VOX_SKILL_ROOTS. vox_skill_run isolates commands with Linux
+// namespaces; VOX_SKILL_SANDBOX=off runs them without isolation (warned on
+// every run). VOX_MCP_ALLOW_NETWORK=1 allows network tools, among them
+// vox_skill_add from a git URL.
 package main
 
 import (
 	"io"
 	"os"
+
+	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 )
 
 func main() {
+	// vox_skill_run re-executes this binary as the sandbox init, which must
+	// take over before any other start-up code runs.
+	sandbox.MaybeRunInit()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

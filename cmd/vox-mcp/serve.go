@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
@@ -48,9 +50,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Warn(err.Error())
 	}
 	srv, err := server.New(server.Options{
-		Root:         *root,
-		Logger:       logger,
-		AllowNetwork: server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
+		Root:            *root,
+		Logger:          logger,
+		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
+		SkillSandboxOff: skillSandboxOff(logger),
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)
@@ -78,4 +81,18 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, auth server
 		return cliutil.ExitProblem
 	}
 	return cliutil.ExitOK
+}
+
+// skillSandboxOff reads VOX_SKILL_SANDBOX: "off" opts out of the sandbox
+// (the server warns on every run); empty or "on" keeps it; anything else
+// keeps it with a warning.
+func skillSandboxOff(logger *slog.Logger) bool {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("VOX_SKILL_SANDBOX"))); v {
+	case "off":
+		return true
+	case "", "on":
+	default:
+		logger.Warn("VOX_SKILL_SANDBOX has an unrecognised value; the sandbox stays on (set off to run skill commands without isolation)", "value", v)
+	}
+	return false
 }

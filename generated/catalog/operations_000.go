@@ -24,6 +24,22 @@ var opCheck = registry.Operation{
 	},
 }
 
+var opCiAgentskillsCompliance = registry.Operation{
+	ID:              "ci.agentskills-compliance",
+	Title:           "Check skills against the Agent Skills format",
+	Description:     "Check every skill folder under the workspace's skill roots (.vox, .cursor, .agents and .claude skills folders, assets/skills) and the folders given as arguments against the Agent Skills specification, with the rules of the reference validator: SKILL.md with YAML front matter, the allowed top-level keys, name rules, description and compatibility lengths, string metadata.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"ci", "gate", "skills"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.True,
+	CLI: &registry.CLI{
+		Path:    []string{"ci", "agentskills-compliance"},
+		Status:  "active",
+		Handler: "cmd/vox/ci_agentskills.go",
+	},
+}
+
 var opCiAll = registry.Operation{
 	ID:              "ci.all",
 	Title:           "Run every CI gate",
@@ -69,6 +85,208 @@ var opGen = registry.Operation{
 		Path:    []string{"gen"},
 		Status:  "active",
 		Handler: "cmd/vox/gen.go",
+	},
+}
+
+var opSkillAdd = registry.Operation{
+	ID:              "skill.add",
+	Title:           "Add skills from a folder or git",
+	Description:     "Copy a skill, or every skill of a folder or repository, from a local folder or a git URL (https://, ssh://, git:// or user@host:path; a shallow clone that runs nothing) into the workspace's .vox/skills (~/.vox/skills with global) and install it. skill picks one skill of a multi-skill source. Symlinks are refused. Cloning needs VOX_MCP_ALLOW_NETWORK=1.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills", "install"},
+	SideEffectClass: "writes_files",
+	ScopeKind:       "workspace",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_add",
+		Exposure:     "dev",
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"source":{"description":"A local folder (relative to the workspace) or a git URL.","minLength":1,"type":"string"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"},"skill":{"description":"The folder name, name or id of the one skill to add from a multi-skill source.","minLength":1,"type":"string"}},"required":["source"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","path"]},{"required":["installed"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"installed":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"},"type":"array"}},"type":"object"}`),
+	},
+}
+
+var opSkillDiscover = registry.Operation{
+	ID:              "skill.discover",
+	Title:           "Discover skill folders",
+	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills", "discovery"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "workspace",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:                 "vox_skill_discover",
+		Exposure:             "dev",
+		HTTPReadRoleEligible: true,
+		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
+		OutputSchema:         json.RawMessage(`{"properties":{"entries":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"installed":{"type":"boolean"},"shadowed_by":{"type":["string","null"]}},"required":["id","name","path","root","installed","shadowed_by"],"type":"object"},"type":"array"}},"required":["entries"],"type":"object"}`),
+	},
+}
+
+var opSkillInfo = registry.Operation{
+	ID:              "skill.info",
+	Title:           "Show a skill",
+	Description:     "Show everything the manifest of an installed skill says - version, category, tags, allowlisted tools, author, dependencies, permissions, allowed-tools, license, compatibility - with its folder and the relative paths of its files (each readable as skill://<id>/<path>).",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "workspace",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:                 "vox_skill_info",
+		Exposure:             "core",
+		Requires:             []string{"skills"},
+		HTTPReadRoleEligible: true,
+		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema:         json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"files":{"items":{"type":"string"},"type":"array"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility","path","root","files"],"type":"object"}`),
+	},
+}
+
+var opSkillInstall = registry.Operation{
+	ID:              "skill.install",
+	Title:           "Install a skill from text",
+	Description:     "Install a skill from its SKILL.md text and optional extra files into the workspace's .vox/skills/<name>/ (the user's ~/.vox/skills with global), where it survives restarts. Refused when an installed skill already has the name or id.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills", "install"},
+	SideEffectClass: "writes_files",
+	ScopeKind:       "workspace",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_install",
+		Exposure:     "dev",
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of the skill's SKILL.md.","minLength":1,"type":"string"},"files":{"additionalProperties":{"type":"string"},"description":"Other files of the skill as relative path to UTF-8 text, like {\"references/guide.md\":\"...\"}.","type":"object"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"}},"required":["skill_md"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"}`),
+	},
+}
+
+var opSkillList = registry.Operation{
+	ID:                 "skill.list",
+	Title:              "List installed skills",
+	Description:        "List the installed Agent Skills, sorted by id: id, name, description, version, category, tags, the tools each skill allows (its allowlist), and the folder and search root it was loaded from.",
+	ProductLane:        "ai",
+	IntentTags:         []string{"skills", "discovery"},
+	SideEffectClass:    "read_only",
+	ScopeKind:          "workspace",
+	Reversible:         registry.True,
+	PreferredForModels: registry.True,
+	MCP: &registry.MCP{
+		Name:                 "vox_skill_list",
+		Exposure:             "core",
+		Requires:             []string{"skills"},
+		HTTPReadRoleEligible: true,
+		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
+		OutputSchema:         json.RawMessage(`{"$defs":{"summary":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"path":{"type":"string"},"root":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","path","root"],"type":"object"}},"properties":{"skills":{"items":{"$ref":"#/$defs/summary"},"type":"array"}},"required":["skills"],"type":"object"}`),
+	},
+}
+
+var opSkillParse = registry.Operation{
+	ID:              "skill.parse",
+	Title:           "Check a SKILL.md",
+	Description:     "Parse SKILL.md text without installing it and return the manifest it declares (front matter in YAML, or TOML for older skills) with every warning; a front matter that cannot be read is an error naming the line and the reason.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills", "validation"},
+	SideEffectClass: "none",
+	ScopeKind:       "session",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:                 "vox_skill_parse",
+		Exposure:             "dev",
+		HTTPReadRoleEligible: true,
+		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of a SKILL.md, front matter included.","minLength":1,"type":"string"}},"required":["skill_md"],"type":"object"}`),
+		OutputSchema:         json.RawMessage(`{"properties":{"skill":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility"],"type":"object"},"warnings":{"items":{"type":"string"},"type":"array"}},"required":["skill","warnings"],"type":"object"}`),
+	},
+}
+
+var opSkillRemove = registry.Operation{
+	ID:              "skill.remove",
+	Title:           "Delete an installed skill",
+	Description:     "Delete an installed skill's folder and uninstall it - only when the folder lies directly under an install target (the workspace's .vox/skills or ~/.vox/skills); skills found elsewhere can only be uninstalled.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills"},
+	SideEffectClass: "destructive",
+	ScopeKind:       "workspace",
+	Reversible:      registry.False,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_remove",
+		Exposure:     "dev",
+		Requires:     []string{"skills"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":true,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+	},
+}
+
+var opSkillRun = registry.Operation{
+	ID:              "skill.run",
+	Title:           "Run a command for a skill in the sandbox",
+	Description:     "Run a shell command (/bin/sh -c) for an installed skill in an isolated sandbox - no network, no workspace, no home, the skill folder read-only at ./skill, a fresh temporary working folder - and return its exit code and output (each stream capped at 1 MiB). The timeout defaults to 30 s, at most 300 s.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills", "run", "sandbox"},
+	SideEffectClass: "spawns_process",
+	ScopeKind:       "session",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_run",
+		Exposure:     "core",
+		Requires:     []string{"sandbox", "skills"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"},"command":{"description":"The command, run with /bin/sh -c in a temporary folder; the skill's files are under ./skill.","minLength":1,"type":"string"},"timeout_ms":{"default":30000,"description":"Milliseconds before the command and all its children are killed.","maximum":300000,"minimum":1,"type":"integer"}},"required":["id","command"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"exit_code":{"type":"integer"},"stdout":{"type":"string"},"stderr":{"type":"string"},"timed_out":{"type":"boolean"},"truncated":{"type":"boolean"}},"required":["exit_code","stdout","stderr","timed_out","truncated"],"type":"object"}`),
+	},
+}
+
+var opSkillSearch = registry.Operation{
+	ID:                 "skill.search",
+	Title:              "Search skills",
+	Description:        "Search the installed skills with BM25 ranking over their id, name, description, tags and instructions. Returns the best matches first with their scores; read one with vox_skill_info or activate it with vox_skill_use.",
+	ProductLane:        "ai",
+	IntentTags:         []string{"skills", "search", "discovery"},
+	SideEffectClass:    "read_only",
+	ScopeKind:          "workspace",
+	Reversible:         registry.True,
+	PreferredForModels: registry.True,
+	MCP: &registry.MCP{
+		Name:                 "vox_skill_search",
+		Exposure:             "core",
+		Requires:             []string{"skills"},
+		HTTPReadRoleEligible: true,
+		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words describing the task, matched against skill names, descriptions, tags and instructions.","minLength":1,"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
+		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"score":{"type":"number"}},"required":["id","name","description","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
+	},
+}
+
+var opSkillUninstall = registry.Operation{
+	ID:              "skill.uninstall",
+	Title:           "Uninstall a skill for this session",
+	Description:     "Remove a skill from this server's registry only; its folder stays, so it is loaded again at the next start. To delete the folder use vox_skill_remove.",
+	ProductLane:     "ai",
+	IntentTags:      []string{"skills"},
+	SideEffectClass: "none",
+	ScopeKind:       "session",
+	Reversible:      registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_uninstall",
+		Exposure:     "dev",
+		Requires:     []string{"skills"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":false,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+	},
+}
+
+var opSkillUse = registry.Operation{
+	ID:                 "skill.use",
+	Title:              "Activate a skill",
+	Description:        "Load a skill's instructions and make it the active skill of this session. While a skill whose manifest lists tools is active, only those tools (and the vox_skill_* tools, vox_tool_search and vox_workspace_mcp_refresh) may be called. Pass id \"\" to clear the active skill.",
+	ProductLane:        "ai",
+	IntentTags:         []string{"skills", "session"},
+	SideEffectClass:    "none",
+	ScopeKind:          "session",
+	Reversible:         registry.True,
+	PreferredForModels: registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_skill_use",
+		Exposure:     "core",
+		Requires:     []string{"skills"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id (or its name when no id matches); \"\" clears the active skill.","type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","description","body"]},{"required":["active"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"},"active":{"type":"null"}},"type":"object"}`),
 	},
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/skills"
 )
 
 // Name is the server name announced at initialize.
@@ -53,6 +54,12 @@ type Options struct {
 	// AllowNetwork meets the "network" requirement
 	// (VOX_MCP_ALLOW_NETWORK=1).
 	AllowNetwork bool
+	// Skills says where skills live; nil means the standard roots under
+	// Root and the user's home, or VOX_SKILL_ROOTS.
+	Skills *skills.Config
+	// SkillSandboxOff runs vox_skill_run without isolation
+	// (VOX_SKILL_SANDBOX=off), with a warning on every run.
+	SkillSandboxOff bool
 }
 
 // Server is one vox-mcp instance.
@@ -74,6 +81,9 @@ type Server struct {
 	checks []callCheck
 	// requirements evaluate the catalog's mcp.requires at call time.
 	requirements map[string]func() (bool, string)
+	// skills is the skills system: registry, resources, macro tools and
+	// the active skill of each session (skills.go).
+	skills *skillPlane
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -110,9 +120,10 @@ func New(opts Options) (*Server, error) {
 	s.requirements = s.defaultRequirements()
 	// Order matters: the read role first (auth.go), then the skill
 	// allowlist, then the catalog requirements.
-	s.checks = []callCheck{s.checkReadRole, s.checkRequirements}
+	s.checks = []callCheck{s.checkReadRole, s.checkSkillAllowlist, s.checkRequirements}
 
 	s.catalog = s.catalogEntries(opts.Catalog)
+	s.initSkills()
 	if err := s.syncTools(); err != nil {
 		return nil, err
 	}

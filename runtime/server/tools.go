@@ -91,6 +91,11 @@ func (s *Server) syncTools() (err error) {
 			add(e)
 		}
 	}
+	if s.skills != nil { // macro tools last: catalog and workspace tools win
+		for _, e := range s.skills.toolEntries() {
+			add(e)
+		}
+	}
 	names := make([]string, 0, len(set.byName))
 	for name, e := range set.byName {
 		names = append(names, name)

@@ -1,0 +1,295 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/runtime/skills"
+)
+
+// skillPlane is the skills system inside the server (spec 40-skills): the
+// registry, hydrated before New returns so that the first request already
+// sees every skill; its skill:// resources registered as static resources;
+// its macro tools, merged after catalog and workspace tools; and the
+// active skill of each session, which the allowlist check reads.
+type skillPlane struct {
+	s   *Server
+	reg *skills.Registry
+
+	// sandboxOff is VOX_SKILL_SANDBOX=off: vox_skill_run runs unisolated.
+	sandboxOff bool
+
+	// resMu guards resources, the skill resources last registered with
+	// mcp-go, so that a change re-registers only what differs.
+	resMu     sync.Mutex
+	resources map[string]mcp.Resource
+
+	activeMu sync.Mutex
+	active   map[string]activeSkill // by session key
+}
+
+// activeSkill is what the allowlist needs of the active skill, taken when
+// it was activated.
+type activeSkill struct {
+	id, name string
+	tools    []string
+}
+
+// initSkills hydrates the registry, registers the skill resources, adds
+// the skills and sandbox requirements, and starts the sandbox self-test.
+func (s *Server) initSkills() {
+	cfg := skills.ConfigFromEnv(s.root)
+	if s.opts.Skills != nil {
+		cfg = *s.opts.Skills
+	}
+	p := &skillPlane{s: s, reg: skills.New(cfg), sandboxOff: s.opts.SkillSandboxOff,
+		resources: map[string]mcp.Resource{}, active: map[string]activeSkill{}}
+	s.skills = p
+	for _, w := range p.reg.Hydrate() {
+		s.log.Warn("skill discovery: " + w)
+	}
+	snap := p.reg.Snapshot()
+	s.log.Info("skills hydrated", "skills", snap.Len(), "roots", strings.Join(cfg.SearchRoots(), string(os.PathListSeparator)))
+	p.logMacroWarnings(snap)
+	p.syncResources(snap)
+	p.reg.OnChange(p.changed)
+
+	s.requirements[registry.RequireSkills] = p.skillsRequirement
+	s.requirements[registry.RequireSandbox] = p.sandboxRequirement
+	if p.sandboxOff {
+		s.log.Warn("VOX_SKILL_SANDBOX=off: vox_skill_run runs commands without isolation")
+	} else {
+		logger := s.log
+		go func() {
+			if err := sandboxSelfTest(); err != nil {
+				logger.Warn("sandbox self-test failed: vox_skill_run fails closed", "err", err)
+			} else {
+				logger.Debug("sandbox self-test passed")
+			}
+		}()
+	}
+}
+
+// sandboxSelfTest runs the sandbox self-test once per process: whether
+// namespaces work is a property of the host, and every server of the
+// process shares it. The server starts it at start-up without waiting;
+// the sandbox requirement waits for its result.
+var sandboxSelfTest = sync.OnceValue(func() error { return sandbox.SelfTest(context.Background()) })
+
+// changed follows every registry change: it re-registers the resources and
+// the tools (macro tools come and go with skills).
+func (p *skillPlane) changed(snap *skills.Snapshot) {
+	p.logMacroWarnings(snap)
+	p.syncResources(snap)
+	if err := p.s.syncTools(); err != nil {
+		p.s.log.Error("re-registering tools after a skills change", "err", err)
+	}
+}
+
+func (p *skillPlane) logMacroWarnings(snap *skills.Snapshot) {
+	_, warnings := snap.MacroTools(p.catalogTool)
+	for _, w := range warnings {
+		p.s.log.Warn("skill macro tools: " + w)
+	}
+}
+
+// catalogTool reports whether name is a catalog tool. Workspace tools need
+// no test here: syncTools merges skills last, so they win anyway.
+func (p *skillPlane) catalogTool(name string) bool {
+	for _, e := range p.s.catalog {
+		if e.tool.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// toolEntries are the macro tools of the installed skills.
+func (p *skillPlane) toolEntries() []toolEntry {
+	macros, _ := p.reg.Snapshot().MacroTools(p.catalogTool)
+	out := make([]toolEntry, len(macros))
+	for i, m := range macros {
+		out[i] = toolEntry{
+			tool: mcp.Tool{
+				Name:           m.Name,
+				Description:    m.Description,
+				RawInputSchema: json.RawMessage(skills.MacroToolInputSchema),
+				Meta: &mcp.Meta{AdditionalFields: map[string]any{
+					"vox_source":   registry.SourceSkill,
+					"vox_skill_id": m.SkillID,
+				}},
+				Annotations: mcp.ToolAnnotation{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
+			},
+			source:  registry.SourceSkill,
+			handler: p.macroHandler(m.SkillID),
+		}
+	}
+	return out
+}
+
+// macroHandler returns the current instructions of the skill: mcp-go keeps
+// a handler until the tool's definition changes, and an edited body does
+// not change the definition.
+func (p *skillPlane) macroHandler(skillID string) mcpserver.ToolHandlerFunc {
+	return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, ok := p.reg.Snapshot().Get(skillID)
+		if !ok || in.ID != skillID {
+			return errorResult(fmt.Sprintf("skill %s, which provided %s, is no longer installed: vox_skill_list shows the installed skills", skillID, req.Params.Name)), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(skills.MacroText(in.Skill))}}, nil
+	}
+}
+
+// syncResources registers the snapshot's resources with mcp-go: removed
+// ones are deleted and new or changed ones added, so a change that leaves
+// them as they were notifies nobody, and resources of other origins
+// (workspace resources) are left alone. The index's definition never
+// changes: its text is made from the current snapshot when it is read.
+func (p *skillPlane) syncResources(snap *skills.Snapshot) {
+	p.resMu.Lock()
+	defer p.resMu.Unlock()
+	next := map[string]mcp.Resource{}
+	var added []mcpserver.ServerResource
+	for _, r := range snap.Resources() {
+		res := mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType}
+		if r.SkillID != "" {
+			res.Size = ptr(r.Size)
+		}
+		next[r.URI] = res
+		if prev, ok := p.resources[r.URI]; !ok || !sameResource(prev, res) {
+			added = append(added, mcpserver.ServerResource{Resource: res, Handler: p.readResource})
+		}
+	}
+	var removed []string
+	for uri := range p.resources {
+		if _, ok := next[uri]; !ok {
+			removed = append(removed, uri)
+		}
+	}
+	sort.Strings(removed)
+	p.resources = next
+	if len(removed) > 0 {
+		p.s.mcp.DeleteResources(removed...)
+	}
+	if len(added) > 0 {
+		p.s.mcp.AddResources(added...)
+	}
+}
+
+func sameResource(a, b mcp.Resource) bool {
+	return a.URI == b.URI && a.Name == b.Name && a.Description == b.Description && a.MIMEType == b.MIMEType &&
+		(a.Size == nil) == (b.Size == nil) && (a.Size == nil || *a.Size == *b.Size)
+}
+
+// readResource serves a skill resource from the current snapshot. Only
+// registered URIs reach it, and the snapshot serves only the files it
+// listed, so traversal never touches the file system.
+func (p *skillPlane) readResource(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	c, err := p.reg.Snapshot().ReadResource(req.Params.URI)
+	switch {
+	case errors.Is(err, skills.ErrUnknownResource):
+		return nil, fmt.Errorf("resource %s is no longer served (its skill changed): resources/list shows the current ones: %w", req.Params.URI, mcpserver.ErrResourceNotFound)
+	case err != nil:
+		return nil, err
+	case c.IsBlob:
+		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: c.URI, MIMEType: c.MIMEType, Blob: base64.StdEncoding.EncodeToString(c.Blob)}}, nil
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}}, nil
+}
+
+// Session keys of the active skill (spec 30-federation §8): over stdio the
+// process is the session, and so is a call without any transport session
+// (in-process dispatch); over HTTP the key is the Mcp-Session-Id, and a
+// request without one has no session.
+const processSession = "stdio"
+
+func sessionKey(ctx context.Context) (string, bool) {
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return processSession, true
+	}
+	id := cs.SessionID()
+	return id, id != ""
+}
+
+// errNoSession is the answer of vox_skill_use without a session.
+var errNoSession = errors.New("activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id")
+
+func (p *skillPlane) activeFor(ctx context.Context) (activeSkill, bool) {
+	key, ok := sessionKey(ctx)
+	if !ok {
+		return activeSkill{}, false
+	}
+	p.activeMu.Lock()
+	defer p.activeMu.Unlock()
+	a, ok := p.active[key]
+	return a, ok
+}
+
+func (p *skillPlane) setActive(ctx context.Context, a *activeSkill) error {
+	key, ok := sessionKey(ctx)
+	if !ok {
+		return errNoSession
+	}
+	p.activeMu.Lock()
+	defer p.activeMu.Unlock()
+	if a == nil {
+		delete(p.active, key)
+	} else {
+		p.active[key] = *a
+	}
+	return nil
+}
+
+// checkSkillAllowlist is the allowlist step of the middleware: while the
+// session's active skill lists tools, every other tool — catalog,
+// workspace or macro — is refused with the exact text of spec 40-skills §6,
+// except the infrastructure tools.
+func (s *Server) checkSkillAllowlist(ctx context.Context, name string, _ *toolEntry) string {
+	if s.skills == nil {
+		return ""
+	}
+	a, ok := s.skills.activeFor(ctx)
+	if !ok {
+		return ""
+	}
+	_, denial := skills.Allow(a.id, a.tools, name)
+	return denial
+}
+
+// skillsRequirement is met when at least one skill root exists.
+func (p *skillPlane) skillsRequirement() (bool, string) {
+	roots := p.reg.Config().SearchRoots()
+	for _, r := range roots {
+		if st, err := os.Stat(r); err == nil && st.IsDir() {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("no skill folder exists (%s); install a skill with vox_skill_install or vox_skill_add, or create one of those folders",
+		strings.Join(roots, ", "))
+}
+
+// sandboxRequirement is met when the start-up self-test passed, or when
+// the sandbox is explicitly off.
+func (p *skillPlane) sandboxRequirement() (bool, string) {
+	if p.sandboxOff {
+		return true, ""
+	}
+	if err := sandboxSelfTest(); err != nil {
+		return false, fmt.Sprintf("the sandbox self-test failed on this host (%v), so vox_skill_run fails closed; "+
+			"let the server create user namespaces, or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation", err)
+	}
+	return true, ""
+}
