@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vox-lang/vox-mcp/generated/catalog"
+)
+
+// Exit codes of the Inspector CLI.
+const (
+	inspectorOK          = 0
+	inspectorToolIsError = 5 // the tool answered isError: true
+)
+
+// inspector runs one method of the MCP Inspector CLI against the stdio
+// binary, in the Inspector's default (legacy) protocol era, checks its exit
+// code and decodes the result it prints on stdout.
+func inspector(t *testing.T, wantExit int, args ...string) map[string]any {
+	t.Helper()
+	home := t.TempDir()
+	cli := []string{filepath.Join("node_modules", ".bin", "inspector"), "--cli", "--format", "json", "--quiet",
+		"-e", "VOX_SKILL_ROOTS=" + t.TempDir(),
+		voxMCP, "--root", repoRoot}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node22(t), append(cli, args...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "MCP_CATALOG_PATH=" + filepath.Join(home, "mcp.json")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != wantExit {
+		t.Fatalf("inspector %v: exit %d (%v), want %d\nstdout: %s\nstderr: %s", args, code, err, wantExit, &stdout, &stderr)
+	}
+	var envelope map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &envelope); err != nil {
+		t.Fatalf("inspector %v printed no JSON object: %v\n%s", args, err, &stdout)
+	}
+	res, ok := envelope["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("inspector %v: no result in %s", args, &stdout)
+	}
+	return res
+}
+
+func TestInspectorCLI(t *testing.T) {
+	t.Run("tools/list", func(t *testing.T) {
+		res := inspector(t, inspectorOK, "--method", "tools/list")
+		var names []string
+		for _, tl := range res["tools"].([]any) {
+			tool := tl.(map[string]any)
+			names = append(names, tool["name"].(string))
+			if tool["inputSchema"].(map[string]any)["type"] != "object" {
+				t.Errorf("%s: input schema %v", tool["name"], tool["inputSchema"])
+			}
+		}
+		for _, op := range catalog.Catalog.MCPTools() {
+			if !slices.Contains(names, op.MCP.Name) {
+				t.Errorf("the catalog tool %s is not listed: %v", op.MCP.Name, names)
+			}
+		}
+		if !slices.IsSorted(names) {
+			t.Errorf("tools/list is not sorted by name: %v", names)
+		}
+	})
+	t.Run("tools/call", func(t *testing.T) {
+		res := inspector(t, inspectorOK, "--method", "tools/call", "--tool-name", "vox_tool_search", "--tool-args-json", `{"query":"search tools","limit":1}`)
+		if res["isError"] == true {
+			t.Fatalf("vox_tool_search failed: %v", res)
+		}
+		hits := res["structuredContent"].(map[string]any)["results"].([]any)
+		if len(hits) != 1 || hits[0].(map[string]any)["name"] != "vox_tool_search" {
+			t.Errorf("results = %v", hits)
+		}
+		bad := inspector(t, inspectorToolIsError, "--method", "tools/call", "--tool-name", "vox_tool_search", "--tool-args-json", `{"query":42}`)
+		content := bad["content"].([]any)
+		if bad["isError"] != true || len(content) != 1 || content[0].(map[string]any)["text"] != "argument query: want string, got integer" {
+			t.Errorf("a wrong argument type: %v", bad)
+		}
+	})
+}
