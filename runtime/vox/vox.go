@@ -32,6 +32,7 @@ type Module struct {
 	tools     []Tool
 	resources []Resource
 	res       *resolve.Module
+	prog      *eval.Program
 }
 
 // Tool is a function declared with @tool (or @mcp.tool, or the bare tool
@@ -94,6 +95,7 @@ func Compile(path string, src []byte) (m *Module) {
 			})
 		}
 	}
+	m.prog = eval.Compile(path, res)
 	diags.Sort()
 	m.diags = diags
 	m.hasErrors = diags.HasErrors()

@@ -1,0 +1,413 @@
+package eval
+
+import (
+	"unicode/utf8"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// Calls: module functions are called directly with their arguments mapped
+// to parameter slots at compile time; constructors, builtins, methods and
+// namespace functions get their arguments in a slice of the slot stack;
+// anything else is called through callValue.
+
+func (c *compiler) call(e *syntax.CallExpr) exprFn {
+	switch fn := e.Fn.(type) {
+	case *syntax.Ident:
+		b := binding(fn)
+		switch b.Scope {
+		case resolve.Global:
+			return c.callGlobal(c.p.funcs[b.Index], e)
+		case resolve.Builtin:
+			if impl := builtinFns[b.Index]; impl != nil {
+				return c.callBuiltin(builtinNames[b.Index], impl, e)
+			}
+		}
+	case *syntax.DotExpr:
+		if id, ok := fn.X.(*syntax.Ident); ok {
+			if b := binding(id); b.Scope == resolve.Namespace {
+				return c.callNamespace(namespaceNames[b.Index], fn.Name, e)
+			}
+		}
+		return c.callMethod(fn, e)
+	}
+	return c.callDynamic(e)
+}
+
+// argList compiles the arguments of a call into evaluators and names
+// (names is nil when all arguments are positional).
+func (c *compiler) argList(e *syntax.CallExpr) ([]exprFn, []string) {
+	args := make([]exprFn, len(e.Args))
+	var names []string
+	for i, a := range e.Args {
+		args[i] = c.expr(a.Value)
+		if a.Name != "" {
+			if names == nil {
+				names = make([]string, len(e.Args))
+			}
+			names[i] = a.Name
+		}
+	}
+	return args, names
+}
+
+func failing(pos syntax.Pos, format string, args ...any) exprFn {
+	return func(fr *frame) Value {
+		fr.th.Fail(pos, format, args...)
+		return Unit
+	}
+}
+
+func (c *compiler) callGlobal(f *Func, e *syntax.CallExpr) exprFn {
+	pos := e.Lparen
+	if f.unavailable != nil {
+		return failing(pos, "%s is unavailable: %s at line %d:%d", f.name, f.unavailable.Reason, f.unavailable.Pos.Line, f.unavailable.Pos.Col)
+	}
+	params := f.decl.Params
+	slots := make([]exprFn, len(params))
+	positional := 0
+	for _, a := range e.Args {
+		j := positional
+		if a.Name != "" {
+			j = -1
+			for k, p := range params {
+				if p.Name == a.Name {
+					j = k
+				}
+			}
+			if j < 0 {
+				return failing(pos, "%s: unknown argument %s", f.name, a.Name)
+			}
+		} else {
+			positional++
+			if j >= len(params) {
+				return failing(pos, "%s: too many arguments: want at most %d, got %d", f.name, len(params), len(e.Args))
+			}
+		}
+		if slots[j] != nil {
+			return failing(pos, "%s: argument %s given twice", f.name, params[j].Name)
+		}
+		slots[j] = c.expr(a.Value)
+	}
+	for j, p := range params {
+		if slots[j] == nil && p.Default == nil {
+			return failing(pos, "%s: missing argument %s", f.name, p.Name)
+		}
+	}
+	if len(slots) == 1 && slots[0] != nil {
+		a0 := slots[0]
+		return func(fr *frame) Value {
+			th := fr.th
+			m := th.mark()
+			s := th.alloc(f.nlocals)
+			s[0] = a0(fr)
+			v := th.invoke(f, s, nil)
+			th.release(m)
+			return v
+		}
+	}
+	return func(fr *frame) Value {
+		th := fr.th
+		m := th.mark()
+		s := th.alloc(f.nlocals)
+		for j, a := range slots {
+			if a != nil {
+				s[j] = a(fr)
+			} else {
+				s[j] = th.callDefault(f, j)
+			}
+		}
+		v := th.invoke(f, s, nil)
+		th.release(m)
+		return v
+	}
+}
+
+// callDefault evaluates the default of parameter j of f in the module
+// scope.
+func (th *Thread) callDefault(f *Func, j int) Value {
+	d := f.defaults[j]
+	m := th.mark()
+	v := th.invoke(d, th.alloc(d.nlocals), nil)
+	th.release(m)
+	return v
+}
+
+func (c *compiler) callBuiltin(name string, impl builtinFn, e *syntax.CallExpr) exprFn {
+	args, names := c.argList(e)
+	pos := e.Lparen
+	return func(fr *frame) Value {
+		th := fr.th
+		m := th.mark()
+		vals := th.alloc(len(args))
+		for i, a := range args {
+			vals[i] = a(fr)
+		}
+		th.callPos = pos
+		v := impl(th, vals, names)
+		th.release(m)
+		return v
+	}
+}
+
+func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr) exprFn {
+	recv := c.expr(d.X)
+	args, names := c.argList(e)
+	name, pos := d.Name, d.NamePos
+	return func(fr *frame) Value {
+		th := fr.th
+		r := recv(fr)
+		m := th.mark()
+		vals := th.alloc(len(args))
+		for i, a := range args {
+			vals[i] = a(fr)
+		}
+		th.callPos = pos
+		v := th.method(r, name, vals, names)
+		th.release(m)
+		return v
+	}
+}
+
+func (c *compiler) callNamespace(ns, method string, e *syntax.CallExpr) exprFn {
+	args, names := c.argList(e)
+	pos := e.Lparen
+	return func(fr *frame) Value {
+		th := fr.th
+		m := th.mark()
+		vals := th.alloc(len(args))
+		for i, a := range args {
+			vals[i] = a(fr)
+		}
+		th.callPos = pos
+		v := th.callNS(ns, method, vals, names)
+		th.release(m)
+		return v
+	}
+}
+
+// callNS calls a capability namespace function.
+func (th *Thread) callNS(ns, method string, args []Value, names []string) Value {
+	impl := th.opts.Namespaces[ns]
+	if impl != nil {
+		if v, ok := impl.Call(th, method, args, names); ok {
+			return v
+		}
+		switch ns {
+		case "json", "path", "time":
+			th.Failf("undefined: %s.%s", ns, method)
+		}
+	}
+	th.Failf("capability denied: %s.%s", ns, method)
+	return Unit
+}
+
+func (c *compiler) callDynamic(e *syntax.CallExpr) exprFn {
+	fn := c.expr(e.Fn)
+	args, names := c.argList(e)
+	pos := e.Lparen
+	return func(fr *frame) Value {
+		th := fr.th
+		f := fn(fr)
+		m := th.mark()
+		vals := th.alloc(len(args))
+		for i, a := range args {
+			vals[i] = a(fr)
+		}
+		th.callPos = pos
+		v := th.callValue(f, vals, names)
+		th.release(m)
+		return v
+	}
+}
+
+// Call calls a function value with positional arguments (names may be nil
+// or give the names of the arguments).
+func (th *Thread) Call(f Value, args []Value, names []string) Value {
+	return th.callValue(f, args, names)
+}
+
+func (th *Thread) callValue(f Value, args []Value, names []string) Value {
+	switch f.k {
+	case KFunc:
+		cl := f.closure()
+		fn := cl.fn
+		if fn.unavailable != nil {
+			th.Failf("%s is unavailable: %s at line %d:%d", fn.name, fn.unavailable.Reason, fn.unavailable.Pos.Line, fn.unavailable.Pos.Col)
+		}
+		pos := th.callPos
+		m := th.mark()
+		slots := th.alloc(fn.nlocals)
+		th.bindArgs(fn, slots, args, names)
+		th.callPos = pos
+		v := th.invoke(fn, slots, cl.free)
+		th.release(m)
+		return v
+	case KBuiltin:
+		b := f.builtin()
+		return b.fn(th, b, args, names)
+	}
+	th.Failf("%s is not callable", f.typeName())
+	return Unit
+}
+
+// bindArgs maps arguments to the parameter slots of fn, checking arity.
+func (th *Thread) bindArgs(fn *Func, slots []Value, args []Value, names []string) {
+	params := fn.params
+	var set [8]bool
+	isSet := set[:0]
+	if len(params) <= len(set) {
+		isSet = set[:len(params)]
+	} else {
+		isSet = make([]bool, len(params))
+	}
+	positional := 0
+	for i, a := range args {
+		j := positional
+		if names != nil && names[i] != "" {
+			j = -1
+			for k, p := range params {
+				if p.Name == names[i] {
+					j = k
+				}
+			}
+			if j < 0 {
+				th.Failf("%s: unknown argument %s", fn.name, names[i])
+			}
+		} else {
+			positional++
+			if j >= len(params) {
+				th.Failf("%s: too many arguments: want at most %d, got %d", fn.name, len(params), len(args))
+			}
+		}
+		if isSet[j] {
+			th.Failf("%s: argument %s given twice", fn.name, params[j].Name)
+		}
+		slots[j], isSet[j] = a, true
+	}
+	for j, p := range params {
+		if !isSet[j] {
+			if p.Default == nil {
+				th.Failf("%s: missing argument %s", fn.name, p.Name)
+			}
+			slots[j] = th.callDefault(fn, j)
+		}
+	}
+}
+
+// call1 and call2 call a function value from a builtin (map, filter,
+// fold, ...).
+func (th *Thread) call1(f Value, a Value) Value {
+	if f.k == KFunc {
+		cl := f.closure()
+		fn := cl.fn
+		if fn.unavailable == nil && len(fn.params) == 1 {
+			m := th.mark()
+			slots := th.alloc(fn.nlocals)
+			slots[0] = a
+			v := th.invoke(fn, slots, cl.free)
+			th.release(m)
+			return v
+		}
+	}
+	m := th.mark()
+	args := th.alloc(1)
+	args[0] = a
+	v := th.callValue(f, args, nil)
+	th.release(m)
+	return v
+}
+
+func (th *Thread) call2(f Value, a, b Value) Value {
+	if f.k == KFunc {
+		cl := f.closure()
+		fn := cl.fn
+		if fn.unavailable == nil && len(fn.params) == 2 {
+			m := th.mark()
+			slots := th.alloc(fn.nlocals)
+			slots[0], slots[1] = a, b
+			v := th.invoke(fn, slots, cl.free)
+			th.release(m)
+			return v
+		}
+	}
+	m := th.mark()
+	args := th.alloc(2)
+	args[0], args[1] = a, b
+	v := th.callValue(f, args, nil)
+	th.release(m)
+	return v
+}
+
+// ---- indexing ----
+
+// index checks an index against a length; negative indices count from the
+// end.
+func (th *Thread) index(pos syntax.Pos, key Value, n int) int {
+	if key.k != KInt {
+		th.Fail(pos, "index must be an int, got %s", key.typeName())
+	}
+	i := int64(key.n)
+	if i < 0 {
+		i += int64(n)
+	}
+	if i < 0 || i >= int64(n) {
+		th.Fail(pos, "index %d out of range (length %d)", int64(key.n), n)
+	}
+	return int(i)
+}
+
+func (th *Thread) getIndex(pos syntax.Pos, x, key Value) Value {
+	switch x.k {
+	case KList:
+		elems := x.List().elems
+		return elems[th.index(pos, key, len(elems))]
+	case KTuple:
+		elems := x.Tuple()
+		return elems[th.index(pos, key, len(elems))]
+	case KStr:
+		s := x.Str()
+		if key.k != KInt {
+			th.Fail(pos, "index must be an int, got %s", key.typeName())
+		}
+		if isASCII(s) {
+			i := th.index(pos, key, len(s))
+			return Str(s[i : i+1])
+		}
+		i := th.index(pos, key, utf8.RuneCountInString(s))
+		off := 0
+		for ; i > 0; i-- {
+			_, size := decodeRune(s[off:])
+			off += size
+		}
+		_, size := decodeRune(s[off:])
+		return Str(s[off : off+size])
+	case KObject:
+		if key.k != KStr {
+			th.Fail(pos, "object keys are strings, not %s", key.typeName())
+		}
+		if v, ok := x.Object().Get(key.Str()); ok {
+			return v
+		}
+		th.Fail(pos, "key %q not found", key.Str())
+	}
+	th.Fail(pos, "cannot index %s", x.typeName())
+	return Unit
+}
+
+func decodeRune(s string) (rune, int) {
+	if s[0] < utf8.RuneSelf {
+		return rune(s[0]), 1
+	}
+	return utf8.DecodeRuneInString(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,1385 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// The compiler turns resolved functions into trees of Go closures. Each
+// expression becomes an exprFn, each statement a stmtFn that reports
+// control flow (break, continue, return) as a result rather than a panic;
+// only control flow that escapes from inside an expression (a return in
+// the block of an if used as a value, the '?' operator) unwinds with a
+// panic, and only functions that contain such code install a recover.
+
+type ctrl uint8
+
+const (
+	ctrlNone ctrl = iota
+	ctrlBreak
+	ctrlContinue
+	ctrlReturn
+)
+
+type (
+	exprFn  func(fr *frame) Value
+	stmtFn  func(fr *frame) ctrl
+	blockFn func(fr *frame) (Value, ctrl)
+	condFn  func(fr *frame) bool
+	matchFn func(fr *frame, v Value) bool
+)
+
+// Func is a compiled function.
+type Func struct {
+	name        string
+	pos         syntax.Pos
+	params      []*syntax.Param
+	nlocals     int
+	defaults    []*Func
+	cellParams  []int
+	body        blockFn
+	recover     bool
+	unavailable *syntax.Unavailable
+	freeVars    []*resolve.Binding
+	decl        *syntax.FnDecl
+}
+
+// Name returns the function's name.
+func (f *Func) Name() string { return f.name }
+
+// Program is a compiled module: immutable, shared by all calls.
+type Program struct {
+	path     string
+	mod      *resolve.Module
+	funcs    []*Func
+	funcVals []Value
+	consts   []*Func
+	ctorVals []Value
+}
+
+// Compile compiles a resolved module.
+func Compile(path string, mod *resolve.Module) *Program {
+	p := &Program{path: path, mod: mod}
+	p.funcs = make([]*Func, len(mod.Funcs))
+	p.funcVals = make([]Value, len(mod.Funcs))
+	for i, d := range mod.Funcs {
+		f := &Func{name: d.Name, pos: d.NamePos, params: d.Params, unavailable: d.Unavailable, decl: d}
+		p.funcs[i] = f
+		p.funcVals[i] = closureValue(&Closure{fn: f})
+	}
+	p.ctorVals = make([]Value, len(mod.Ctors))
+	for i, c := range mod.Ctors {
+		p.ctorVals[i] = p.ctorValue(c)
+	}
+	p.consts = make([]*Func, len(mod.Consts))
+	for i := range mod.Consts {
+		p.consts[i] = p.compileFunc(mod.ConstInit[i], nil)
+		p.consts[i].name = mod.Consts[i].Name
+	}
+	for i, d := range mod.Funcs {
+		if d.Unavailable == nil {
+			p.fill(p.funcs[i], d.Function.(*resolve.Function))
+		}
+	}
+	return p
+}
+
+// Path returns the module's path.
+func (p *Program) Path() string { return p.path }
+
+// Func returns the module function named name (the first of that name).
+func (p *Program) Func(name string) (*Func, bool) {
+	i, ok := p.mod.FuncIndex[name]
+	if !ok {
+		return nil, false
+	}
+	return p.funcs[i], true
+}
+
+func (p *Program) compileFunc(rf *resolve.Function, decl *syntax.FnDecl) *Func {
+	f := &Func{name: rf.Name, pos: rf.Pos, decl: decl}
+	p.fill(f, rf)
+	return f
+}
+
+func (p *Program) fill(f *Func, rf *resolve.Function) {
+	f.params = rf.Params
+	f.nlocals = len(rf.Locals)
+	f.freeVars = rf.FreeVars
+	f.recover = rf.HasTry
+	for i := range rf.Params {
+		if rf.Locals[i].Scope == resolve.Cell {
+			f.cellParams = append(f.cellParams, i)
+		}
+	}
+	if rf.Defaults != nil {
+		f.defaults = make([]*Func, len(rf.Defaults))
+		for i, d := range rf.Defaults {
+			if d != nil {
+				f.defaults[i] = p.compileFunc(d, nil)
+			}
+		}
+	}
+	c := &compiler{p: p, fn: f}
+	f.body = c.block(rf.Body)
+}
+
+type loopCtx struct {
+	exprDepth int
+	escapes   bool
+}
+
+type compiler struct {
+	p         *Program
+	fn        *Func
+	exprDepth int // > 0 while compiling a block used as a plain expression
+	loops     []*loopCtx
+}
+
+func binding(id *syntax.Ident) *resolve.Binding {
+	if b, ok := id.Binding.(*resolve.Binding); ok {
+		return b
+	}
+	return &resolve.Binding{Scope: resolve.Undefined, Name: id.Name}
+}
+
+// ---- blocks and statements ----
+
+// block compiles a block whose value is its last expression statement's.
+func (c *compiler) block(b *syntax.Block) blockFn {
+	if b == nil || len(b.Stmts) == 0 {
+		return func(*frame) (Value, ctrl) { return Unit, ctrlNone }
+	}
+	n := len(b.Stmts)
+	stmts := make([]stmtFn, 0, n-1)
+	for _, s := range b.Stmts[:n-1] {
+		stmts = append(stmts, c.stmt(s))
+	}
+	var last blockFn
+	if es, ok := b.Stmts[n-1].(*syntax.ExprStmt); ok {
+		last = c.tail(es.X, weight(es.X))
+	} else {
+		s := c.stmt(b.Stmts[n-1])
+		last = func(fr *frame) (Value, ctrl) { return Unit, s(fr) }
+	}
+	switch len(stmts) {
+	case 0:
+		return last
+	case 1:
+		s0 := stmts[0]
+		return func(fr *frame) (Value, ctrl) {
+			if k := s0(fr); k != ctrlNone {
+				return Unit, k
+			}
+			return last(fr)
+		}
+	}
+	return func(fr *frame) (Value, ctrl) {
+		for _, s := range stmts {
+			if k := s(fr); k != ctrlNone {
+				return Unit, k
+			}
+		}
+		return last(fr)
+	}
+}
+
+// tail compiles an expression whose value ends a block: if, match and
+// blocks there pass control flow through instead of unwinding.
+func (c *compiler) tail(e syntax.Expr, w int64) blockFn {
+	switch e := e.(type) {
+	case *syntax.IfExpr:
+		cond := c.cond(e.Cond)
+		then := c.block(e.Then)
+		var els blockFn
+		switch x := e.Else.(type) {
+		case nil:
+			els = func(*frame) (Value, ctrl) { return Unit, ctrlNone }
+		case *syntax.Block:
+			els = c.block(x)
+		default:
+			els = c.tail(x, 0)
+		}
+		return func(fr *frame) (Value, ctrl) {
+			fr.th.step(w)
+			if cond(fr) {
+				return then(fr)
+			}
+			return els(fr)
+		}
+	case *syntax.MatchExpr:
+		x := c.expr(e.X)
+		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, weight(body)) })
+		pos := e.Pos
+		return func(fr *frame) (Value, ctrl) {
+			fr.th.step(w)
+			v := x(fr)
+			for i, m := range pats {
+				if m(fr, v) {
+					return bodies[i](fr)
+				}
+			}
+			fr.th.Fail(pos, "no match arm matches %s", fr.th.display(v))
+			return Unit, ctrlNone
+		}
+	case *syntax.Block:
+		return c.block(e)
+	}
+	x := c.expr(e)
+	return func(fr *frame) (Value, ctrl) {
+		fr.th.step(w)
+		return x(fr), ctrlNone
+	}
+}
+
+func (c *compiler) arms(e *syntax.MatchExpr, body func(syntax.Expr) blockFn) ([]matchFn, []blockFn) {
+	pats := make([]matchFn, len(e.Arms))
+	bodies := make([]blockFn, len(e.Arms))
+	for i, arm := range e.Arms {
+		pats[i] = c.pattern(arm.Pattern)
+		bodies[i] = body(arm.Body)
+	}
+	return pats, bodies
+}
+
+// weight is the number of steps a statement or expression counts: one per
+// expression node, not counting the statements of nested blocks and
+// lambdas, which count their own.
+func weight(n syntax.Node) int64 {
+	var w int64
+	var walk func(n syntax.Node, depth int)
+	walk = func(n syntax.Node, depth int) {
+		if depth > 600 {
+			return
+		}
+		w++
+		switch n := n.(type) {
+		case *syntax.LetStmt:
+			walk(n.Value, depth+1)
+		case *syntax.ReturnStmt:
+			if n.Value != nil {
+				walk(n.Value, depth+1)
+			}
+		case *syntax.AssignStmt:
+			walk(n.LHS, depth+1)
+			walk(n.RHS, depth+1)
+		case *syntax.ExprStmt:
+			walk(n.X, depth+1)
+		case *syntax.TemplateLit:
+			w += int64(len(n.Vars))
+		case *syntax.ListExpr:
+			for _, x := range n.Elems {
+				walk(x, depth+1)
+			}
+		case *syntax.TupleExpr:
+			for _, x := range n.Elems {
+				walk(x, depth+1)
+			}
+		case *syntax.ObjectExpr:
+			for _, x := range n.Values {
+				walk(x, depth+1)
+			}
+		case *syntax.IfExpr:
+			walk(n.Cond, depth+1)
+		case *syntax.MatchExpr:
+			walk(n.X, depth+1)
+		case *syntax.CallExpr:
+			walk(n.Fn, depth+1)
+			for _, a := range n.Args {
+				walk(a.Value, depth+1)
+			}
+		case *syntax.DotExpr:
+			walk(n.X, depth+1)
+		case *syntax.IndexExpr:
+			walk(n.X, depth+1)
+			walk(n.Index, depth+1)
+		case *syntax.TryExpr:
+			walk(n.X, depth+1)
+		case *syntax.UnaryExpr:
+			walk(n.X, depth+1)
+		case *syntax.BinaryExpr:
+			walk(n.X, depth+1)
+			walk(n.Y, depth+1)
+		}
+	}
+	walk(n, 0)
+	return w
+}
+
+func (c *compiler) stmt(s syntax.Stmt) stmtFn {
+	w := weight(s)
+	switch s := s.(type) {
+	case *syntax.LetStmt:
+		val := c.expr(s.Value)
+		if bp, ok := s.Pattern.(*syntax.BindPat); ok {
+			b := binding(bp.Ident)
+			i := b.Index
+			switch b.Scope {
+			case resolve.Local:
+				return func(fr *frame) ctrl {
+					fr.th.step(w)
+					fr.slots[i] = val(fr)
+					return ctrlNone
+				}
+			case resolve.Cell:
+				return func(fr *frame) ctrl {
+					fr.th.step(w)
+					cell := new(Value)
+					*cell = val(fr)
+					fr.slots[i] = cellValue(cell)
+					return ctrlNone
+				}
+			}
+		}
+		m := c.pattern(s.Pattern)
+		pos := s.Pos
+		return func(fr *frame) ctrl {
+			fr.th.step(w)
+			v := val(fr)
+			if !m(fr, v) {
+				fr.th.Fail(pos, "let pattern does not match %s", fr.th.display(v))
+			}
+			return ctrlNone
+		}
+	case *syntax.ReturnStmt:
+		val := func(*frame) Value { return Unit }
+		if s.Value != nil {
+			val = c.expr(s.Value)
+		}
+		if c.exprDepth > 0 {
+			c.fn.recover = true
+		}
+		return func(fr *frame) ctrl {
+			fr.th.step(w)
+			fr.ret = val(fr)
+			return ctrlReturn
+		}
+	case *syntax.BranchStmt:
+		k := ctrlBreak
+		if s.Tok == syntax.CONTINUE {
+			k = ctrlContinue
+		}
+		if len(c.loops) == 0 {
+			pos, word := s.Pos, s.Tok.String()
+			return func(fr *frame) ctrl {
+				fr.th.Fail(pos, "%s outside a loop", word)
+				return ctrlNone
+			}
+		}
+		if l := c.loops[len(c.loops)-1]; c.exprDepth > l.exprDepth {
+			l.escapes = true
+		}
+		return func(fr *frame) ctrl {
+			fr.th.step(w)
+			return k
+		}
+	case *syntax.WhileStmt:
+		cond := c.cond(s.Cond)
+		body, l := c.loopBody(s.Body)
+		wc := weight(s.Cond)
+		run := func(fr *frame) ctrl {
+			for {
+				fr.th.step(wc)
+				if !cond(fr) {
+					return ctrlNone
+				}
+				if _, k := body(fr); k == ctrlBreak {
+					return ctrlNone
+				} else if k == ctrlReturn {
+					return k
+				}
+			}
+		}
+		return c.guardLoop(l, run)
+	case *syntax.LoopStmt:
+		body, l := c.loopBody(s.Body)
+		run := func(fr *frame) ctrl {
+			for {
+				fr.th.step(1)
+				if _, k := body(fr); k == ctrlBreak {
+					return ctrlNone
+				} else if k == ctrlReturn {
+					return k
+				}
+			}
+		}
+		return c.guardLoop(l, run)
+	case *syntax.ForStmt:
+		return c.forStmt(s, w)
+	case *syntax.AssignStmt:
+		return c.assign(s, w)
+	case *syntax.ExprStmt:
+		switch s.X.(type) {
+		case *syntax.IfExpr, *syntax.MatchExpr, *syntax.Block:
+			t := c.tail(s.X, w)
+			return func(fr *frame) ctrl {
+				_, k := t(fr)
+				return k
+			}
+		}
+		x := c.expr(s.X)
+		return func(fr *frame) ctrl {
+			fr.th.step(w)
+			x(fr)
+			return ctrlNone
+		}
+	}
+	panic("eval: unknown statement")
+}
+
+func (c *compiler) loopBody(b *syntax.Block) (blockFn, *loopCtx) {
+	l := &loopCtx{exprDepth: c.exprDepth}
+	c.loops = append(c.loops, l)
+	body := c.block(b)
+	c.loops = c.loops[:len(c.loops)-1]
+	return body, l
+}
+
+// loopSignal unwinds a break or continue from inside an expression to its
+// loop.
+type loopSignal struct {
+	depth int
+	k     ctrl
+}
+
+// guardLoop wraps a loop whose body breaks or continues from inside an
+// expression: the loop then recovers those signals.
+func (c *compiler) guardLoop(l *loopCtx, run stmtFn) stmtFn {
+	if !l.escapes {
+		return run
+	}
+	return func(fr *frame) ctrl {
+		for {
+			k, again := c.runGuarded(fr, run)
+			if !again {
+				return k
+			}
+		}
+	}
+}
+
+// runGuarded runs a loop; a continue signal restarts it (the loop state
+// lives in the frame, so running it again continues it for while and loop;
+// for loops do not escape this way because their bodies are compiled with
+// their own guard).
+func (c *compiler) runGuarded(fr *frame, run stmtFn) (k ctrl, again bool) {
+	depth := fr.th.depth
+	defer func() {
+		if r := recover(); r != nil {
+			if s, ok := r.(*loopSignal); ok && s.depth == depth {
+				k, again = ctrlNone, s.k == ctrlContinue
+				return
+			}
+			panic(r)
+		}
+	}()
+	return run(fr), false
+}
+
+// exprBlock compiles a block used as a plain expression: control flow
+// leaving it unwinds.
+func (c *compiler) exprBlock(b *syntax.Block) exprFn {
+	c.exprDepth++
+	body := c.block(b)
+	c.exprDepth--
+	return func(fr *frame) Value {
+		v, k := body(fr)
+		if k != ctrlNone {
+			unwind(fr, k)
+		}
+		return v
+	}
+}
+
+func unwind(fr *frame, k ctrl) {
+	if k == ctrlReturn {
+		panic(&earlyReturn{depth: fr.th.depth, v: fr.ret})
+	}
+	panic(&loopSignal{depth: fr.th.depth, k: k})
+}
+
+// ---- for loops ----
+
+func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
+	set0 := c.binder(s.Vars[0])
+	var set1 func(fr *frame, v Value)
+	if len(s.Vars) > 1 {
+		set1 = c.binder(s.Vars[1])
+	}
+	// for i in range(...) counts without building a list.
+	if call, ok := s.Iter.(*syntax.CallExpr); ok && set1 == nil {
+		if id, ok := call.Fn.(*syntax.Ident); ok {
+			if b := binding(id); b.Scope == resolve.Builtin && builtinNames[b.Index] == "range" && len(call.Args) >= 1 && len(call.Args) <= 3 && call.Args[0].Name == "" {
+				return c.rangeLoop(s, call, set0, w)
+			}
+		}
+	}
+	iter := c.expr(s.Iter)
+	body, l := c.loopBody(s.Body)
+	body = c.guardIteration(l, body)
+	pos := s.Iter.Span()
+	return func(fr *frame) ctrl {
+		th := fr.th
+		th.step(w)
+		v := iter(fr)
+		each := func(a, b Value) (stop bool, k ctrl) {
+			th.step(1)
+			if set1 != nil {
+				set0(fr, a)
+				set1(fr, b)
+			} else {
+				set0(fr, b)
+			}
+			_, k = body(fr)
+			switch k {
+			case ctrlBreak:
+				return true, ctrlNone
+			case ctrlReturn:
+				return true, k
+			}
+			return false, ctrlNone
+		}
+		switch v.k {
+		case KList, KTuple:
+			var elems []Value
+			if v.k == KList {
+				elems = v.List().elems
+			} else {
+				elems = v.Tuple()
+			}
+			for i, e := range elems {
+				if stop, k := each(Int(int64(i)), e); stop {
+					return k
+				}
+			}
+		case KObject:
+			o := v.Object()
+			keys, vals := o.keys, o.vals
+			for i, key := range keys {
+				if set1 == nil {
+					if stop, k := each(Unit, Str(key)); stop {
+						return k
+					}
+				} else if stop, k := each(Str(key), vals[i]); stop {
+					return k
+				}
+			}
+		case KStr:
+			s := v.Str()
+			i := 0
+			for off := 0; off < len(s); {
+				_, size := decodeRune(s[off:])
+				if stop, k := each(Int(int64(i)), Str(s[off:off+size])); stop {
+					return k
+				}
+				off += size
+				i++
+			}
+		default:
+			th.Fail(pos, "cannot iterate over %s", v.typeName())
+		}
+		return ctrlNone
+	}
+}
+
+// guardIteration makes a for body that breaks or continues from inside an
+// expression recover the signal per iteration.
+func (c *compiler) guardIteration(l *loopCtx, body blockFn) blockFn {
+	if !l.escapes {
+		return body
+	}
+	return func(fr *frame) (v Value, k ctrl) {
+		depth := fr.th.depth
+		defer func() {
+			if r := recover(); r != nil {
+				if s, ok := r.(*loopSignal); ok && s.depth == depth {
+					v, k = Unit, s.k
+					return
+				}
+				panic(r)
+			}
+		}()
+		return body(fr)
+	}
+}
+
+func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set func(*frame, Value), w int64) stmtFn {
+	args := make([]exprFn, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = c.expr(a.Value)
+	}
+	body, l := c.loopBody(s.Body)
+	body = c.guardIteration(l, body)
+	pos := call.Lparen
+	return func(fr *frame) ctrl {
+		th := fr.th
+		th.step(w)
+		var vals [3]Value
+		for i, a := range args {
+			vals[i] = a(fr)
+		}
+		th.callPos = pos
+		start, stop, step := rangeArgs(th, vals[:len(args)])
+		for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
+			th.step(1)
+			set(fr, Int(i))
+			if _, k := body(fr); k == ctrlBreak {
+				return ctrlNone
+			} else if k == ctrlReturn {
+				return k
+			}
+		}
+		return ctrlNone
+	}
+}
+
+// binder returns a function that binds a loop variable.
+func (c *compiler) binder(id *syntax.Ident) func(fr *frame, v Value) {
+	b := binding(id)
+	i := b.Index
+	if b.Scope == resolve.Cell {
+		return func(fr *frame, v Value) {
+			cell := new(Value)
+			*cell = v
+			fr.slots[i] = cellValue(cell)
+		}
+	}
+	return func(fr *frame, v Value) { fr.slots[i] = v }
+}
+
+// ---- assignment ----
+
+func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
+	rhs := c.expr(s.RHS)
+	op := syntax.ILLEGAL
+	switch s.Op {
+	case syntax.PLUS_EQ:
+		op = syntax.PLUS
+	case syntax.MINUS_EQ:
+		op = syntax.MINUS
+	case syntax.STAR_EQ:
+		op = syntax.STAR
+	case syntax.SLASH_EQ:
+		op = syntax.SLASH
+	}
+	pos := s.Pos
+	combine := func(fr *frame, old, v Value) Value {
+		if op == syntax.ILLEGAL {
+			return v
+		}
+		return fr.th.arith(pos, op, old, v)
+	}
+	switch lhs := s.LHS.(type) {
+	case *syntax.Ident:
+		b := binding(lhs)
+		i := b.Index
+		switch b.Scope {
+		case resolve.Local:
+			if op == syntax.ILLEGAL {
+				return func(fr *frame) ctrl {
+					fr.th.step(w)
+					fr.slots[i] = rhs(fr)
+					return ctrlNone
+				}
+			}
+			return func(fr *frame) ctrl {
+				fr.th.step(w)
+				v := rhs(fr)
+				old := fr.slots[i]
+				if old.k == KInt && v.k == KInt && op == syntax.PLUS {
+					a, b := int64(old.n), int64(v.n)
+					if s := a + b; (a^s)&(b^s) >= 0 {
+						fr.slots[i] = Int(s)
+						return ctrlNone
+					}
+				}
+				fr.slots[i] = combine(fr, old, v)
+				return ctrlNone
+			}
+		case resolve.Cell:
+			return func(fr *frame) ctrl {
+				fr.th.step(w)
+				v := rhs(fr)
+				cell := fr.slots[i].cell()
+				*cell = combine(fr, *cell, v)
+				return ctrlNone
+			}
+		case resolve.Free:
+			return func(fr *frame) ctrl {
+				fr.th.step(w)
+				v := rhs(fr)
+				cell := fr.free[i]
+				*cell = combine(fr, *cell, v)
+				return ctrlNone
+			}
+		case resolve.Undefined:
+			name := lhs.Name
+			return func(fr *frame) ctrl {
+				fr.th.Fail(pos, "undefined: %s", name)
+				return ctrlNone
+			}
+		default:
+			what := b.Scope.String() + " " + lhs.Name
+			return func(fr *frame) ctrl {
+				fr.th.Fail(pos, "cannot assign to %s", what)
+				return ctrlNone
+			}
+		}
+	case *syntax.IndexExpr:
+		x := c.expr(lhs.X)
+		idx := c.expr(lhs.Index)
+		ipos := lhs.Lbrack
+		return func(fr *frame) ctrl {
+			th := fr.th
+			th.step(w)
+			container := x(fr)
+			key := idx(fr)
+			v := rhs(fr)
+			switch container.k {
+			case KList:
+				l := container.List()
+				i := th.index(ipos, key, len(l.elems))
+				nv := combine(fr, l.elems[i], v)
+				l.size += nv.size() - l.elems[i].size()
+				l.elems[i] = nv
+			case KObject:
+				if key.k != KStr {
+					th.Fail(ipos, "object keys are strings, not %s", key.typeName())
+				}
+				o := container.Object()
+				if op != syntax.ILLEGAL {
+					old, ok := o.Get(key.Str())
+					if !ok {
+						th.Fail(ipos, "key %q not found", key.Str())
+					}
+					v = combine(fr, old, v)
+				}
+				o.Set(key.Str(), v)
+			default:
+				th.Fail(ipos, "cannot assign to an element of %s", container.typeName())
+			}
+			return ctrlNone
+		}
+	case *syntax.DotExpr:
+		x := c.expr(lhs.X)
+		name := lhs.Name
+		return func(fr *frame) ctrl {
+			th := fr.th
+			th.step(w)
+			container := x(fr)
+			v := rhs(fr)
+			if container.k != KObject {
+				th.Fail(pos, "cannot assign to field %s of %s", name, container.typeName())
+			}
+			o := container.Object()
+			if op != syntax.ILLEGAL {
+				old, ok := o.Get(name)
+				if !ok {
+					th.Fail(pos, "key %q not found", name)
+				}
+				v = combine(fr, old, v)
+			}
+			o.Set(name, v)
+			return ctrlNone
+		}
+	}
+	panic("eval: bad assignment target")
+}
+
+// ---- patterns ----
+
+func (c *compiler) pattern(p syntax.Pattern) matchFn {
+	switch p := p.(type) {
+	case *syntax.WildcardPat:
+		return func(*frame, Value) bool { return true }
+	case *syntax.BindPat:
+		b := binding(p.Ident)
+		i := b.Index
+		switch b.Scope {
+		case resolve.Local:
+			return func(fr *frame, v Value) bool { fr.slots[i] = v; return true }
+		case resolve.Cell:
+			return func(fr *frame, v Value) bool {
+				cell := new(Value)
+				*cell = v
+				fr.slots[i] = cellValue(cell)
+				return true
+			}
+		case resolve.Ctor:
+			return c.ctorMatch(i, nil, p.Ident.NamePos)
+		}
+	case *syntax.LiteralPat:
+		lit := literalValue(p.Lit)
+		return func(fr *frame, v Value) bool { return fr.th.equal(v, lit) }
+	case *syntax.CtorPat:
+		b := binding(p.Name)
+		if b.Scope != resolve.Ctor {
+			name, pos := p.Name.Name, p.Name.NamePos
+			return func(fr *frame, v Value) bool {
+				fr.th.Fail(pos, "%s is not a constructor", name)
+				return false
+			}
+		}
+		args := make([]matchFn, len(p.Args))
+		for i, a := range p.Args {
+			args[i] = c.pattern(a)
+		}
+		return c.ctorMatch(b.Index, args, p.Name.NamePos)
+	case *syntax.TuplePat:
+		elems := make([]matchFn, len(p.Elems))
+		for i, e := range p.Elems {
+			elems[i] = c.pattern(e)
+		}
+		return func(fr *frame, v Value) bool {
+			var vs []Value
+			switch v.k {
+			case KTuple:
+				vs = v.Tuple()
+			case KList:
+				vs = v.List().elems
+			default:
+				return false
+			}
+			if len(vs) != len(elems) {
+				return false
+			}
+			for i, m := range elems {
+				if !m(fr, vs[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return func(*frame, Value) bool { return false }
+}
+
+func (c *compiler) ctorMatch(tag int, args []matchFn, pos syntax.Pos) matchFn {
+	ctor := c.p.mod.Ctors[tag]
+	if len(args) != len(ctor.Fields) {
+		name, want, got := ctor.Name, len(ctor.Fields), len(args)
+		return func(fr *frame, v Value) bool {
+			fr.th.Fail(pos, "pattern %s has %d field(s), the constructor has %d", name, got, want)
+			return false
+		}
+	}
+	switch tag {
+	case resolve.CtorNone:
+		return func(_ *frame, v Value) bool { return v.k == KNone || v.k == KNull }
+	case resolve.CtorSome, resolve.CtorOk, resolve.CtorErr:
+		k := map[int]Kind{resolve.CtorSome: KSome, resolve.CtorOk: KOk, resolve.CtorErr: KErr}[tag]
+		inner := args[0]
+		return func(fr *frame, v Value) bool { return v.k == k && inner(fr, v.Inner()) }
+	}
+	return func(fr *frame, v Value) bool {
+		if v.k != KTagged {
+			return false
+		}
+		t := v.tagged()
+		if t.ctor != ctor {
+			return false
+		}
+		for i, m := range args {
+			if !m(fr, t.fields[i]) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func literalValue(l *syntax.Literal) Value {
+	switch l.Tok {
+	case syntax.INT:
+		return Int(l.Int)
+	case syntax.FLOAT:
+		return Float(l.Float)
+	case syntax.STRING:
+		return Str(l.Str)
+	case syntax.TRUE:
+		return True
+	}
+	return False
+}
+
+// ctorValue is the value a constructor name denotes: the value itself for
+// a nullary constructor, else a function that builds values.
+func (p *Program) ctorValue(ctor *resolve.Constructor) Value {
+	if ctor.Tag == resolve.CtorNone {
+		return None
+	}
+	if len(ctor.Fields) == 0 {
+		return taggedValue(&Tagged{ctor: ctor})
+	}
+	return builtinValue(&Builtin{name: ctor.Name, fn: func(th *Thread, _ *Builtin, args []Value, names []string) Value {
+		return th.construct(ctor, args, names)
+	}})
+}
+
+// construct builds a constructor value from positional or named fields.
+func (th *Thread) construct(ctor *resolve.Constructor, args []Value, names []string) Value {
+	if len(args) != len(ctor.Fields) {
+		th.Failf("%s takes %d argument(s), got %d", ctor.Name, len(ctor.Fields), len(args))
+	}
+	switch ctor.Tag {
+	case resolve.CtorSome:
+		return Some(args[0])
+	case resolve.CtorOk:
+		return OkVal(args[0])
+	case resolve.CtorErr:
+		return ErrVal(args[0])
+	}
+	fields := make([]Value, len(ctor.Fields))
+	set := make([]bool, len(fields))
+	pos := 0
+	for i, a := range args {
+		j := pos
+		if names != nil && names[i] != "" {
+			j = -1
+			for k, f := range ctor.Fields {
+				if f == names[i] {
+					j = k
+				}
+			}
+			if j < 0 {
+				th.Failf("%s has no field %s", ctor.Name, names[i])
+			}
+		} else {
+			pos++
+		}
+		if set[j] {
+			th.Failf("%s: field %s given twice", ctor.Name, ctor.Fields[j])
+		}
+		fields[j], set[j] = a, true
+	}
+	return taggedValue(&Tagged{ctor: ctor, fields: fields})
+}
+
+// ---- expressions ----
+
+func (c *compiler) expr(e syntax.Expr) exprFn {
+	switch e := e.(type) {
+	case *syntax.Literal:
+		v := literalValue(e)
+		return func(*frame) Value { return v }
+	case *syntax.Ident:
+		return c.ident(e)
+	case *syntax.TemplateLit:
+		return c.template(e)
+	case *syntax.ListExpr:
+		elems := c.exprs(e.Elems)
+		return func(fr *frame) Value {
+			out := make([]Value, len(elems))
+			var size int64
+			for i, x := range elems {
+				out[i] = x(fr)
+				size += out[i].size()
+			}
+			size += 16 * int64(len(out))
+			fr.th.checkSize(size)
+			return listValue(&List{elems: out, size: size})
+		}
+	case *syntax.TupleExpr:
+		if len(e.Elems) == 0 {
+			return func(*frame) Value { return Unit }
+		}
+		elems := c.exprs(e.Elems)
+		return func(fr *frame) Value {
+			out := make([]Value, len(elems))
+			for i, x := range elems {
+				out[i] = x(fr)
+			}
+			return NewTuple(out)
+		}
+	case *syntax.ObjectExpr:
+		keys := e.Keys
+		vals := c.exprs(e.Values)
+		return func(fr *frame) Value {
+			o := &Object{keys: make([]string, 0, len(keys)), vals: make([]Value, 0, len(keys))}
+			for i, x := range vals {
+				o.Set(keys[i], x(fr))
+			}
+			return NewObject(o)
+		}
+	case *syntax.Block:
+		return c.exprBlock(e)
+	case *syntax.IfExpr:
+		cond := c.cond(e.Cond)
+		then := c.exprBlock(e.Then)
+		var els exprFn
+		switch x := e.Else.(type) {
+		case nil:
+			els = func(*frame) Value { return Unit }
+		case *syntax.Block:
+			els = c.exprBlock(x)
+		default:
+			els = c.expr(x)
+		}
+		return func(fr *frame) Value {
+			if cond(fr) {
+				return then(fr)
+			}
+			return els(fr)
+		}
+	case *syntax.MatchExpr:
+		x := c.expr(e.X)
+		c.exprDepth++
+		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, 0) })
+		c.exprDepth--
+		pos := e.Pos
+		return func(fr *frame) Value {
+			v := x(fr)
+			for i, m := range pats {
+				if m(fr, v) {
+					r, k := bodies[i](fr)
+					if k != ctrlNone {
+						unwind(fr, k)
+					}
+					return r
+				}
+			}
+			fr.th.Fail(pos, "no match arm matches %s", fr.th.display(v))
+			return Unit
+		}
+	case *syntax.FuncLit:
+		return c.lambda(e)
+	case *syntax.CallExpr:
+		return c.call(e)
+	case *syntax.DotExpr:
+		return c.field(e)
+	case *syntax.IndexExpr:
+		x := c.expr(e.X)
+		idx := c.expr(e.Index)
+		pos := e.Lbrack
+		return func(fr *frame) Value { return fr.th.getIndex(pos, x(fr), idx(fr)) }
+	case *syntax.TryExpr:
+		x := c.expr(e.X)
+		c.fn.recover = true
+		pos := e.QPos
+		return func(fr *frame) Value {
+			v := x(fr)
+			switch v.k {
+			case KOk, KSome:
+				return v.Inner()
+			case KErr, KNone:
+				panic(&earlyReturn{depth: fr.th.depth, v: v})
+			}
+			fr.th.Fail(pos, "? needs a Result or an Option, got %s", v.typeName())
+			return Unit
+		}
+	case *syntax.UnaryExpr:
+		x := c.expr(e.X)
+		pos := e.Pos
+		if e.Op == syntax.NOT {
+			return func(fr *frame) Value {
+				v := x(fr)
+				if v.k != KBool {
+					fr.th.Fail(pos, "not needs a bool, got %s", v.typeName())
+				}
+				return Bool(v.n == 0)
+			}
+		}
+		return func(fr *frame) Value {
+			v := x(fr)
+			switch v.k {
+			case KInt:
+				if int64(v.n) == -1<<63 {
+					fr.th.Fail(pos, "integer overflow: -(%d)", int64(v.n))
+				}
+				return Int(-int64(v.n))
+			case KFloat:
+				return Float(-v.Float())
+			}
+			fr.th.Fail(pos, "unary - needs a number, got %s", v.typeName())
+			return Unit
+		}
+	case *syntax.BinaryExpr:
+		return c.binary(e)
+	}
+	panic("eval: unknown expression")
+}
+
+func (c *compiler) exprs(es []syntax.Expr) []exprFn {
+	out := make([]exprFn, len(es))
+	for i, e := range es {
+		out[i] = c.expr(e)
+	}
+	return out
+}
+
+func (c *compiler) ident(id *syntax.Ident) exprFn {
+	b := binding(id)
+	i := b.Index
+	switch b.Scope {
+	case resolve.Local:
+		return func(fr *frame) Value { return fr.slots[i] }
+	case resolve.Cell:
+		return func(fr *frame) Value { return *fr.slots[i].cell() }
+	case resolve.Free:
+		return func(fr *frame) Value { return *fr.free[i] }
+	case resolve.Global:
+		v := c.p.funcVals[i]
+		return func(*frame) Value { return v }
+	case resolve.Const:
+		pos := id.NamePos
+		return func(fr *frame) Value { return fr.th.constant(i, pos) }
+	case resolve.Ctor:
+		v := c.p.ctorVals[i]
+		return func(*frame) Value { return v }
+	case resolve.Builtin:
+		v := builtinValues[i]
+		return func(*frame) Value { return v }
+	case resolve.Namespace:
+		v := Value{k: KNamespace, n: uint64(i)}
+		return func(*frame) Value { return v }
+	}
+	name, pos := id.Name, id.NamePos
+	return func(fr *frame) Value {
+		fr.th.Fail(pos, "undefined: %s", name)
+		return Unit
+	}
+}
+
+func (c *compiler) template(e *syntax.TemplateLit) exprFn {
+	parts := e.Parts
+	vars := make([]exprFn, len(e.Vars))
+	for i, v := range e.Vars {
+		vars[i] = c.ident(v)
+	}
+	return func(fr *frame) Value {
+		th := fr.th
+		var b strings.Builder
+		for i, part := range parts {
+			b.WriteString(part)
+			if i < len(vars) {
+				b.WriteString(th.display(vars[i](fr)))
+				th.checkSize(int64(b.Len()))
+			}
+		}
+		return Str(b.String())
+	}
+}
+
+func (c *compiler) lambda(e *syntax.FuncLit) exprFn {
+	rf := e.Function.(*resolve.Function)
+	f := &Func{name: "lambda", pos: e.Pos}
+	c.p.fill(f, rf)
+	// Where each captured variable lives in the enclosing frame.
+	type src struct {
+		free bool
+		i    int
+	}
+	srcs := make([]src, len(rf.FreeVars))
+	for i, b := range rf.FreeVars {
+		srcs[i] = src{free: b.Scope == resolve.Free, i: b.Index}
+	}
+	return func(fr *frame) Value {
+		free := make([]*Value, len(srcs))
+		for i, s := range srcs {
+			if s.free {
+				free[i] = fr.free[s.i]
+			} else {
+				free[i] = fr.slots[s.i].cell()
+			}
+		}
+		return closureValue(&Closure{fn: f, free: free})
+	}
+}
+
+func (c *compiler) field(e *syntax.DotExpr) exprFn {
+	x := c.expr(e.X)
+	name, pos := e.Name, e.NamePos
+	return func(fr *frame) Value {
+		v := x(fr)
+		switch v.k {
+		case KObject:
+			if r, ok := v.Object().Get(name); ok {
+				return r
+			}
+			fr.th.Fail(pos, "key %q not found", name)
+		case KTagged:
+			t := v.tagged()
+			for i, f := range t.ctor.Fields {
+				if f == name {
+					return t.fields[i]
+				}
+			}
+		}
+		fr.th.Fail(pos, "%s has no field %s", v.typeName(), name)
+		return Unit
+	}
+}
+
+// ---- conditions and binary operators ----
+
+func isComparison(op syntax.Token) bool {
+	switch op {
+	case syntax.LT, syntax.GT, syntax.LE, syntax.GE:
+		return true
+	}
+	return false
+}
+
+// cond compiles an expression used as a condition: comparisons and logic
+// produce Go booleans directly, anything else must evaluate to a bool.
+func (c *compiler) cond(e syntax.Expr) condFn {
+	switch e := e.(type) {
+	case *syntax.BinaryExpr:
+		switch op := e.Op; {
+		case isComparison(op):
+			x, y := c.expr(e.X), c.expr(e.Y)
+			pos := e.OpPos
+			if lit, ok := e.Y.(*syntax.Literal); ok && lit.Tok == syntax.INT {
+				k := lit.Int
+				return func(fr *frame) bool {
+					a := x(fr)
+					if a.k == KInt {
+						switch op {
+						case syntax.LT:
+							return int64(a.n) < k
+						case syntax.GT:
+							return int64(a.n) > k
+						case syntax.LE:
+							return int64(a.n) <= k
+						default:
+							return int64(a.n) >= k
+						}
+					}
+					return cmpResult(op, fr.th.compare(pos, op, a, Int(k)))
+				}
+			}
+			return func(fr *frame) bool {
+				a, b := x(fr), y(fr)
+				if a.k == KInt && b.k == KInt {
+					switch op {
+					case syntax.LT:
+						return int64(a.n) < int64(b.n)
+					case syntax.GT:
+						return int64(a.n) > int64(b.n)
+					case syntax.LE:
+						return int64(a.n) <= int64(b.n)
+					default:
+						return int64(a.n) >= int64(b.n)
+					}
+				}
+				return cmpResult(op, fr.th.compare(pos, op, a, b))
+			}
+		case op == syntax.EQL || op == syntax.IS || op == syntax.NEQ || op == syntax.ISNT:
+			x, y := c.expr(e.X), c.expr(e.Y)
+			neg := op == syntax.NEQ || op == syntax.ISNT
+			return func(fr *frame) bool {
+				a, b := x(fr), y(fr)
+				if a.k == KInt && b.k == KInt {
+					return (a.n == b.n) != neg
+				}
+				return fr.th.equal(a, b) != neg
+			}
+		case op == syntax.AND:
+			x, y := c.cond(e.X), c.cond(e.Y)
+			return func(fr *frame) bool { return x(fr) && y(fr) }
+		case op == syntax.OR:
+			x, y := c.cond(e.X), c.cond(e.Y)
+			return func(fr *frame) bool { return x(fr) || y(fr) }
+		}
+	case *syntax.UnaryExpr:
+		if e.Op == syntax.NOT {
+			x := c.cond(e.X)
+			return func(fr *frame) bool { return !x(fr) }
+		}
+	case *syntax.Literal:
+		if e.Tok == syntax.TRUE || e.Tok == syntax.FALSE {
+			b := e.Tok == syntax.TRUE
+			return func(*frame) bool { return b }
+		}
+	}
+	x := c.expr(e)
+	pos := e.Span()
+	return func(fr *frame) bool {
+		v := x(fr)
+		if v.k != KBool {
+			fr.th.Fail(pos, "condition must be a bool, got %s", v.typeName())
+		}
+		return v.n != 0
+	}
+}
+
+func (c *compiler) binary(e *syntax.BinaryExpr) exprFn {
+	op, pos := e.Op, e.OpPos
+	switch op {
+	case syntax.AND, syntax.OR, syntax.EQL, syntax.NEQ, syntax.IS, syntax.ISNT, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
+		if op == syntax.AND || op == syntax.OR {
+			x, y := c.expr(e.X), c.expr(e.Y)
+			isAnd := op == syntax.AND
+			return func(fr *frame) Value {
+				a := x(fr)
+				if a.k != KBool {
+					fr.th.Fail(pos, "%s needs bools, got %s", op, a.typeName())
+				}
+				if (a.n != 0) != isAnd {
+					return a
+				}
+				b := y(fr)
+				if b.k != KBool {
+					fr.th.Fail(pos, "%s needs bools, got %s", op, b.typeName())
+				}
+				return b
+			}
+		}
+		cond := c.cond(e)
+		return func(fr *frame) Value { return Bool(cond(fr)) }
+	case syntax.PIPE:
+		call := &syntax.CallExpr{Fn: e.Y, Lparen: pos, Args: []*syntax.Arg{{Value: e.X}}}
+		if inner, ok := e.Y.(*syntax.CallExpr); ok {
+			call = &syntax.CallExpr{Fn: inner.Fn, Lparen: inner.Lparen, Args: append([]*syntax.Arg{{Value: e.X}}, inner.Args...)}
+		}
+		return c.call(call)
+	}
+	x, y := c.expr(e.X), c.expr(e.Y)
+	if lit, ok := e.Y.(*syntax.Literal); ok && lit.Tok == syntax.INT && (op == syntax.PLUS || op == syntax.MINUS) {
+		k := lit.Int
+		if op == syntax.MINUS {
+			if k == -1<<63 {
+				goto generic
+			}
+			k = -k
+		}
+		return func(fr *frame) Value {
+			a := x(fr)
+			if a.k == KInt {
+				s := int64(a.n) + k
+				if (int64(a.n)^s)&(k^s) >= 0 {
+					return Int(s)
+				}
+			}
+			return fr.th.arith(pos, op, a, Int(lit.Int))
+		}
+	}
+generic:
+	switch op {
+	case syntax.PLUS:
+		return func(fr *frame) Value {
+			a, b := x(fr), y(fr)
+			if a.k == KInt && b.k == KInt {
+				s := int64(a.n) + int64(b.n)
+				if (int64(a.n)^s)&(int64(b.n)^s) >= 0 {
+					return Int(s)
+				}
+			}
+			return fr.th.arith(pos, op, a, b)
+		}
+	case syntax.MINUS:
+		return func(fr *frame) Value {
+			a, b := x(fr), y(fr)
+			if a.k == KInt && b.k == KInt {
+				s := int64(a.n) - int64(b.n)
+				if (int64(a.n)^int64(b.n))&(int64(a.n)^s) >= 0 {
+					return Int(s)
+				}
+			}
+			return fr.th.arith(pos, op, a, b)
+		}
+	}
+	return func(fr *frame) Value { return fr.th.arith(pos, op, x(fr), y(fr)) }
+}

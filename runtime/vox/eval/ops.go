@@ -1,0 +1,227 @@
+package eval
+
+import (
+	"math"
+	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// Arithmetic, comparison and equality. Integer arithmetic is checked:
+// overflow and division by zero are errors.
+
+func (th *Thread) arith(pos syntax.Pos, op syntax.Token, x, y Value) Value {
+	if x.k == KInt && y.k == KInt {
+		return th.intArith(pos, op, int64(x.n), int64(y.n))
+	}
+	if (x.k == KInt || x.k == KFloat) && (y.k == KInt || y.k == KFloat) {
+		a, b := toFloat(x), toFloat(y)
+		switch op {
+		case syntax.PLUS:
+			return Float(a + b)
+		case syntax.MINUS:
+			return Float(a - b)
+		case syntax.STAR:
+			return Float(a * b)
+		case syntax.SLASH:
+			return Float(a / b)
+		case syntax.PERCENT:
+			return Float(math.Mod(a, b))
+		}
+	}
+	if op == syntax.PLUS {
+		if x.k == KStr || y.k == KStr {
+			return th.concat(pos, x, y)
+		}
+		if x.k == KList && y.k == KList {
+			a, b := x.List(), y.List()
+			th.checkSize(a.size + b.size)
+			elems := make([]Value, 0, len(a.elems)+len(b.elems))
+			elems = append(append(elems, a.elems...), b.elems...)
+			return listValue(&List{elems: elems, size: a.size + b.size})
+		}
+	}
+	th.Fail(pos, "unsupported operands for %s: %s and %s", op, x.typeName(), y.typeName())
+	return Value{}
+}
+
+func (th *Thread) concat(pos syntax.Pos, x, y Value) Value {
+	var a, b string
+	if x.k == KStr {
+		a = x.Str()
+	} else {
+		a = th.display(x)
+	}
+	if y.k == KStr {
+		b = y.Str()
+	} else {
+		b = th.display(y)
+	}
+	th.checkSize(int64(len(a)) + int64(len(b)))
+	return Str(a + b)
+}
+
+func toFloat(v Value) float64 {
+	if v.k == KInt {
+		return float64(int64(v.n))
+	}
+	return v.Float()
+}
+
+func (th *Thread) intArith(pos syntax.Pos, op syntax.Token, a, b int64) Value {
+	switch op {
+	case syntax.PLUS:
+		s := a + b
+		if (a^s)&(b^s) < 0 {
+			th.Fail(pos, "integer overflow: %d + %d", a, b)
+		}
+		return Int(s)
+	case syntax.MINUS:
+		s := a - b
+		if (a^b)&(a^s) < 0 {
+			th.Fail(pos, "integer overflow: %d - %d", a, b)
+		}
+		return Int(s)
+	case syntax.STAR:
+		if a == 0 || b == 0 {
+			return Int(0)
+		}
+		s := a * b
+		if s/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+			th.Fail(pos, "integer overflow: %d * %d", a, b)
+		}
+		return Int(s)
+	case syntax.SLASH:
+		if b == 0 {
+			th.Fail(pos, "division by zero")
+		}
+		if a == math.MinInt64 && b == -1 {
+			th.Fail(pos, "integer overflow: %d / %d", a, b)
+		}
+		return Int(a / b)
+	case syntax.PERCENT:
+		if b == 0 {
+			th.Fail(pos, "division by zero")
+		}
+		if b == -1 {
+			return Int(0)
+		}
+		return Int(a % b)
+	}
+	th.Fail(pos, "unsupported operator %s", op)
+	return Value{}
+}
+
+// compare returns -1, 0 or 1 for numbers and strings.
+func (th *Thread) compare(pos syntax.Pos, op syntax.Token, x, y Value) int {
+	switch {
+	case x.k == KInt && y.k == KInt:
+		a, b := int64(x.n), int64(y.n)
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	case (x.k == KInt || x.k == KFloat) && (y.k == KInt || y.k == KFloat):
+		a, b := toFloat(x), toFloat(y)
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		case a == b:
+			return 0
+		}
+		return 2 // NaN: every comparison is false
+	case x.k == KStr && y.k == KStr:
+		return strings.Compare(x.Str(), y.Str())
+	}
+	th.Fail(pos, "cannot compare %s %s %s", x.typeName(), op, y.typeName())
+	return 0
+}
+
+func cmpResult(op syntax.Token, c int) bool {
+	if c == 2 {
+		return false
+	}
+	switch op {
+	case syntax.LT:
+		return c < 0
+	case syntax.GT:
+		return c > 0
+	case syntax.LE:
+		return c <= 0
+	case syntax.GE:
+		return c >= 0
+	}
+	return false
+}
+
+// equal is structural equality; Int and Float compare numerically, Unit
+// equals None.
+func (th *Thread) equal(x, y Value) bool { return th.equalDepth(x, y, 0) }
+
+func (th *Thread) equalDepth(x, y Value, depth int) bool {
+	if depth > maxNesting {
+		th.Failf("value nested deeper than %d", maxNesting)
+	}
+	if x.k != y.k {
+		switch {
+		case (x.k == KInt || x.k == KFloat) && (y.k == KInt || y.k == KFloat):
+			return toFloat(x) == toFloat(y)
+		case (x.k == KNull || x.k == KNone) && (y.k == KNull || y.k == KNone):
+			return true
+		}
+		return false
+	}
+	switch x.k {
+	case KNull, KNone:
+		return true
+	case KBool, KInt:
+		return x.n == y.n
+	case KFloat:
+		return x.Float() == y.Float()
+	case KStr:
+		return x.Str() == y.Str()
+	case KList:
+		return th.equalSlices(x.List().elems, y.List().elems, depth)
+	case KTuple:
+		return th.equalSlices(x.Tuple(), y.Tuple(), depth)
+	case KObject:
+		a, b := x.Object(), y.Object()
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i, k := range a.keys {
+			bv, ok := b.Get(k)
+			if !ok || !th.equalDepth(a.vals[i], bv, depth+1) {
+				return false
+			}
+		}
+		return true
+	case KSome, KOk, KErr:
+		return th.equalDepth(x.Inner(), y.Inner(), depth+1)
+	case KTagged:
+		a, b := x.tagged(), y.tagged()
+		return a.ctor == b.ctor && th.equalSlices(a.fields, b.fields, depth)
+	case KFunc, KBuiltin:
+		return x.p == y.p
+	case KNamespace:
+		return x.n == y.n
+	}
+	return false
+}
+
+func (th *Thread) equalSlices(a, b []Value, depth int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !th.equalDepth(a[i], b[i], depth+1) {
+			return false
+		}
+	}
+	return true
+}

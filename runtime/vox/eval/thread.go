@@ -1,0 +1,372 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime/debug"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// ErrorKind classifies the errors of a call.
+type ErrorKind uint8
+
+// The error kinds.
+const (
+	ArgumentError ErrorKind = iota // the JSON arguments do not fit the signature
+	ErrValue                       // the function returned Err(e)
+	RuntimeError                   // evaluation failed
+	LimitError                     // a limit was exceeded
+	Internal                       // a bug: an internal panic, recovered
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case ArgumentError:
+		return "argument error"
+	case ErrValue:
+		return "error value"
+	case RuntimeError:
+		return "runtime error"
+	case LimitError:
+		return "limit error"
+	}
+	return "internal error"
+}
+
+// Error is the error of a call. Message is the exact text of the spec
+// ("missing argument: x", "undefined: db", ...); the position, when known,
+// is where evaluation failed.
+type Error struct {
+	Kind    ErrorKind
+	Message string
+	Path    string
+	Line    int
+	Col     int
+	Limit   string // for LimitError: the key (steps, max_depth, timeout_ms, ...)
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Positioned returns "path:line:col: message" when the position is known.
+func (e *Error) Positioned() string {
+	if e.Line == 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Message)
+}
+
+// Limit keys, as in the scan config's limits.
+const (
+	LimitSteps     = "steps"
+	LimitDepth     = "max_depth"
+	LimitTimeout   = "timeout_ms"
+	LimitOutput    = "max_output_bytes"
+	LimitValueSize = "max_value_bytes"
+)
+
+// MaxDepthCap bounds the call depth whatever the configuration says, so
+// that a deep recursion is an error and never a Go stack overflow.
+const MaxDepthCap = 10000
+
+// maxNesting bounds the recursion of printing, comparing, encoding and
+// decoding values.
+const maxNesting = 512
+
+// Options configure a call.
+type Options struct {
+	Steps          int64 // 0: unlimited
+	MaxDepth       int
+	MaxOutputBytes int64
+	MaxValueBytes  int64
+	TimeoutMS      int64 // for the message of the timeout limit
+	Hint           func(key string) string
+	Log            *slog.Logger
+	Namespaces     map[string]Namespace
+}
+
+// Namespace is a capability namespace: fs, env, json, path, time.
+type Namespace interface {
+	// Call runs ns.method(args); names holds argument names ("" for
+	// positional arguments). It returns false when the method does not
+	// exist.
+	Call(th *Thread, method string, args []Value, names []string) (Value, bool)
+}
+
+// ErrTimeout is the cause the caller gives to the context it derives for
+// the timeout limit; the thread then reports the limit rather than a
+// cancellation.
+var ErrTimeout = errors.New("vox call timed out")
+
+type frame struct {
+	th    *Thread
+	slots []Value
+	free  []*Value
+	ret   Value
+}
+
+// Thread is the state of one call. It is not safe for concurrent use; each
+// call makes its own.
+type Thread struct {
+	ctx       context.Context
+	done      <-chan struct{}
+	prog      *Program
+	opts      *Options
+	steps     int64
+	stepLimit int64 // math.MaxInt64 when unlimited
+	nextCheck int64
+	depth     int
+	maxDepth  int
+	frames    []*frame
+	chunks    [][]Value
+	chunk     int
+	cur       []Value
+	sp        int
+	consts    []Value
+	constInit []uint8 // 0 not started, 1 running, 2 done
+
+	locals  map[string]any
+	callPos syntax.Pos // the call being made to a builtin, method or namespace
+}
+
+// pollEvery is how many steps pass between checks of the context.
+const pollEvery = 4096
+
+func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
+	th := &Thread{ctx: ctx, done: ctx.Done(), prog: p, opts: opts}
+	th.stepLimit = opts.Steps
+	if th.stepLimit <= 0 {
+		th.stepLimit = math.MaxInt64
+	}
+	th.maxDepth = opts.MaxDepth
+	if th.maxDepth <= 0 {
+		th.maxDepth = 256
+	}
+	if th.maxDepth > MaxDepthCap {
+		th.maxDepth = MaxDepthCap
+	}
+	th.nextCheck = min(pollEvery, th.stepLimit)
+	th.cur = make([]Value, 1024)
+	th.chunks = [][]Value{th.cur}
+	th.consts = make([]Value, len(p.consts))
+	th.constInit = make([]uint8, len(p.consts))
+	return th
+}
+
+// Context returns the call's context.
+func (th *Thread) Context() context.Context { return th.ctx }
+
+// Local returns a value a namespace stored for this call.
+func (th *Thread) Local(key string) any { return th.locals[key] }
+
+// SetLocal stores a value for this call (capabilities keep their open
+// workspace root here).
+func (th *Thread) SetLocal(key string, v any) {
+	if th.locals == nil {
+		th.locals = map[string]any{}
+	}
+	th.locals[key] = v
+}
+
+// step counts w steps.
+func (th *Thread) step(w int64) {
+	th.steps += w
+	if th.steps >= th.nextCheck {
+		th.checkSlow()
+	}
+}
+
+// checkSlow enforces the step limit and polls the context.
+func (th *Thread) checkSlow() {
+	if th.steps > th.stepLimit {
+		th.limit(LimitSteps, th.stepLimit)
+	}
+	select {
+	case <-th.done:
+		th.canceled()
+	default:
+	}
+	th.nextCheck = th.steps + pollEvery
+	if th.nextCheck > th.stepLimit {
+		th.nextCheck = th.stepLimit + 1
+	}
+	if th.nextCheck < 0 { // overflow when unlimited
+		th.nextCheck = math.MaxInt64
+	}
+}
+
+func (th *Thread) canceled() {
+	if context.Cause(th.ctx) == ErrTimeout {
+		th.limit(LimitTimeout, th.opts.TimeoutMS)
+	}
+	panic(&Error{Kind: RuntimeError, Message: "call canceled: " + th.ctx.Err().Error()})
+}
+
+// limit raises the error of an exceeded limit.
+func (th *Thread) limit(key string, n int64) {
+	hint := "raise limits." + key + " in contracts/mcp/workspace-mcp-surface.v1.yaml"
+	if th.opts.Hint != nil {
+		hint = th.opts.Hint(key)
+	}
+	panic(&Error{Kind: LimitError, Limit: key, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
+}
+
+// Fail raises a runtime error at pos.
+func (th *Thread) Fail(pos syntax.Pos, format string, args ...any) {
+	panic(&Error{Kind: RuntimeError, Message: fmt.Sprintf(format, args...), Path: th.prog.path, Line: int(pos.Line), Col: int(pos.Col)})
+}
+
+// Failf raises a runtime error at the builtin, method or namespace call
+// being made.
+func (th *Thread) Failf(format string, args ...any) {
+	th.Fail(th.callPos, format, args...)
+}
+
+// checkSize enforces the value-size limit on a string or list of n bytes.
+func (th *Thread) checkSize(n int64) {
+	if max := th.opts.MaxValueBytes; max > 0 && n > max {
+		th.limit(LimitValueSize, max)
+	}
+}
+
+// stackMark is a position in the slot stack.
+type stackMark struct{ chunk, sp int }
+
+func (th *Thread) mark() stackMark { return stackMark{th.chunk, th.sp} }
+
+func (th *Thread) release(m stackMark) {
+	if m.chunk != th.chunk {
+		th.chunk = m.chunk
+		th.cur = th.chunks[m.chunk]
+	}
+	th.sp = m.sp
+}
+
+// alloc returns n zeroed slots. Frames live on a stack of chunks, so a
+// call allocates nothing on the heap unless the stack grows.
+func (th *Thread) alloc(n int) []Value {
+	if th.sp+n > len(th.cur) {
+		th.chunk++
+		if th.chunk == len(th.chunks) {
+			th.chunks = append(th.chunks, make([]Value, max(8192, 2*n)))
+		} else if len(th.chunks[th.chunk]) < n {
+			th.chunks[th.chunk] = make([]Value, 2*n)
+		}
+		th.cur = th.chunks[th.chunk]
+		th.sp = 0
+	}
+	s := th.cur[th.sp : th.sp+n : th.sp+n]
+	th.sp += n
+	clear(s)
+	return s
+}
+
+// invoke runs fn with its parameters already in slots.
+func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
+	if th.depth >= th.maxDepth {
+		th.limit(LimitDepth, int64(th.maxDepth))
+	}
+	th.depth++
+	if th.depth >= len(th.frames) {
+		th.frames = append(th.frames, &frame{th: th})
+		for len(th.frames) <= th.depth {
+			th.frames = append(th.frames, &frame{th: th})
+		}
+	}
+	fr := th.frames[th.depth]
+	fr.slots, fr.free, fr.ret = slots, free, Unit
+	for _, i := range fn.cellParams {
+		c := new(Value)
+		*c = slots[i]
+		slots[i] = cellValue(c)
+	}
+	th.step(1)
+	var v Value
+	if fn.recover {
+		v = th.invokeRecover(fn, fr)
+	} else {
+		b, c := fn.body(fr)
+		if c == ctrlReturn {
+			v = fr.ret
+		} else {
+			v = b
+		}
+	}
+	fr.slots, fr.free = nil, nil
+	th.depth--
+	return v
+}
+
+// earlyReturn unwinds to the function call when '?' meets Err or None, or
+// when a return sits inside an expression.
+type earlyReturn struct {
+	depth int
+	v     Value
+}
+
+func (th *Thread) invokeRecover(fn *Func, fr *frame) (v Value) {
+	depth := th.depth
+	defer func() {
+		if r := recover(); r != nil {
+			if er, ok := r.(*earlyReturn); ok && er.depth == depth {
+				v = er.v
+				return
+			}
+			panic(r)
+		}
+	}()
+	b, c := fn.body(fr)
+	if c == ctrlReturn {
+		return fr.ret
+	}
+	return b
+}
+
+// constant returns module constant i, computing it on first use in this
+// call.
+func (th *Thread) constant(i int, pos syntax.Pos) Value {
+	switch th.constInit[i] {
+	case 2:
+		return th.consts[i]
+	case 1:
+		th.Fail(pos, "constant %s refers to itself", th.prog.consts[i].name)
+	}
+	th.constInit[i] = 1
+	fn := th.prog.consts[i]
+	m := th.mark()
+	v := th.invoke(fn, th.alloc(fn.nlocals), nil)
+	th.release(m)
+	th.consts[i] = v
+	th.constInit[i] = 2
+	return v
+}
+
+// run calls f with recovery: every panic becomes an *Error.
+func (th *Thread) run(f func() Value) (v Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case *Error:
+				if e.Path == "" && e.Line != 0 {
+					e.Path = th.prog.path
+				}
+				err = e
+			case *earlyReturn:
+				err = &Error{Kind: Internal, Message: "internal error: unhandled early return"}
+			default:
+				err = &Error{Kind: Internal, Message: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
+			}
+		}
+	}()
+	return f(), nil
+}
+
+// CheckSize enforces the value-size limit on a string or list of n bytes
+// built by a namespace function.
+func (th *Thread) CheckSize(n int64) { th.checkSize(n) }
+
+// MaxValueBytes returns the value-size limit (0: none).
+func (th *Thread) MaxValueBytes() int64 { return th.opts.MaxValueBytes }
