@@ -20,6 +20,7 @@ var Catalog = &registry.Catalog{
 		opCiAll,
 		opCiOperationsVerify,
 		opGen,
+		opRun,
 		opSkillAdd,
 		opSkillDiscover,
 		opSkillInfo,

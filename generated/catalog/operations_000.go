@@ -88,6 +88,22 @@ var opGen = registry.Operation{
 	},
 }
 
+var opRun = registry.Operation{
+	ID:              "run",
+	Title:           "Run a Vox function",
+	Description:     "Call any function of a .vox file (tool, resource function or plain fn) with a JSON object of arguments through the interpreter the server uses, and print the result as compact JSON; errors go to stderr with exit 1. --steps 0 lifts the step limit; fs.* reads below --root.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"vox", "run", "debug"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.False,
+	CLI: &registry.CLI{
+		Path:    []string{"run"},
+		Status:  "active",
+		Handler: "cmd/vox/run.go",
+	},
+}
+
 var opSkillAdd = registry.Operation{
 	ID:              "skill.add",
 	Title:           "Add skills from a folder or git",

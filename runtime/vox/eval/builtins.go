@@ -286,7 +286,9 @@ func (th *Thread) extremum(name string, args []Value, names []string, sign int) 
 	return best
 }
 
-func biMin(th *Thread, args []Value, names []string) Value { return th.extremum("min", args, names, -1) }
+func biMin(th *Thread, args []Value, names []string) Value {
+	return th.extremum("min", args, names, -1)
+}
 func biMax(th *Thread, args []Value, names []string) Value { return th.extremum("max", args, names, 1) }
 
 func biSum(th *Thread, args []Value, names []string) Value {
