@@ -85,4 +85,3 @@ func runRun(s *streams, args []string) int {
 	fmt.Fprintf(s.out, "%s\n", res.JSON)
 	return cliutil.ExitOK
 }
-

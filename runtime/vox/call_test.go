@@ -79,7 +79,8 @@ fn nested_list() { let mut l = []
     str(l) }
 fn cyclic() { let l = [1]
     l.push(l)
-    l == l }
+    assert(l == l)
+    str(l) }
 `
 
 func compileOK(t *testing.T, src string) *Module {

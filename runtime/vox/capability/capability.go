@@ -170,6 +170,7 @@ func (fsNS) read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 		return eval.ErrVal(eval.Str(errText(p, err)))
 	}
 	th.CheckSize(int64(len(data)))
+	th.Charge(int64(len(data)))
 	if !utf8.Valid(data) {
 		return eval.ErrVal(eval.Str(p + ": not valid UTF-8"))
 	}

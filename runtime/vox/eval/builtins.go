@@ -94,6 +94,7 @@ func biLen(th *Thread, args []Value, names []string) Value {
 func (th *Thread) length(v Value) int {
 	switch v.k {
 	case KStr:
+		th.charge(int64(v.n))
 		return utf8.RuneCountInString(v.Str())
 	case KList:
 		return len(v.List().elems)
@@ -226,7 +227,7 @@ func biRange(th *Thread, args []Value, names []string) Value {
 		th.limit(LimitValueSize, th.opts.MaxValueBytes)
 	}
 	th.checkSize(16 * n)
-	th.step(n / 16)
+	th.charge(16 * n)
 	elems := make([]Value, n)
 	for i := range elems {
 		elems[i] = Int(start + int64(i)*step)
@@ -319,7 +320,7 @@ func biSorted(th *Thread, args []Value, names []string) Value {
 
 func (th *Thread) sortedList(elems []Value) Value {
 	out := slices.Clone(elems)
-	th.step(int64(len(out)) / 8)
+	th.charge(16 * int64(len(out)))
 	pos := th.callPos
 	slices.SortStableFunc(out, func(a, b Value) int {
 		if a.k == KInt && b.k == KInt {

@@ -368,6 +368,7 @@ func (th *Thread) getIndex(pos syntax.Pos, x, key Value) Value {
 		return elems[th.index(pos, key, len(elems))]
 	case KStr:
 		s := x.Str()
+		th.charge(int64(len(s)))
 		if key.k != KInt {
 			th.Fail(pos, "index must be an int, got %s", key.typeName())
 		}

@@ -744,6 +744,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 				nv := combine(fr, l.elems[i], v)
 				l.size += nv.size() - l.elems[i].size()
 				l.elems[i] = nv
+				th.checkSize(l.size)
 			case KObject:
 				if key.k != KStr {
 					th.Fail(ipos, "object keys are strings, not %s", key.typeName())
@@ -757,6 +758,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 					v = combine(fr, old, v)
 				}
 				o.Set(key.Str(), v)
+				th.checkSize(o.size)
 			default:
 				th.Fail(ipos, "cannot assign to an element of %s", container.typeName())
 			}
@@ -782,6 +784,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 				v = combine(fr, old, v)
 			}
 			o.Set(name, v)
+			th.checkSize(o.size)
 			return ctrlNone
 		}
 	}
@@ -991,7 +994,9 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 			for i, x := range elems {
 				out[i] = x(fr)
 			}
-			return NewTuple(out)
+			t := NewTuple(out)
+			fr.th.checkSize(t.size())
+			return t
 		}
 	case *syntax.ObjectExpr:
 		keys := e.Keys
@@ -1001,6 +1006,7 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 			for i, x := range vals {
 				o.Set(keys[i], x(fr))
 			}
+			fr.th.checkSize(o.size)
 			return NewObject(o)
 		}
 	case *syntax.Block:
@@ -1158,6 +1164,7 @@ func (c *compiler) template(e *syntax.TemplateLit) exprFn {
 				th.checkSize(int64(b.Len()))
 			}
 		}
+		th.charge(int64(b.Len()))
 		return Str(b.String())
 	}
 }
@@ -1177,14 +1184,16 @@ func (c *compiler) lambda(e *syntax.FuncLit) exprFn {
 	}
 	return func(fr *frame) Value {
 		free := make([]*Value, len(srcs))
+		var size int64
 		for i, s := range srcs {
 			if s.free {
 				free[i] = fr.free[s.i]
 			} else {
 				free[i] = fr.slots[s.i].cell()
 			}
+			size += 16 + free[i].size()
 		}
-		return closureValue(&Closure{fn: f, free: free})
+		return closureValue(&Closure{fn: f, free: free, size: size})
 	}
 }
 

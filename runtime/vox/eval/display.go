@@ -51,6 +51,7 @@ func (th *Thread) writeDisplay(b *strings.Builder, v Value, depth int) {
 	if depth > maxNesting {
 		th.Failf("value nested deeper than %d", maxNesting)
 	}
+	th.step(1)
 	switch v.k {
 	case KList, KTuple, KObject:
 		th.writeJSON(b, v, depth, false)
@@ -102,6 +103,7 @@ func (th *Thread) writeJSON(b *strings.Builder, v Value, depth int, strict bool)
 	if depth > maxNesting {
 		th.Failf("value nested deeper than %d", maxNesting)
 	}
+	th.step(1)
 	switch v.k {
 	case KNull, KNone:
 		b.WriteString("null")
@@ -124,6 +126,7 @@ func (th *Thread) writeJSON(b *strings.Builder, v Value, depth int, strict bool)
 		}
 		b.WriteString(jsonFloat(f))
 	case KStr:
+		th.charge(int64(v.n))
 		writeJSONString(b, v.Str())
 	case KList:
 		th.writeJSONList(b, v.List().elems, depth, strict)

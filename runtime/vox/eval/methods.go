@@ -17,11 +17,11 @@ var absent = Value{k: kAbsent}
 // margs normalises the arguments of a method to its parameters: named
 // arguments go to their parameter, missing ones are absent, and the first
 // required parameters must be present.
-func (th *Thread) margs(recv Value, method string, args []Value, names []string, required int, params ...string) []Value {
-	out := make([]Value, len(params))
-	for i := range out {
-		out[i] = absent
-	}
+//
+// It returns an array, not a slice, so that a method call allocates
+// nothing for its arguments; methods have at most three parameters.
+func (th *Thread) margs(recv Value, method string, args []Value, names []string, required int, params ...string) [3]Value {
+	out := [3]Value{absent, absent, absent}
 	pos := 0
 	for i, a := range args {
 		j := pos
@@ -113,6 +113,7 @@ func sliceBounds(a, b Value, n int) (int, int) {
 
 func (th *Thread) strMethod(recv Value, name string, args []Value, names []string) Value {
 	s := recv.Str()
+	th.charge(int64(len(s))) // string methods scan their receiver
 	switch name {
 	case "len":
 		th.margs(recv, name, args, names, 0)
@@ -169,6 +170,7 @@ func (th *Thread) strMethod(recv Value, name string, args []Value, names []strin
 		if n := int64(strings.Count(s, old)); n > 0 {
 			th.checkSize(int64(len(s)) + n*(int64(len(nw))-int64(len(old))))
 		}
+		th.charge(int64(len(s)))
 		return Str(strings.ReplaceAll(s, old, nw))
 	case "repeat":
 		a := th.margs(recv, name, args, names, 1, "n")
@@ -180,6 +182,7 @@ func (th *Thread) strMethod(recv Value, name string, args []Value, names []strin
 			th.limit(LimitValueSize, th.opts.MaxValueBytes)
 		}
 		th.checkSize(int64(len(s)) * n)
+		th.charge(int64(len(s)) * n)
 		return Str(strings.Repeat(s, int(n)))
 	case "slice":
 		a := th.margs(recv, name, args, names, 1, "start", "end")
@@ -228,6 +231,7 @@ func (th *Thread) strMethod(recv Value, name string, args []Value, names []strin
 func (th *Thread) strList(parts []string, n int64) Value {
 	size := 16*int64(len(parts)) + n
 	th.checkSize(size)
+	th.charge(size)
 	elems := make([]Value, len(parts))
 	for i, p := range parts {
 		elems[i] = Str(p)
@@ -319,9 +323,11 @@ func (th *Thread) listMethod(recv Value, name string, args []Value, names []stri
 			}
 		}
 		th.checkSize(int64(b.Len()))
+		th.charge(int64(b.Len()))
 		return Str(b.String())
 	case "reverse":
 		th.margs(recv, name, args, names, 0)
+		th.charge(16 * int64(len(l.elems)))
 		out := slices.Clone(l.elems)
 		slices.Reverse(out)
 		return listValue(&List{elems: out, size: l.size})
@@ -331,6 +337,7 @@ func (th *Thread) listMethod(recv Value, name string, args []Value, names []stri
 	case "slice":
 		a := th.margs(recv, name, args, names, 1, "start", "end")
 		lo, hi := sliceBounds(a[0], a[1], len(l.elems))
+		th.charge(16 * int64(hi-lo))
 		return NewList(slices.Clone(l.elems[lo:hi]))
 	case "map":
 		a := th.margs(recv, name, args, names, 1, "f")
@@ -338,6 +345,7 @@ func (th *Thread) listMethod(recv Value, name string, args []Value, names []stri
 		out := make([]Value, len(elems))
 		size := 16 * int64(len(elems))
 		th.checkSize(size)
+		th.charge(size)
 		for i, e := range elems {
 			out[i] = th.call1(a[0], e)
 			size += out[i].size()
@@ -418,6 +426,7 @@ func (th *Thread) objectMethod(recv Value, name string, args []Value, names []st
 		return th.strList(o.keys, 0)
 	case "values":
 		th.margs(recv, name, args, names, 0)
+		th.charge(16 * int64(len(o.vals)))
 		return NewList(slices.Clone(o.vals))
 	case "has":
 		a := th.margs(recv, name, args, names, 1, "key")

@@ -36,6 +36,7 @@ func (th *Thread) arith(pos syntax.Pos, op syntax.Token, x, y Value) Value {
 		if x.k == KList && y.k == KList {
 			a, b := x.List(), y.List()
 			th.checkSize(a.size + b.size)
+			th.charge(16 * int64(len(a.elems)+len(b.elems)))
 			elems := make([]Value, 0, len(a.elems)+len(b.elems))
 			elems = append(append(elems, a.elems...), b.elems...)
 			return listValue(&List{elems: elems, size: a.size + b.size})
@@ -58,6 +59,7 @@ func (th *Thread) concat(pos syntax.Pos, x, y Value) Value {
 		b = th.display(y)
 	}
 	th.checkSize(int64(len(a)) + int64(len(b)))
+	th.charge(int64(len(a)) + int64(len(b)))
 	return Str(a + b)
 }
 
@@ -136,6 +138,7 @@ func (th *Thread) compare(pos syntax.Pos, op syntax.Token, x, y Value) int {
 		}
 		return 2 // NaN: every comparison is false
 	case x.k == KStr && y.k == KStr:
+		th.charge(int64(min(x.n, y.n)))
 		return strings.Compare(x.Str(), y.Str())
 	}
 	th.Fail(pos, "cannot compare %s %s %s", x.typeName(), op, y.typeName())
@@ -167,6 +170,7 @@ func (th *Thread) equalDepth(x, y Value, depth int) bool {
 	if depth > maxNesting {
 		th.Failf("value nested deeper than %d", maxNesting)
 	}
+	th.step(1)
 	if x.k != y.k {
 		switch {
 		case (x.k == KInt || x.k == KFloat) && (y.k == KInt || y.k == KFloat):
@@ -184,13 +188,20 @@ func (th *Thread) equalDepth(x, y Value, depth int) bool {
 	case KFloat:
 		return x.Float() == y.Float()
 	case KStr:
+		th.charge(int64(x.n))
 		return x.Str() == y.Str()
 	case KList:
+		if x.p == y.p {
+			return true
+		}
 		return th.equalSlices(x.List().elems, y.List().elems, depth)
 	case KTuple:
 		return th.equalSlices(x.Tuple(), y.Tuple(), depth)
 	case KObject:
 		a, b := x.Object(), y.Object()
+		if a == b {
+			return true
+		}
 		if a.Len() != b.Len() {
 			return false
 		}

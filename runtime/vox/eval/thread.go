@@ -364,6 +364,17 @@ func (th *Thread) run(f func() Value) (v Value, err error) {
 	return f(), nil
 }
 
+// charge counts the work of allocating n bytes: one step per KiB, so that
+// a call cannot allocate without bound in few steps.
+func (th *Thread) charge(n int64) {
+	if n >= 1024 {
+		th.step(n >> 10)
+	}
+}
+
+// Charge counts the work of allocating n bytes in a namespace function.
+func (th *Thread) Charge(n int64) { th.charge(n) }
+
 // CheckSize enforces the value-size limit on a string or list of n bytes
 // built by a namespace function.
 func (th *Thread) CheckSize(n int64) { th.checkSize(n) }

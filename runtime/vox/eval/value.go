@@ -49,25 +49,38 @@ type List struct {
 }
 
 // Tuple is an immutable sequence.
-type Tuple struct{ elems []Value }
+type Tuple struct {
+	elems []Value
+	size  int64
+}
 
 // Object is a map from strings to values that keeps insertion order.
 type Object struct {
 	keys  []string
 	vals  []Value
 	index map[string]int // built once the object grows past a few keys
+	size  int64          // accounted bytes, as for lists
 }
 
 // Tagged is a value built by a constructor of an algebraic type.
 type Tagged struct {
 	ctor   *resolve.Constructor
 	fields []Value
+	size   int64
 }
 
 // Closure is a function value: a compiled function and its captured cells.
 type Closure struct {
 	fn   *Func
 	free []*Value
+	size int64 // the sizes of the captured values when it was made
+}
+
+// box holds the value of Some, Ok and Err; v comes first so that a
+// pointer to the box is a pointer to the value.
+type box struct {
+	v    Value
+	size int64
 }
 
 // Builtin is a builtin function, or a method bound to its receiver.
@@ -117,15 +130,19 @@ func NewList(elems []Value) Value {
 func listValue(l *List) Value { return Value{k: KList, p: unsafe.Pointer(l)} }
 
 // NewTuple returns a tuple value owning elems.
-func NewTuple(elems []Value) Value { return Value{k: KTuple, p: unsafe.Pointer(&Tuple{elems})} }
+func NewTuple(elems []Value) Value {
+	t := &Tuple{elems: elems, size: 16 * int64(len(elems))}
+	for _, e := range elems {
+		t.size += e.size()
+	}
+	return Value{k: KTuple, p: unsafe.Pointer(t)}
+}
 
 // NewObject returns an empty object value.
 func NewObject(o *Object) Value { return Value{k: KObject, p: unsafe.Pointer(o)} }
 
 func boxed(k Kind, v Value) Value {
-	b := new(Value)
-	*b = v
-	return Value{k: k, p: unsafe.Pointer(b)}
+	return Value{k: k, p: unsafe.Pointer(&box{v: v, size: 16 + v.size()})}
 }
 
 // Some, Ok and Err wrap a value.
@@ -133,7 +150,13 @@ func Some(v Value) Value   { return boxed(KSome, v) }
 func OkVal(v Value) Value  { return boxed(KOk, v) }
 func ErrVal(v Value) Value { return boxed(KErr, v) }
 
-func taggedValue(t *Tagged) Value   { return Value{k: KTagged, p: unsafe.Pointer(t)} }
+func taggedValue(t *Tagged) Value {
+	t.size = 16 * int64(len(t.fields))
+	for _, f := range t.fields {
+		t.size += f.size()
+	}
+	return Value{k: KTagged, p: unsafe.Pointer(t)}
+}
 func closureValue(c *Closure) Value { return Value{k: KFunc, p: unsafe.Pointer(c)} }
 func builtinValue(b *Builtin) Value { return Value{k: KBuiltin, p: unsafe.Pointer(b)} }
 func cellValue(c *Value) Value      { return Value{k: kCell, p: unsafe.Pointer(c)} }
@@ -173,14 +196,28 @@ func (v Value) cell() *Value      { return (*Value)(v.p) }
 // Elems returns the elements of a list.
 func (l *List) Elems() []Value { return l.elems }
 
-// size is what a value accounts for inside a list: the bytes of a string,
-// the accounted size of a list, and nothing more for other kinds.
+// size is what a value accounts for inside a container (spec 20 §6: a
+// list counts 16 bytes per element plus its elements): the bytes of a
+// string, the accounted size of a container, nothing more for scalars.
+// Containers record their size when they are built or grow, so this is
+// O(1); a container changed after it was put into another is not
+// re-counted there, but it is still checked on its own.
 func (v Value) size() int64 {
 	switch v.k {
 	case KStr:
 		return int64(v.n)
 	case KList:
 		return v.List().size
+	case KTuple:
+		return (*Tuple)(v.p).size
+	case KObject:
+		return v.Object().size
+	case KSome, KOk, KErr:
+		return (*box)(v.p).size
+	case KTagged:
+		return v.tagged().size
+	case KFunc:
+		return v.closure().size
 	}
 	return 0
 }
@@ -212,12 +249,14 @@ func (o *Object) Get(key string) (Value, bool) {
 func (o *Object) Set(key string, v Value) {
 	if o.index != nil {
 		if i, ok := o.index[key]; ok {
+			o.size += v.size() - o.vals[i].size()
 			o.vals[i] = v
 			return
 		}
 	} else {
 		for i, k := range o.keys {
 			if k == key {
+				o.size += v.size() - o.vals[i].size()
 				o.vals[i] = v
 				return
 			}
@@ -225,6 +264,7 @@ func (o *Object) Set(key string, v Value) {
 	}
 	o.keys = append(o.keys, key)
 	o.vals = append(o.vals, v)
+	o.size += 16 + int64(len(key)) + v.size()
 	if o.index != nil {
 		o.index[key] = len(o.keys) - 1
 	} else if len(o.keys) > 8 {
