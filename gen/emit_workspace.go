@@ -2,14 +2,18 @@ package gen
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -46,7 +50,7 @@ func produceWorkspace(root string) ([]output, error) {
 // depends on generated code. An invalid catalog is reported by the catalog
 // producer.
 func catalogToolNames(root string) func(string) bool {
-	cat, err := LoadCatalog(root)
+	cat, err := loadCatalogShared(root)
 	if err != nil {
 		return nil
 	}
@@ -55,6 +59,47 @@ func catalogToolNames(root string) func(string) bool {
 		names[op.MCP.Name] = true
 	}
 	return func(n string) bool { return names[n] }
+}
+
+// lastCatalog is the catalog loaded last in the current Generate run,
+// keyed by the file's content and the options it was validated with: the
+// catalog and workspace producers of one run parse it once.
+var lastCatalog struct {
+	sync.Mutex
+	key string
+	cat *registry.Catalog
+	err error
+}
+
+// forgetSharedCatalog starts a run: the catalog is read again.
+func forgetSharedCatalog() {
+	lastCatalog.Lock()
+	lastCatalog.key, lastCatalog.cat, lastCatalog.err = "", nil, nil
+	lastCatalog.Unlock()
+}
+
+// loadCatalogShared is LoadCatalog through lastCatalog. The catalog it
+// returns is shared: callers must not modify it.
+func loadCatalogShared(root string) (*registry.Catalog, error) {
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(registry.CatalogPath)))
+	if err != nil {
+		return nil, err
+	}
+	opts := CatalogOptions{RequireVoxPrefix: IsProductRepository(root)}
+	sum := sha256.Sum256(src)
+	key := fmt.Sprintf("%x %t", sum, opts.RequireVoxPrefix)
+	lastCatalog.Lock()
+	defer lastCatalog.Unlock()
+	if lastCatalog.key == key {
+		return lastCatalog.cat, lastCatalog.err
+	}
+	cat, errs := ParseCatalog(registry.CatalogPath, src, opts)
+	var cerr error
+	if len(errs) > 0 {
+		cat, cerr = nil, errs
+	}
+	lastCatalog.key, lastCatalog.cat, lastCatalog.err = key, cat, cerr
+	return cat, cerr
 }
 
 // genErrors converts the loader's errors into the generator's.
@@ -78,9 +123,13 @@ func genErrors(err error) error {
 func renderWorkspace(snap *workspace.Snapshot) ([]byte, error) {
 	f := newGeneratedFile("workspace", workspace.ConfigPath+" and the .vox files it selects",
 		"Package workspace is the snapshot of this repository's workspace MCP surface (its .vox tools and resources), compiled by the generator (gen); vox-mcp serves it at start-up when its root is this repository.")
-	f.ImportAlias(workspacePkg, "loader")
-
 	f.Comment("Snapshot is the workspace surface of this repository at generation time.")
+	return renderSnapshot(f, "Snapshot", snap)
+}
+
+// renderSnapshot adds "var <name> = &Snapshot{...}" to f and renders it.
+func renderSnapshot(f *jen.File, name string, snap *workspace.Snapshot) ([]byte, error) {
+	f.ImportAlias(workspacePkg, "loader")
 	var fs fields
 	fs.str("Module", snap.Module)
 	fs.str("ConfigSHA256", snap.ConfigSHA256)
@@ -133,7 +182,7 @@ func renderWorkspace(snap *workspace.Snapshot) ([]byte, error) {
 		}
 	}))
 	fs.add("Result", jen.Qual(workspacePkg, "Result").Add(rf.values()))
-	f.Var().Id("Snapshot").Op("=").Op("&").Qual(workspacePkg, "Snapshot").Add(fs.values())
+	f.Var().Id(name).Op("=").Op("&").Qual(workspacePkg, "Snapshot").Add(fs.values())
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {

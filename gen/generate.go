@@ -90,6 +90,7 @@ func Generate(root string, write bool) (*Result, error) {
 func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 	var res Result
 	var errs Errors
+	forgetSharedCatalog() // each run reads the catalog once, afresh
 	for _, p := range producers {
 		if len(dirs) > 0 && !slices.Contains(dirs, p.dir) {
 			continue
@@ -174,7 +175,7 @@ func compare(root, dir string, outs []output) ([]File, error) {
 // produceCatalog compiles contracts/operations/catalog.v1.yaml into
 // generated/catalog/catalog.go.
 func produceCatalog(root string) ([]output, error) {
-	cat, err := LoadCatalog(root)
+	cat, err := loadCatalogShared(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -4,9 +4,14 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--http ADDR] [--version]
+//	vox-mcp [--root DIR] [--http ADDR] [--workspace-tools] [--watch] [--version]
 //
 // The workspace root is the working directory unless --root names another.
+// Workspace tools (the .vox files the root's scan config selects) are
+// callable by name and found by vox_tool_search; --workspace-tools (or
+// VOX_MCP_WORKSPACE_TOOLS=1) also advertises them in tools/list. --watch
+// refreshes them when their files change; vox_workspace_mcp_refresh does it
+// on demand.
 // Logs go to stderr; VOX_LOG sets the level (debug, info, warn, error).
 //
 // With --http HOST:PORT the server speaks streamable HTTP at

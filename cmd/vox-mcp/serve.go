@@ -22,6 +22,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and commit, then exit")
 	root := fs.String("root", "", "workspace root (default: the working directory)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (HOST:PORT, endpoint /mcp) instead of stdio")
+	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
+	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change")
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
 		if cliutil.IsHelp(err) {
@@ -54,6 +56,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Logger:          logger,
 		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
 		SkillSandboxOff: skillSandboxOff(logger),
+		WorkspaceTools:  server.WorkspaceToolsAdvertised(*workspaceTools, os.LookupEnv, logger),
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)
@@ -61,6 +64,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *watch {
+		go func() {
+			if err := srv.WatchWorkspace(ctx); err != nil {
+				logger.Error("cannot watch the workspace; use vox_workspace_mcp_refresh", "err", err)
+			}
+		}()
+	}
 	if *httpAddr != "" {
 		return serveHTTP(ctx, srv, *httpAddr, auth)
 	}

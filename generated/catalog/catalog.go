@@ -18,8 +18,10 @@ var Catalog = &registry.Catalog{
 		opCheck,
 		opCiAgentskillsCompliance,
 		opCiAll,
+		opCiMcpVoxSurfaceParity,
 		opCiOperationsVerify,
 		opGen,
+		opGenApp,
 		opRun,
 		opSkillAdd,
 		opSkillDiscover,
@@ -34,5 +36,6 @@ var Catalog = &registry.Catalog{
 		opSkillUse,
 		opToolSearch,
 		opWorkspaceCheck,
+		opWorkspaceRefresh,
 	},
 }

@@ -56,6 +56,22 @@ var opCiAll = registry.Operation{
 	},
 }
 
+var opCiMcpVoxSurfaceParity = registry.Operation{
+	ID:              "ci.mcp-vox-surface-parity",
+	Title:           "Verify the workspace surface",
+	Description:     "Load the workspace's .vox tools and resources like vox-mcp does and fail on per-file errors, duplicate tool names or resource URIs, missing descriptions, a stale generated/workspace snapshot or a failing fixture of contracts/mcp/workspace-tool-fixtures.v1.json; shadowed tool names are warnings.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"ci", "gate", "workspace"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.True,
+	CLI: &registry.CLI{
+		Path:    []string{"ci", "mcp-vox-surface-parity"},
+		Status:  "active",
+		Handler: "cmd/vox/ci_surface_parity.go",
+	},
+}
+
 var opCiOperationsVerify = registry.Operation{
 	ID:              "ci.operations-verify",
 	Title:           "Verify the catalog wiring",
@@ -85,6 +101,21 @@ var opGen = registry.Operation{
 		Path:    []string{"gen"},
 		Status:  "active",
 		Handler: "cmd/vox/gen.go",
+	},
+}
+
+var opGenApp = registry.Operation{
+	ID:              "gen.app",
+	Title:           "Generate an app server",
+	Description:     "Write a standalone stdio MCP server main package (tables, main.go and the embedded .vox sources) into --out that serves only the tools and resources of the given .vox files; with --module it gets its own go.mod (and --replace points it at a vox-mcp checkout). Build it with go build.",
+	ProductLane:     "app",
+	IntentTags:      []string{"codegen", "vox", "app"},
+	SideEffectClass: "writes_files",
+	ScopeKind:       "repository",
+	CLI: &registry.CLI{
+		Path:    []string{"gen", "app"},
+		Status:  "active",
+		Handler: "cmd/vox/gen_app.go",
 	},
 }
 
@@ -341,5 +372,24 @@ var opWorkspaceCheck = registry.Operation{
 		Requires:     []string{"workspace"},
 		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"path":{"description":"A .vox file inside the workspace, relative to its root.","minLength":1,"type":"string"},"source":{"description":"Vox source text to check instead of a file.","type":"string"}},"type":"object"}`),
 		OutputSchema: json.RawMessage(`{"properties":{"ok":{"type":"boolean"},"diagnostics":{"items":{"properties":{"path":{"type":"string"},"line":{"type":"integer"},"col":{"type":"integer"},"severity":{"enum":["error","warning"],"type":"string"},"code":{"type":"string"},"message":{"type":"string"}},"required":["path","line","col","severity","code","message"],"type":"object"},"type":"array"}},"required":["ok","diagnostics"],"type":"object"}`),
+	},
+}
+
+var opWorkspaceRefresh = registry.Operation{
+	ID:                 "workspace.refresh",
+	Title:              "Refresh the workspace tools",
+	Description:        "Rescan the workspace's .vox files (with the scan config as it is on disk now) and swap in the new workspace tools and resources. Returns the counts, the tool names shadowed by catalog tools, duplicate tool names and resource URIs, and the per-file errors. Call it after adding, renaming or removing a workspace tool; an edited tool body takes effect without it.",
+	ProductLane:        "workflow",
+	IntentTags:         []string{"workspace", "vox", "refresh"},
+	SideEffectClass:    "read_only",
+	ScopeKind:          "workspace",
+	Reversible:         registry.True,
+	PreferredForModels: registry.True,
+	MCP: &registry.MCP{
+		Name:         "vox_workspace_mcp_refresh",
+		Exposure:     "core",
+		Requires:     []string{"workspace"},
+		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"tool_count":{"type":"integer"},"resource_count":{"type":"integer"},"shadowed":{"items":{"type":"string"},"type":"array"},"duplicate_tools":{"items":{"type":"string"},"type":"array"},"duplicate_resources":{"items":{"type":"string"},"type":"array"},"errors":{"items":{"properties":{"path":{"type":"string"},"message":{"type":"string"}},"required":["path","message"],"type":"object"},"type":"array"}},"required":["tool_count","resource_count","shadowed","duplicate_tools","duplicate_resources","errors"],"type":"object"}`),
 	},
 }

@@ -144,6 +144,8 @@ func newRoleServer(t *testing.T) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first workspace scan reads s.sources: let it finish first.
+	s.WaitWorkspace(context.Background())
 	s.sources = append(s.sources, hiddenSource{}, macroSource{})
 	if err := s.syncTools(); err != nil {
 		t.Fatal(err)

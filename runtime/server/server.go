@@ -18,6 +18,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,11 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
+	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // Name is the server name announced at initialize.
@@ -60,6 +63,23 @@ type Options struct {
 	// SkillSandboxOff runs vox_skill_run without isolation
 	// (VOX_SKILL_SANDBOX=off), with a warning on every run.
 	SkillSandboxOff bool
+	// WorkspaceTools advertises the workspace tools in tools/list (see
+	// WorkspaceToolsAdvertised); they are callable by name either way.
+	WorkspaceTools bool
+	// Snapshot is the generated workspace snapshot to start from when it
+	// describes Root; nil means the one generated from this repository.
+	Snapshot *workspace.Snapshot
+	// Surface, when set, is a fixed workspace surface served instead of
+	// scanning Root (the app binaries of "vox gen app"); Snapshot is then
+	// ignored and refreshes fail.
+	Surface *workspace.Surface
+	// Name is announced at initialize; "" means Name (vox-mcp).
+	Name string
+	// Instructions are announced at initialize; "" means vox-mcp's.
+	Instructions string
+	// NoSkills serves no skills (no skill tools' data, no skill://
+	// resources, no macro tools): the app binaries of "vox gen app".
+	NoSkills bool
 }
 
 // Server is one vox-mcp instance.
@@ -84,6 +104,14 @@ type Server struct {
 	// skills is the skills system: registry, resources, macro tools and
 	// the active skill of each session (skills.go).
 	skills *skillPlane
+
+	// workspace serves the .vox tools and resources (workspace.go).
+	workspace *workspaceSource
+	// resourceSources contribute resources; resMu serialises
+	// syncResources and registeredResources is what mcp-go has.
+	resourceSources     []resourceSource
+	resMu               sync.Mutex
+	registeredResources map[string]mcp.Resource
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -110,12 +138,18 @@ func New(opts Options) (*Server, error) {
 	hooks.AddAfterListTools(s.hideUnadvertised)
 	// The HTTP read role may send only some requests (auth.go).
 	hooks.AddOnRequestInitialization(s.readRoleRequest)
-	s.mcp = mcpserver.NewMCPServer(Name, buildinfo.Version(),
+	// Calls of workspace tools wait for the first scan (workspace.go).
+	hooks.AddOnRequestInitialization(s.waitFirstScan)
+	name := opts.Name
+	if name == "" {
+		name = Name
+	}
+	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(),
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithResourceCapabilities(false, true),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
-		mcpserver.WithInstructions(instructions),
+		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
 	)
 	s.requirements = s.defaultRequirements()
 	// Order matters: the read role first (auth.go), then the skill
@@ -123,10 +157,27 @@ func New(opts Options) (*Server, error) {
 	s.checks = []callCheck{s.checkReadRole, s.checkSkillAllowlist, s.checkRequirements}
 
 	s.catalog = s.catalogEntries(opts.Catalog)
-	s.initSkills()
+	if !opts.NoSkills {
+		s.initSkills()
+	}
+	s.workspace = newWorkspaceSource(s, opts.WorkspaceTools)
+	s.sources = append(s.sources, s.workspace)
+	s.resourceSources = append(s.resourceSources, s.workspace)
+	switch {
+	case opts.Surface != nil:
+		s.workspace.fix(opts.Surface)
+	default:
+		if opts.Snapshot == nil {
+			opts.Snapshot = generatedworkspace.Snapshot
+		}
+		// The snapshot (when it describes the root) is installed before
+		// the first registration; the scan runs in the background.
+		s.workspace.start(opts.Snapshot)
+	}
 	if err := s.syncTools(); err != nil {
 		return nil, err
 	}
+	s.syncResources()
 	return s, nil
 }
 

@@ -309,6 +309,8 @@ func (hiddenSource) toolEntries() []toolEntry {
 
 func TestHiddenToolsAreCallableButNotListed(t *testing.T) {
 	s := newServer(t, nil)
+	// The first workspace scan reads s.sources: let it finish first.
+	s.WaitWorkspace(context.Background())
 	s.sources = append(s.sources, hiddenSource{})
 	if err := s.syncTools(); err != nil {
 		t.Fatal(err)

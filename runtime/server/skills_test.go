@@ -434,6 +434,8 @@ func (workspaceDouble) toolEntries() []toolEntry {
 
 func TestActiveSkillAllowlist(t *testing.T) {
 	s, _ := skillServer(t, Options{}, "pdf-forms", "security-audit")
+	// The first workspace scan reads s.sources: let it finish first.
+	s.WaitWorkspace(context.Background())
 	s.sources = append(s.sources, workspaceDouble{})
 	md, _ := json.Marshal(skillsMD("gatekeeper", "Allows a few tools.", "metadata:\n  vox-tools: vox_test_ws, ws_lint, audit_deps, not a tool!"))
 	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)

@@ -16,6 +16,9 @@ const RefreshHint = "run vox_workspace_mcp_refresh"
 // (spec 30-federation §3.4): an edited body takes effect on the next call.
 // Snapshot files are compiled here on their first call.
 func (f *File) current() (*compiled, error) {
+	if f.Abs == "" {
+		return f.embedded(), nil
+	}
 	info, err := os.Stat(f.Abs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read: %s; %s", f.Path, unwrapPathError(err), RefreshHint)
@@ -69,4 +72,19 @@ func (s *Surface) ResourceModule(r *Resource) (*vox.Module, string, error) {
 		return nil, "", fmt.Errorf("%s no longer declares resource %s; %s", r.Path, r.URI, RefreshHint)
 	}
 	return c.module, c.module.Resources()[i].Func, nil
+}
+
+// embedded compiles an embedded file once; its content never changes.
+func (f *File) embedded() *compiled {
+	if c := f.cur.Load(); c != nil {
+		return c
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.cur.Load(); c != nil {
+		return c
+	}
+	c := &compiled{size: int64(len(f.data)), hash: Hash(f.data), module: vox.Compile(f.Path, f.data)}
+	f.cur.Store(c)
+	return c
 }

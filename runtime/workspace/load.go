@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,7 +19,20 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
-var toolNameRE = regexp.MustCompile(registry.ToolNamePattern)
+// validToolName checks registry.ToolNamePattern (^[A-Za-z0-9_-]{1,64}$)
+// without a regexp: a refresh checks every tool of the workspace.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ReservedScheme is the URI scheme of skill resources; workspace resources
 // may not use it.
@@ -67,7 +79,8 @@ type Resource struct {
 // (spec 30-federation §3.4); callers keep the module they obtained.
 type File struct {
 	Path string
-	Abs  string
+	Abs  string // "" for an embedded file, whose content is data
+	data []byte
 	mu   sync.Mutex // serialises recompiles
 	cur  atomic.Pointer[compiled]
 }
@@ -79,6 +92,34 @@ type compiled struct {
 	hash    string
 	module  *vox.Module // nil when the file could not be read
 	readErr string
+
+	// decls are the module's tools and resources as surface entries,
+	// built once per compilation: a refresh that reuses the compilation
+	// reuses them too.
+	declsOnce sync.Once
+	tools     []*Tool
+	toolPos   []vox.Tool
+	resources []*Resource
+	resPos    []vox.Resource
+}
+
+// decls returns the surface entries of a compiled file f.
+func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resource) {
+	c.declsOnce.Do(func() {
+		c.toolPos = c.module.Tools()
+		c.resPos = c.module.Resources()
+		c.tools = make([]*Tool, len(c.toolPos))
+		for i, t := range c.toolPos {
+			c.tools[i] = &Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+				Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
+		}
+		c.resources = make([]*Resource, len(c.resPos))
+		for i, r := range c.resPos {
+			c.resources[i] = &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
+				Path: f.Path, Line: r.Line, Hash: c.hash, file: f}
+		}
+	})
+	return c.tools, c.toolPos, c.resources, c.resPos
 }
 
 // Surface is the workspace surface of one refresh. It is immutable apart
@@ -159,6 +200,8 @@ type Loader struct {
 	Shadows func(name string) bool
 	// Log receives the notices, per-file errors and shadowed names.
 	Log *slog.Logger
+	// Workers bounds the files compiled at once; 0 means GOMAXPROCS.
+	Workers int
 
 	mu   sync.Mutex
 	prev map[string]*File
@@ -237,7 +280,11 @@ func (l *Loader) compileAll(srcs []SourceFile) []*File {
 	if len(todo) == 0 {
 		return files
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	workers := l.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(todo))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -308,7 +355,14 @@ func fileErrorMessage(ds []diag.Diagnostic) string {
 // merge builds the surface from the files in scan order (spec
 // 30-federation §1.3).
 func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string) bool) *Surface {
-	s := &Surface{Config: cfg, Result: newResult(), tools: map[string]*Tool{}, resources: map[string]*Resource{}, files: map[string]*File{}}
+	ntools := 0
+	for _, f := range files {
+		if c := f.cur.Load(); c.module != nil {
+			ntools += len(c.module.Tools())
+		}
+	}
+	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]*Tool, ntools), resources: map[string]*Resource{},
+		files: make(map[string]*File, len(files)), Tools: make([]*Tool, 0, ntools)}
 	// Messages of one file are ordered by position (declaration errors
 	// are found tools first, then resources).
 	type posMsg struct {
@@ -340,9 +394,11 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 			fileErr(f.Path, fileErrorMessage(m.Diagnostics()))
 			continue
 		}
-		for _, t := range m.Tools() {
+		tools, toolPos, resources, resPos := c.decls(f)
+		for i, tool := range tools {
+			t := toolPos[i]
 			switch {
-			case !toolNameRE.MatchString(t.Name):
+			case !validToolName(t.Name):
 				at(f.Path, t.Line, t.Col, fmt.Sprintf("%d:%d: invalid tool name %q: workspace tool names must match %s", t.Line, t.Col, t.Name, registry.ToolNamePattern))
 			case shadows != nil && shadows(t.Name):
 				shadowed[t.Name] = true
@@ -352,13 +408,12 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				first := s.tools[t.Name]
 				s.Findings = append(s.Findings, Finding{Kind: DuplicateTool, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col, FirstPath: first.Path, FirstLine: first.Line})
 			default:
-				tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-					Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
 				s.tools[t.Name] = tool
 				s.Tools = append(s.Tools, tool)
 			}
 		}
-		for _, r := range m.Resources() {
+		for i, res := range resources {
+			r := resPos[i]
 			switch {
 			case strings.HasPrefix(strings.ToLower(r.URI), ReservedScheme):
 				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q uses the reserved scheme skill:// (it serves installed skills): choose another scheme", r.Line, r.Col, r.URI))
@@ -367,8 +422,6 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				first := s.resources[r.URI]
 				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: first.Path, FirstLine: first.Line})
 			default:
-				res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
-					Path: f.Path, Line: r.Line, Hash: c.hash, file: f}
 				s.resources[r.URI] = res
 				s.Resources = append(s.Resources, res)
 			}

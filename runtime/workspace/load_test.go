@@ -14,7 +14,7 @@ import (
 const cfgExamples = "scan_globs: [\"tools/**/*.vox\"]\n"
 
 // workspaceTree writes a scan config and the given files.
-func workspaceTree(t *testing.T, cfg string, files map[string]string) string {
+func workspaceTree(t testing.TB, cfg string, files map[string]string) string {
 	t.Helper()
 	all := map[string]string{ConfigPath: cfg}
 	for k, v := range files {

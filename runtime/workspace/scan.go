@@ -85,11 +85,34 @@ type scanner struct {
 // excluded reports whether rel matches an exclude glob.
 func (s *scanner) excluded(rel string) bool {
 	for _, g := range s.excludes {
+		if seg := segmentExclude(g.Pattern); seg != "" {
+			// The common form **/NAME/** (all the defaults): a plain
+			// segment test instead of a glob match per file.
+			if strings.Contains("/"+rel+"/", seg) {
+				return true
+			}
+			continue
+		}
 		if ok, _ := doublestar.Match(g.Pattern, rel); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// segmentExclude returns "/NAME/" for a pattern **/NAME/** whose NAME is
+// literal, else "". Such a pattern matches exactly the paths with a
+// segment NAME (the directory itself included).
+func segmentExclude(p string) string {
+	name, ok := strings.CutPrefix(p, "**/")
+	if !ok {
+		return ""
+	}
+	name, ok = strings.CutSuffix(name, "/**")
+	if !ok || name == "" || strings.ContainsAny(name, "/*?[]{}\\") {
+		return ""
+	}
+	return "/" + name + "/"
 }
 
 // prunable reports whether every path below the directory rel is
@@ -186,6 +209,12 @@ func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, bool) {
 }
 
 func (s *scanner) rel(p string) string {
+	if rest, ok := strings.CutPrefix(p, s.root); ok && (rest == "" || rest[0] == filepath.Separator) {
+		if rest == "" {
+			return "."
+		}
+		return filepath.ToSlash(rest[1:])
+	}
 	r, err := filepath.Rel(s.root, p)
 	if err != nil {
 		return filepath.ToSlash(p)

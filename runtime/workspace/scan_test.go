@@ -8,7 +8,7 @@ import (
 )
 
 // tree writes files (relative path -> content) under a new temporary root.
-func tree(t *testing.T, files map[string]string) string {
+func tree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for rel, body := range files {

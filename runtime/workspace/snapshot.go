@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +71,22 @@ func (snap *Snapshot) Describes(root string) bool {
 		return false
 	}
 	return Hash(src) == snap.ConfigSHA256
+}
+
+// EmbeddedSurface turns the snapshot into a surface whose source files
+// are read from fsys (an app binary's embedded sources, "vox gen app")
+// instead of the disk; root is the workspace of the fs.* capabilities. Each
+// file is compiled on the first call of one of its tools or resources.
+func (snap *Snapshot) EmbeddedSurface(fsys fs.FS, root string, cfg *Config) (*Surface, error) {
+	s := snap.Surface(root, cfg)
+	for path, f := range s.files {
+		data, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return nil, fmt.Errorf("embedded source %s: %w", path, err)
+		}
+		f.Abs, f.data = "", data
+	}
+	return s, nil
 }
 
 // Surface turns the snapshot into a surface rooted at root. Nothing is

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGenAppBuildsAndServes generates an app from the repository's
+// examples, builds it with go build (offline: the module cache holds every
+// dependency) and drives it over stdio.
+func TestGenAppBuildsAndServes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	root := repoRoot(t)
+	dir := filepath.Join(t.TempDir(), "slugs")
+	code, out, errOut := vox(t, "gen", "app", "--out", dir, "--module", "example.com/slugs", "--replace", root, filepath.Join(root, "examples", "text.vox"))
+	if code != 0 {
+		t.Fatalf("vox gen app: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"main.go", "tables.go", "go.mod", "vox/text.vox"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	build := exec.Command(goBin, "build", "-o", "slugs.bin", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+
+	cmd := exec.Command(filepath.Join(dir, "slugs.bin"), "--root", root)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	call := func(id int, method, params string) map[string]any {
+		t.Helper()
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		done := make(chan map[string]any, 1)
+		go func() {
+			for lines.Scan() {
+				var msg map[string]any
+				if json.Unmarshal(lines.Bytes(), &msg) == nil && msg["id"] == float64(id) {
+					done <- msg
+					return
+				}
+			}
+			close(done)
+		}()
+		select {
+		case msg := <-done:
+			if msg == nil {
+				t.Fatalf("%s: the app closed its output", method)
+			}
+			return msg
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no answer", method)
+		}
+		return nil
+	}
+	init := call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
+	if name := init["result"].(map[string]any)["serverInfo"].(map[string]any)["name"]; name != "slugs" {
+		t.Errorf("server name = %v", name)
+	}
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var names []string
+	for _, tl := range call(2, "tools/list", `{}`)["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	if got := strings.Join(names, " "); got != "fibonacci slugify" {
+		t.Errorf("tools = %s: want only the tools of examples/text.vox", got)
+	}
+	res := call(3, "resources/list", `{}`)["result"].(map[string]any)["resources"].([]any)
+	if len(res) != 1 || res[0].(map[string]any)["uri"] != "vox-mcp://examples/README.md" {
+		t.Errorf("resources = %v", res)
+	}
+	appCallChecks(t, call)
+}
+
+// appCallChecks calls the app's tools (needs runtime/vox Module.Call).
+func appCallChecks(t *testing.T, call func(int, string, string) map[string]any) {
+	r := call(4, "tools/call", `{"name":"slugify","arguments":{"title":"Hello Vox World"}}`)["result"].(map[string]any)
+	if r["isError"] == true || r["content"].([]any)[0].(map[string]any)["text"] != "hello-vox-world" {
+		t.Errorf("slugify = %v", r)
+	}
+	rr := call(5, "resources/read", `{"uri":"vox-mcp://examples/README.md"}`)["result"].(map[string]any)["contents"].([]any)
+	if len(rr) != 1 || !strings.HasPrefix(rr[0].(map[string]any)["text"].(string), "# vox-mcp examples") {
+		t.Errorf("readme = %v", rr)
+	}
+}

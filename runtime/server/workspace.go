@@ -1,0 +1,295 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
+)
+
+// workspaceSource is the workspace part of the MCP plane (spec
+// 30-federation): the tools and resources of the repository's .vox files.
+// It holds the current surface behind an atomic pointer; a refresh builds
+// a new surface and swaps it in whole, so a call sees one surface from
+// start to end and keeps the module it started with.
+type workspaceSource struct {
+	s         *Server
+	loader    *workspace.Loader
+	advertise bool
+	surface   atomic.Pointer[workspace.Surface]
+
+	// refreshMu serialises installs (the first scan, refreshes, the
+	// watcher) so that a later refresh is never overwritten by an earlier
+	// one finishing late.
+	refreshMu sync.Mutex
+	// ready is closed when the first scan of the workspace was installed
+	// (or failed).
+	ready     chan struct{}
+	readyOnce sync.Once
+	// snapshot is the generated snapshot the server started from, nil
+	// when it started empty; the first scan is compared with it.
+	snapshot *workspace.Snapshot
+}
+
+func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
+	w := &workspaceSource{s: s, advertise: advertise, ready: make(chan struct{})}
+	catalogNames := map[string]bool{}
+	for _, e := range s.catalog {
+		catalogNames[e.tool.Name] = true
+	}
+	w.loader = &workspace.Loader{Root: s.root, Log: s.log, Shadows: func(n string) bool { return catalogNames[n] }}
+	w.surface.Store(workspace.Empty())
+	return w
+}
+
+// start installs the snapshot when it describes the root (spec
+// 30-federation §6) and scans the workspace in the background; in any
+// other root the workspace surface stays empty until that first scan.
+func (w *workspaceSource) start(snap *workspace.Snapshot) {
+	fromSnapshot := false
+	if snap != nil && snap.Describes(w.s.root) {
+		cfg, err := workspace.LoadConfig(w.s.root)
+		if err == nil {
+			w.snapshot = snap
+			w.surface.Store(snap.Surface(w.s.root, cfg))
+			fromSnapshot = true
+			w.s.log.Debug("serving the generated workspace snapshot until the first scan completes", "tools", len(snap.Tools))
+		}
+	}
+	gate := firstScanGate
+	go func() {
+		defer w.readyOnce.Do(func() { close(w.ready) })
+		if gate != nil {
+			<-gate
+		}
+		workers := 0
+		if fromSnapshot {
+			// The snapshot serves meanwhile: the rescan only checks it,
+			// on one core, leaving the others to the first requests.
+			workers = 1
+		}
+		if _, err := w.refreshWith(workers); err != nil {
+			w.s.log.Error("workspace scan failed; the workspace surface stays as it was", "err", err)
+		}
+	}()
+}
+
+// fix serves a fixed surface: nothing is scanned and refreshes fail.
+func (w *workspaceSource) fix(surface *workspace.Surface) {
+	w.loader = nil
+	w.surface.Store(surface)
+	w.readyOnce.Do(func() { close(w.ready) })
+}
+
+// firstScanGate, when set by a test, holds the first scan back until it
+// is closed, so the test can observe the start-up surface.
+var firstScanGate chan struct{}
+
+// refresh rescans the workspace and installs the new surface; on a fatal
+// error the previous surface stays in service.
+func (w *workspaceSource) refresh() (workspace.Result, error) { return w.refreshWith(0) }
+
+// refreshWith is refresh compiling with at most workers files at once (0:
+// GOMAXPROCS).
+func (w *workspaceSource) refreshWith(workers int) (workspace.Result, error) {
+	w.refreshMu.Lock()
+	defer w.refreshMu.Unlock()
+	if w.loader == nil {
+		return workspace.Result{}, errors.New("this server serves a fixed set of workspace tools and cannot refresh them")
+	}
+	w.loader.Workers = workers
+	fresh, err := w.loader.Load()
+	if err != nil {
+		return workspace.Result{}, err
+	}
+	if snap := w.snapshot; snap != nil {
+		w.snapshot = nil
+		if !reflect.DeepEqual(fresh.Snapshot(snap.Module), snap) {
+			w.s.log.Info("the generated workspace snapshot differs from the workspace (it is stale); serving the fresh scan; run go generate ./... to update it")
+		}
+	}
+	w.surface.Store(fresh)
+	err = w.s.syncTools()
+	w.s.syncResources()
+	return fresh.Result, err
+}
+
+// wait blocks until the first scan was installed or ctx is done.
+func (w *workspaceSource) wait(ctx context.Context) error {
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// toolEntries projects the surface's tools (spec 30-federation §2):
+// _meta names the source file and line; annotations say read-only and
+// closed-world (workspace code cannot write or reach the network). Without
+// the opt-in they are hidden: registered and callable, not advertised.
+func (w *workspaceSource) toolEntries() []toolEntry {
+	surface := w.surface.Load()
+	out := make([]toolEntry, 0, len(surface.Tools))
+	for _, t := range surface.Tools {
+		out = append(out, toolEntry{
+			tool:    workspaceTool(t),
+			source:  registry.SourceWorkspace,
+			handler: w.toolHandler(t.Name),
+			hidden:  !w.advertise,
+		})
+	}
+	return out
+}
+
+func workspaceTool(t *workspace.Tool) mcp.Tool {
+	return mcp.Tool{
+		Name:           t.Name,
+		Description:    t.Description,
+		RawInputSchema: t.InputSchema,
+		Meta: &mcp.Meta{AdditionalFields: map[string]any{
+			"vox_source":      registry.SourceWorkspace,
+			"vox_source_path": t.Path,
+			"vox_source_line": t.Line,
+		}},
+		Annotations: mcp.ToolAnnotation{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
+	}
+}
+
+// toolHandler dispatches a call of the named workspace tool to the
+// surface current when the call starts.
+func (w *workspaceSource) toolHandler(name string) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		surface := w.surface.Load()
+		t, ok := surface.Tool(name)
+		if !ok {
+			return errorResult(fmt.Sprintf("workspace tool %s is gone since the last refresh; call vox_tool_search to find the current tools", name)), nil
+		}
+		return w.callTool(ctx, surface, t, req)
+	}
+}
+
+// resourceEntries projects the surface's resources (spec 30-federation §5).
+func (w *workspaceSource) resourceEntries() []resourceEntry {
+	surface := w.surface.Load()
+	out := make([]resourceEntry, 0, len(surface.Resources))
+	for _, r := range surface.Resources {
+		out = append(out, resourceEntry{
+			resource: mcp.Resource{
+				URI:         r.URI,
+				Name:        r.Func,
+				Description: r.Description,
+				MIMEType:    r.MIMEType,
+				Meta: &mcp.Meta{AdditionalFields: map[string]any{
+					"vox_source":      registry.SourceWorkspace,
+					"vox_source_path": r.Path,
+					"vox_source_line": r.Line,
+				}},
+			},
+			handler: w.resourceHandler(r.URI),
+		})
+	}
+	return out
+}
+
+func (w *workspaceSource) resourceHandler(uri string) mcpserver.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		surface := w.surface.Load()
+		r, ok := surface.Resource(uri)
+		if !ok {
+			return nil, fmt.Errorf("workspace resource %s is gone since the last refresh", uri)
+		}
+		return w.readResource(ctx, surface, r)
+	}
+}
+
+// RefreshWorkspace rescans the workspace like vox_workspace_mcp_refresh.
+func (s *Server) RefreshWorkspace() (workspace.Result, error) { return s.workspace.refresh() }
+
+// WaitWorkspace blocks until the first workspace scan was installed.
+func (s *Server) WaitWorkspace(ctx context.Context) error { return s.workspace.wait(ctx) }
+
+// WatchWorkspace refreshes the workspace on file changes until ctx is done
+// (vox-mcp --watch).
+func (s *Server) WatchWorkspace(ctx context.Context) error {
+	return workspace.Watch(ctx, workspace.WatchOptions{
+		Root: s.root,
+		Log:  s.log,
+		Config: func() *workspace.Config {
+			if cfg, err := workspace.LoadConfig(s.root); err == nil {
+				return cfg
+			}
+			return s.workspace.surface.Load().Config
+		},
+		OnChange: func() {
+			res, err := s.workspace.refresh()
+			if err != nil {
+				s.log.Error("workspace refresh after a file change failed; keeping the previous surface", "err", err)
+				return
+			}
+			s.log.Info("workspace refreshed after a file change", "tools", res.ToolCount, "resources", res.ResourceCount, "errors", len(res.Errors))
+		},
+	})
+}
+
+// firstScanWait bounds how long a request waits for the first scan.
+const firstScanWait = 60 * time.Second
+
+// waitFirstScan is an OnRequestInitialization hook: while the first
+// workspace scan is running (a root without a usable snapshot starts with
+// an empty workspace surface), a tools/call of a tool that is not
+// registered yet, or a resources/read of an unknown URI, waits for that
+// scan instead of failing as unknown — a client that connects and calls a
+// workspace tool at once gets its answer. Other requests, and every request
+// once the first scan is installed, pass straight through.
+func (s *Server) waitFirstScan(ctx context.Context, _ any, message any) error {
+	w := s.workspace
+	if w == nil {
+		return nil
+	}
+	select {
+	case <-w.ready:
+		return nil
+	default:
+	}
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &req) != nil {
+		return nil
+	}
+	switch mcp.MCPMethod(req.Method) {
+	case mcp.MethodToolsCall:
+		if _, known := s.currentTools().lookup(req.Params.Name); known {
+			return nil
+		}
+	case mcp.MethodResourcesRead:
+		if _, known := s.mcp.ListResources()[req.Params.URI]; known {
+			return nil
+		}
+	default:
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, firstScanWait)
+	defer cancel()
+	_ = w.wait(ctx) // on timeout mcp-go answers as for any unknown name
+	return nil
+}

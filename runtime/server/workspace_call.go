@@ -1,0 +1,47 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
+)
+
+// callTool runs a workspace tool (spec 30-federation §3): in the
+// interpreter with the request's context and the configured limits. A
+// failure — argument errors, Err results, runtime errors, limits, a source
+// that no longer compiles — is an error result with its text; success is
+// one text content (the string itself, or compact JSON) and
+// structuredContent {"result": <json>} (spec 35-tool-results).
+func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args := req.Params.RawArguments
+	if len(args) == 0 && req.Params.Arguments != nil {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return errorResult("arguments must be a JSON object"), nil
+		}
+		args = b
+	}
+	res, err := surface.CallTool(ctx, t, args, w.s.log.With("tool", t.Name))
+	if err != nil {
+		return errorResult(workspace.ErrorText(err)), nil
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(res.Text)},
+		StructuredContent: map[string]json.RawMessage{"result": res.JSON},
+	}, nil
+}
+
+// readResource reads a workspace resource by calling its function; a
+// failure becomes mcp-go's -32603 with the error text (spec 30-federation
+// §3, the wire-error table).
+func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource) ([]mcp.ResourceContents, error) {
+	text, err := surface.ReadResource(ctx, r, w.s.log.With("resource", r.URI))
+	if err != nil {
+		return nil, errors.New(workspace.ErrorText(err))
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: r.URI, MIMEType: r.MIMEType, Text: text}}, nil
+}

@@ -1,0 +1,69 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox"
+)
+
+// Env is the interpreter environment of calls on this surface: fs.* rooted
+// at the workspace, env.get limited to the config's env_allow, the config's
+// limits over the interpreter's defaults, print to log.
+func (s *Surface) Env(log *slog.Logger) *vox.Env {
+	lim := vox.DefaultLimits()
+	c := s.Config.Limits
+	if c.Steps != nil {
+		lim.Steps = *c.Steps
+	}
+	if c.MaxDepth != nil {
+		lim.MaxDepth = int(*c.MaxDepth)
+	}
+	if c.TimeoutMS != nil {
+		lim.Timeout = time.Duration(*c.TimeoutMS) * time.Millisecond
+	}
+	if c.MaxOutputBytes != nil {
+		lim.MaxOutputBytes = *c.MaxOutputBytes
+	}
+	if c.MaxValueBytes != nil {
+		lim.MaxValueBytes = *c.MaxValueBytes
+	}
+	return &vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log}
+}
+
+// CallTool runs tool t with the JSON object args (nil means {}) in the
+// interpreter, with ctx (cancellation stops it) and the surface's
+// environment. The module is the one current when the call starts (its
+// file is recompiled first when it changed on disk); a refresh during the
+// call does not affect it. Errors read as the spec writes them
+// (ErrorText).
+func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger) (vox.Result, error) {
+	m, err := s.ToolModule(t)
+	if err != nil {
+		return vox.Result{}, err
+	}
+	return m.Call(ctx, t.Name, args, s.Env(log))
+}
+
+// ReadResource calls the function of resource r and returns its text.
+func (s *Surface) ReadResource(ctx context.Context, r *Resource, log *slog.Logger) (string, error) {
+	m, _, err := s.ResourceModule(r)
+	if err != nil {
+		return "", err
+	}
+	return m.ReadResource(ctx, r.URI, s.Env(log))
+}
+
+// ErrorText is the text of a failed call for its error result: the
+// message of an argument error, an Err result or a limit as the spec
+// writes it, and a runtime error prefixed with its source position.
+func ErrorText(err error) string {
+	var ve *vox.Error
+	if errors.As(err, &ve) && ve.Kind == vox.RuntimeError {
+		return ve.Positioned()
+	}
+	return err.Error()
+}
