@@ -87,11 +87,7 @@ func (th *Thread) bindJSON(f *Func, slots []Value, data []byte) {
 		if !ok {
 			switch {
 			case p.Default != nil:
-				d := th.callDefault(f, j)
-				if isOption(p.Type) && d.k != KSome && d.k != KNone {
-					d = Some(d)
-				}
-				slots[j] = d
+				slots[j] = th.callDefault(f, j)
 			case isOption(p.Type):
 				slots[j] = None
 			default:
@@ -258,7 +254,7 @@ func DecodeJSON(data []byte, maxValue int64) (Value, error) {
 			if r := recover(); r != nil {
 				e, ok := r.(*Error)
 				if !ok {
-					panic(r)
+					e = &Error{Kind: Internal, Message: fmt.Sprintf("internal error while decoding JSON: %v", r)}
 				}
 				err = e
 			}

@@ -126,11 +126,17 @@ func (c *compiler) callGlobal(f *Func, e *syntax.CallExpr) exprFn {
 
 // callDefault evaluates the default of parameter j of f in the module
 // scope.
+//
+// The default of an Option[T] parameter that is not already an Option
+// binds Some(default).
 func (th *Thread) callDefault(f *Func, j int) Value {
 	d := f.defaults[j]
 	m := th.mark()
 	v := th.invoke(d, th.alloc(d.nlocals), nil)
 	th.release(m)
+	if isOption(f.params[j].Type) && v.k != KSome && v.k != KNone && v.k != KNull {
+		v = Some(v)
+	}
 	return v
 }
 

@@ -25,10 +25,19 @@ const maxDepth = 512
 
 // Parse parses a file. path is used in diagnostics. It never fails: every
 // problem is a diagnostic, and the tree holds whatever parsed.
-func Parse(path string, src []byte) (*File, diag.List) {
+func Parse(path string, src []byte) (f *File, diags diag.List) {
 	p := &parser{path: path}
+	defer func() {
+		if r := recover(); r != nil {
+			diags = append(p.diags, diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error,
+				Code: "vox/internal/panic", Message: fmt.Sprintf("internal error while parsing: %v", r)})
+			if f == nil {
+				f = &File{Path: path}
+			}
+		}
+	}()
 	p.sc.init(src, p.errh)
-	f := &File{Path: path}
+	f = &File{Path: path}
 	p.next()
 	for p.tok != EOF {
 		p.topDecl(f)

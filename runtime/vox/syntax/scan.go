@@ -472,11 +472,11 @@ func (s *scanner) scanString(quote byte) {
 			}
 			s.off += 2
 		case c == '\n':
-			// A string that runs into a line starting a declaration in
-			// column 1 is taken as unterminated: it almost certainly
-			// lacks its closing quote, and reading on would swallow the
-			// declarations that follow.
-			if isDeclLine(s.src, s.off+1) {
+			// A string that runs into a line starting a function, tool or
+			// resource in column 1 is taken as unterminated: it almost
+			// certainly lacks its closing quote, and reading on would
+			// swallow the declarations that follow.
+			if strongDeclLine(s.src, s.off+1) {
 				s.unterminated(startOff, startLine, startLS, startOff+1)
 				return
 			}

@@ -447,6 +447,27 @@ func isDeclLine(src []byte, i int) bool {
 	return declStarters[w] || toleratedWords[w]
 }
 
+// strongDeclLine reports whether the line starting at offset i starts a
+// function, tool or resource in column 1 in a way prose inside a string
+// never does: "@tool", "@mcp.", "@resource", "fn name(", "pub fn",
+// "async fn", `tool "`, `resource "`.
+func strongDeclLine(src []byte, i int) bool {
+	rest := src[i:min(len(src), i+64)]
+	for _, p := range []string{"@tool", "@mcp.", "@resource", "pub fn ", "async fn ", "tool \"", "resource \""} {
+		if bytes.HasPrefix(rest, []byte(p)) {
+			return true
+		}
+	}
+	if !bytes.HasPrefix(rest, []byte("fn ")) {
+		return false
+	}
+	j := 3
+	for j < len(rest) && isIdentByte(rest[j]) {
+		j++
+	}
+	return j > 3 && j < len(rest) && (rest[j] == '(' || rest[j] == '[')
+}
+
 // nextDeclLine returns the offset of the first line at or after offset i
 // (which must be a line start) whose column 1 starts a declaration, or
 // len(src).
