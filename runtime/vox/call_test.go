@@ -260,6 +260,18 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestDeepRecursionThroughNestedExpressions recurses at the highest depth
+// the configuration allows through a body nested 400 levels deep: the call
+// fails with the depth limit instead of overflowing the Go stack.
+func TestDeepRecursionThroughNestedExpressions(t *testing.T) {
+	src := "fn f(n) { " + strings.Repeat("(", 400) + "f(n + 1)" + strings.Repeat(" + 1)", 400) + " }\n"
+	m := compileOK(t, src)
+	_, err := call(t, m, "f", `{"n":0}`, &Env{Limits: Limits{MaxDepth: 1 << 20, Steps: 0}})
+	if err == nil || err.Kind != LimitError || err.Limit != "max_depth" {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestCancellation(t *testing.T) {
 	m := compileOK(t, bridgeSrc)
 	ctx, cancel := context.WithCancel(context.Background())

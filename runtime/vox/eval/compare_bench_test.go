@@ -13,17 +13,19 @@ import (
 // BenchmarkCompare runs the same programs in this interpreter and in
 // go.starlark.net, side by side, with the step limit lifted (spec
 // 60-quality: the Vox time must be at or below Starlark's on each).
-// Compare the pairs with benchstat:
+// The sub-benchmarks are named Compare/<program>/impl=vox and
+// impl=starlark, so benchstat puts the pairs side by side with the ratio:
 //
 //	go test -run '^$' -bench Compare -count 6 ./runtime/vox/eval | tee bench.txt
+//	benchstat -col /impl bench.txt
 //
 // Each Vox iteration goes through Module.Call, the path the server uses
 // (argument decoding, a fresh interpreter state, result encoding); each
 // Starlark iteration calls the already-loaded function.
 func BenchmarkCompare(b *testing.B) {
 	for _, p := range comparePrograms {
-		b.Run(p.name+"/vox", func(b *testing.B) { benchVox(b, p) })
-		b.Run(p.name+"/starlark", func(b *testing.B) { benchStarlark(b, p) })
+		b.Run(p.name+"/impl=vox", func(b *testing.B) { benchVox(b, p) })
+		b.Run(p.name+"/impl=starlark", func(b *testing.B) { benchStarlark(b, p) })
 	}
 }
 

@@ -44,6 +44,7 @@ type Func struct {
 	unavailable *syntax.Unavailable
 	freeVars    []*resolve.Binding
 	decl        *syntax.FnDecl
+	nest        int // the deepest nesting of its body: Go frames per call, roughly
 }
 
 // Name returns the function's name.
@@ -124,6 +125,7 @@ func (p *Program) fill(f *Func, rf *resolve.Function) {
 	}
 	c := &compiler{p: p, fn: f}
 	f.body = c.block(rf.Body)
+	f.nest = c.maxNest + 2
 }
 
 type loopCtx struct {
@@ -136,6 +138,15 @@ type compiler struct {
 	fn        *Func
 	exprDepth int // > 0 while compiling a block used as a plain expression
 	loops     []*loopCtx
+	nest      int // current syntactic nesting
+	maxNest   int
+}
+
+func (c *compiler) enter() {
+	c.nest++
+	if c.nest > c.maxNest {
+		c.maxNest = c.nest
+	}
 }
 
 func binding(id *syntax.Ident) *resolve.Binding {
@@ -309,6 +320,8 @@ func weight(n syntax.Node) int64 {
 }
 
 func (c *compiler) stmt(s syntax.Stmt) stmtFn {
+	c.enter()
+	defer func() { c.nest-- }()
 	w := weight(s)
 	switch s := s.(type) {
 	case *syntax.LetStmt:
@@ -963,6 +976,8 @@ func (th *Thread) construct(ctor *resolve.Constructor, args []Value, names []str
 // ---- expressions ----
 
 func (c *compiler) expr(e syntax.Expr) exprFn {
+	c.enter()
+	defer func() { c.nest-- }()
 	switch e := e.(type) {
 	case *syntax.Literal:
 		v := literalValue(e)

@@ -72,6 +72,11 @@ const (
 // that a deep recursion is an error and never a Go stack overflow.
 const MaxDepthCap = 10000
 
+// maxGoNesting bounds the sum of the nesting of the functions on the call
+// stack: a deep recursion through deeply nested expressions fails with the
+// max_depth limit before the Go stack (1 GB) could overflow.
+const maxGoNesting = 300_000
+
 // maxNesting bounds the recursion of printing, comparing, encoding and
 // decoding values.
 const maxNesting = 512
@@ -120,6 +125,7 @@ type Thread struct {
 	nextCheck int64
 	depth     int
 	maxDepth  int
+	nest      int // the sum of Func.nest over the calls in progress
 	frames    []*frame
 	chunks    [][]Value
 	chunk     int
@@ -270,6 +276,10 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 		th.limit(LimitDepth, int64(th.maxDepth))
 	}
 	th.depth++
+	th.nest += fn.nest
+	if th.nest > maxGoNesting {
+		th.limit(LimitDepth, int64(th.maxDepth))
+	}
 	if th.depth >= len(th.frames) {
 		th.frames = append(th.frames, &frame{th: th})
 		for len(th.frames) <= th.depth {
@@ -297,6 +307,7 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 	}
 	fr.slots, fr.free = nil, nil
 	th.depth--
+	th.nest -= fn.nest
 	return v
 }
 

@@ -934,9 +934,9 @@ func precedence(t Token) int {
 	return 0
 }
 
+// binary parses by precedence climbing; its recursion is bounded by the
+// number of precedence levels, so only primary and unary count nesting.
 func (p *parser) binary(min int) Expr {
-	p.enter()
-	defer p.leave()
 	x := p.unary()
 	for {
 		prec := precedence(p.tok)
