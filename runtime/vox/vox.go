@@ -13,7 +13,6 @@ package vox
 import (
 	"fmt"
 	"path"
-	"runtime/debug"
 	"strings"
 
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
@@ -31,7 +30,6 @@ type Module struct {
 	hasErrors bool
 	tools     []Tool
 	resources []Resource
-	res       *resolve.Module
 	prog      *eval.Program
 }
 
@@ -59,15 +57,12 @@ func Compile(path string, src []byte) (m *Module) {
 		if r := recover(); r != nil {
 			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
 				Message: fmt.Sprintf("internal error while compiling: %v", r)}
-			if debugPanics {
-				d.Message += "\n" + string(debug.Stack())
-			}
 			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
 		}
 	}()
 	f, diags := syntax.Parse(path, src)
 	res := resolve.File(f, eval.Universe(), &diags)
-	m = &Module{path: path, res: res}
+	m = &Module{path: path}
 	for _, d := range f.Decls {
 		fn, ok := d.(*syntax.FnDecl)
 		if !ok {
@@ -101,9 +96,6 @@ func Compile(path string, src []byte) (m *Module) {
 	m.hasErrors = diags.HasErrors()
 	return m
 }
-
-// debugPanics adds the stack to internal-error diagnostics (tests set it).
-var debugPanics = false
 
 // mimeType infers a resource's MIME type from its URI's extension.
 func mimeType(uri string) string {
