@@ -57,3 +57,29 @@ build: ## build vox and vox-mcp into bin/
 
 run: build ## build and run vox-mcp over stdio on this repository
 	./$(BIN)/vox-mcp --root .
+
+# Release builds: every binary for every platform, reproducibly — the same
+# commit gives the same bytes whatever the checkout path or build cache
+# (-trimpath, no VCS stamping, no cgo); version and commit go in through
+# -ldflags, so `vox-mcp --version` prints them.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DIST      ?= dist
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+BINARIES  ?= vox-mcp vox
+BUILDINFO := github.com/vox-lang/vox-mcp/runtime/buildinfo
+RELEASE_LDFLAGS := -s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).commit=$(COMMIT)
+
+release: ## cross-compile $(BINARIES) for $(PLATFORMS) into $(DIST)/ with SHA256SUMS (VERSION=..., COMMIT=...)
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ "$$os" = windows ] && ext=.exe; \
+		for b in $(BINARIES); do \
+			echo "$(DIST)/$$b-$$os-$$arch$$ext"; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+				-ldflags '$(RELEASE_LDFLAGS)' -o $(DIST)/$$b-$$os-$$arch$$ext ./cmd/$$b; \
+		done; \
+	done
+	@cd $(DIST) && files=$$(ls) && \
+		if command -v sha256sum >/dev/null; then sha256sum -- $$files; else shasum -a 256 -- $$files; fi > SHA256SUMS
+	@echo "$(DIST)/SHA256SUMS ($(VERSION) $(COMMIT))"

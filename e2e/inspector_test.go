@@ -8,11 +8,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 )
+
+// fixtureSkills are the skills the Inspector's server sees: the skills
+// package's test corpus, read only.
+func fixtureSkills() string {
+	return filepath.Join(repoRoot, "runtime", "skills", "testdata", "skills")
+}
 
 // Exit codes of the Inspector CLI.
 const (
@@ -27,7 +34,7 @@ func inspector(t *testing.T, wantExit int, args ...string) map[string]any {
 	t.Helper()
 	home := t.TempDir()
 	cli := []string{filepath.Join("node_modules", ".bin", "inspector"), "--cli", "--format", "json", "--quiet",
-		"-e", "VOX_SKILL_ROOTS=" + t.TempDir(),
+		"-e", "VOX_SKILL_ROOTS=" + fixtureSkills(),
 		voxMCP, "--root", repoRoot}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -85,4 +92,41 @@ func TestInspectorCLI(t *testing.T) {
 			t.Errorf("a wrong argument type: %v", bad)
 		}
 	})
+	t.Run("resources", func(t *testing.T) {
+		list := inspector(t, inspectorOK, "--method", "resources/list")
+		var uris []string
+		for _, r := range list["resources"].([]any) {
+			uris = append(uris, r.(map[string]any)["uri"].(string))
+		}
+		// A text resource, the skills index (JSON) and a binary file.
+		reads := map[string]func(c map[string]any) bool{
+			"skill://index.json": func(c map[string]any) bool {
+				return c["mimeType"] == "application/json" && strings.Contains(str(c["text"]), `"url":"skill://release-notes/SKILL.md"`)
+			},
+			"skill://release-notes/SKILL.md": func(c map[string]any) bool {
+				return strings.Contains(str(c["text"]), "name: release-notes")
+			},
+			"skill://pdf-forms/assets/logo.png": func(c map[string]any) bool {
+				return c["mimeType"] == "image/png" && strings.HasPrefix(str(c["blob"]), "iVBORw0KGgo") // base64 of the PNG signature
+			},
+		}
+		for _, uri := range sortedKeys(reads) {
+			if !slices.Contains(uris, uri) {
+				t.Errorf("resources/list lacks %s: %v", uri, uris)
+				continue
+			}
+			read := inspector(t, inspectorOK, "--method", "resources/read", "--uri", uri)
+			contents, _ := read["contents"].([]any)
+			if len(contents) != 1 {
+				t.Errorf("resources/read %s: want one content, got %v", uri, read)
+				continue
+			}
+			c := contents[0].(map[string]any)
+			if c["uri"] != uri || !reads[uri](c) {
+				t.Errorf("resources/read %s: %v", uri, c)
+			}
+		}
+	})
 }
+
+func str(v any) string { s, _ := v.(string); return s }

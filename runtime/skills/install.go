@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 )
 
@@ -429,7 +428,7 @@ func copyTree(src, dst string) error {
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s changed while it was copied: try again", src)
 		}
-		in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		in, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
 		if err != nil {
 			return err
 		}
