@@ -39,6 +39,10 @@ type workspaceSource struct {
 	// snapshot is the generated snapshot the server started from, nil
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
+
+	// entries caches the tool entries of the current surface's tools.
+	entriesMu sync.Mutex
+	entries   map[*workspace.Tool]toolEntry
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
@@ -140,15 +144,27 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 // the opt-in they are hidden: registered and callable, not advertised.
 func (w *workspaceSource) toolEntries() []toolEntry {
 	surface := w.surface.Load()
+	w.entriesMu.Lock()
+	defer w.entriesMu.Unlock()
+	// A refresh keeps the *workspace.Tool of every unchanged file, so its
+	// entry is reused too: the definitions compare equal by identity and
+	// syncTools does not re-register them.
+	next := make(map[*workspace.Tool]toolEntry, len(surface.Tools))
 	out := make([]toolEntry, 0, len(surface.Tools))
 	for _, t := range surface.Tools {
-		out = append(out, toolEntry{
-			tool:    workspaceTool(t),
-			source:  registry.SourceWorkspace,
-			handler: w.toolHandler(t.Name),
-			hidden:  !w.advertise,
-		})
+		e, ok := w.entries[t]
+		if !ok {
+			e = toolEntry{
+				tool:    workspaceTool(t),
+				source:  registry.SourceWorkspace,
+				handler: w.toolHandler(t.Name),
+				hidden:  !w.advertise,
+			}
+		}
+		next[t] = e
+		out = append(out, e)
 	}
+	w.entries = next
 	return out
 }
 

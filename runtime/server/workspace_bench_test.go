@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
@@ -186,5 +187,40 @@ func writeBenchFile(b *testing.B, root, rel, body string) {
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkRefreshServerOneChanged2000 is vox_workspace_mcp_refresh's work
+// on a server serving 2,000 files of 8 tools each when one file changed:
+// the loader's refresh plus merging 16,000 tools into the registered set
+// (nothing is re-registered: the definitions did not change).
+func BenchmarkRefreshServerOneChanged2000(b *testing.B) {
+	root := b.TempDir()
+	writeBenchFile(b, root, workspace.ConfigPath, testScanConfig)
+	for i := range 2000 {
+		var src strings.Builder
+		for j := range 8 {
+			fmt.Fprintf(&src, "@tool \"Tool %d of file %d\"\nfn t%d_%d(a: int, b: int = 2) to int { a + b }\n\n", j, i, i, j)
+		}
+		writeBenchFile(b, root, fmt.Sprintf("tools/f%04d.vox", i), src.String())
+	}
+	s, err := New(Options{Root: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.WaitWorkspace(context.Background())
+	p := filepath.Join(root, "tools", "f0999.vox")
+	base, _ := os.ReadFile(p)
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		os.WriteFile(p, append(append([]byte(nil), base...), fmt.Sprintf("// %d\n", i)...), 0o644)
+		mt := time.Now().Add(time.Duration(i) * time.Second)
+		os.Chtimes(p, mt, mt)
+		b.StartTimer()
+		if _, err := s.RefreshWorkspace(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -127,8 +127,8 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 type Surface struct {
 	Root      string // the workspace root (fs.* paths are relative to it)
 	Config    *Config
-	Tools     []*Tool     // sorted by name
-	Resources []*Resource // sorted by URI
+	Tools     []*Tool     // in scan order (Snapshot sorts them by name)
+	Resources []*Resource // in scan order (Snapshot sorts them by URI)
 	Result    Result
 	// Findings locate the shadowed and duplicate declarations of Result,
 	// in scan order (the parity gate reports them with positions).
@@ -427,8 +427,9 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 			}
 		}
 	}
-	slices.SortFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(s.Resources, func(a, b *Resource) int { return strings.Compare(a.URI, b.URI) })
+	// Tools and Resources stay in scan order: sorting them would cost a
+	// refresh more than everything else together, and every consumer
+	// either sorts anyway (the server, Snapshot) or does not care.
 	if s.Tools == nil {
 		s.Tools = []*Tool{}
 	}

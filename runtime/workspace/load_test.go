@@ -86,7 +86,7 @@ fn guide2() to str { "other" }
 	for _, tool := range s.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "add after greet still twice" {
+	if got := strings.Join(names, " "); got != "add greet after twice still" { // scan order
 		t.Errorf("tools = %s", got)
 	}
 	g, _ := s.Tool("greet")

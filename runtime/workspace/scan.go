@@ -7,8 +7,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -131,18 +134,11 @@ func (s *scanner) prunable(rel string) bool {
 // expand adds the files matching one glob, in lexical path order.
 func (s *scanner) expand(pattern string) {
 	base, _ := doublestar.SplitPattern(pattern)
-	var found []SourceFile
-	add := func(rel string, d fs.DirEntry) {
-		if s.seen[rel] || s.excluded(rel) {
-			return
-		}
-		if ok, _ := doublestar.Match(pattern, rel); !ok {
-			return
-		}
-		if f, ok := s.file(rel, d); ok {
-			found = append(found, f)
-		}
+	type candidate struct {
+		rel string
+		d   fs.DirEntry
 	}
+	var candidates []candidate
 	start := filepath.Join(s.root, filepath.FromSlash(base))
 	walkErr := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		rel := s.rel(p)
@@ -162,11 +158,39 @@ func (s *scanner) expand(pattern string) {
 			}
 			return nil
 		}
-		add(rel, d)
+		if s.seen[rel] || s.excluded(rel) {
+			return nil
+		}
+		if ok, _ := doublestar.Match(pattern, rel); ok {
+			candidates = append(candidates, candidate{rel, d})
+		}
 		return nil
 	})
 	if walkErr != nil {
 		s.errs = append(s.errs, FileError{Path: base, Message: "cannot read: " + unwrapPathError(walkErr)})
+	}
+	// The size and modification time of every candidate tell a refresh
+	// what it may reuse; these stat calls are most of a refresh's time,
+	// so they run in parallel.
+	type checked struct {
+		f   SourceFile
+		err *FileError
+		ok  bool
+	}
+	results := make([]checked, len(candidates))
+	parallel(len(candidates), func(i int) {
+		c := candidates[i]
+		f, ferr, ok := s.file(c.rel, c.d)
+		results[i] = checked{f, ferr, ok}
+	})
+	var found []SourceFile
+	for _, r := range results {
+		if r.err != nil {
+			s.errs = append(s.errs, *r.err)
+		}
+		if r.ok {
+			found = append(found, r.f)
+		}
 	}
 	slices.SortFunc(found, func(a, b SourceFile) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range found {
@@ -175,37 +199,66 @@ func (s *scanner) expand(pattern string) {
 	}
 }
 
+// parallel runs fn(0..n-1) on up to 2×GOMAXPROCS goroutines (the work is
+// mostly system calls), in chunks to keep the overhead small.
+func parallel(n int, fn func(i int)) {
+	const chunk = 64
+	workers := min(2*runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // file checks one matching entry: regular files are kept; a symlink is kept
-// only when it leads to a regular file inside the root.
-func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, bool) {
+// only when it leads to a regular file inside the root. It is called
+// concurrently.
+func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, *FileError, bool) {
 	abs := filepath.Join(s.root, filepath.FromSlash(rel))
 	var info fs.FileInfo
 	var err error
 	if d.Type()&fs.ModeSymlink != 0 {
 		target, terr := filepath.EvalSymlinks(abs)
 		if terr != nil {
-			s.errs = append(s.errs, FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(terr)})
-			return SourceFile{}, false
+			return SourceFile{}, &FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(terr)}, false
 		}
 		if !Inside(s.realRoot, target) {
-			s.errs = append(s.errs, FileError{Path: rel, Message: "symlink leads outside the workspace root; not loaded"})
-			return SourceFile{}, false
+			return SourceFile{}, &FileError{Path: rel, Message: "symlink leads outside the workspace root; not loaded"}, false
 		}
 		info, err = os.Stat(abs)
 		if err == nil && info.IsDir() {
-			return SourceFile{}, false // symlinked directories are not followed
+			return SourceFile{}, nil, false // symlinked directories are not followed
 		}
 	} else {
 		info, err = d.Info()
 	}
 	if err != nil {
-		s.errs = append(s.errs, FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)})
-		return SourceFile{}, false
+		return SourceFile{}, &FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)}, false
 	}
 	if !info.Mode().IsRegular() {
-		return SourceFile{}, false
+		return SourceFile{}, nil, false
 	}
-	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, true
+	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil, true
 }
 
 func (s *scanner) rel(p string) string {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -55,6 +56,8 @@ func (s *Surface) Snapshot(module string) *Snapshot {
 	for _, r := range s.Resources {
 		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Path, r.Line, r.Hash})
 	}
+	slices.SortFunc(snap.Tools, func(a, b SnapshotTool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(snap.Resources, func(a, b SnapshotResource) int { return strings.Compare(a.URI, b.URI) })
 	return snap
 }
 
