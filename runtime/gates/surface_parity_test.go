@@ -92,3 +92,49 @@ func TestSurfaceParitySnapshotAndConfig(t *testing.T) {
 		t.Errorf("invalid fixtures:\n%s", problemLines(r.Problems))
 	}
 }
+
+func TestSurfaceParityFixtures(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		workspace.ConfigPath: "scan_globs: [\"tools/*.vox\"]\n",
+		"tools/a.vox": `@tool "Add two numbers"
+fn add(a: int, b: int = 1) to int { a + b }
+
+@tool "Fails on zero"
+fn inv(x: int) {
+    if x == 0 { return Err("zero has no inverse") }
+    1.0 / x
+}
+
+@resource("docs://a.md", "A")
+fn doc() to str { "# A" }
+`,
+		workspace.FixturesPath: `{"schema_version": 1, "fixtures": [
+  {"tool": "add", "args": {"a": 2}, "expected": 3.0},
+  {"tool": "inv", "args": {"x": 0}, "expect_error": "no inverse"},
+  {"resource": "docs://a.md", "expected_body": "# A"},
+  {"tool": "add", "args": {"a": 2}, "expected": 4},
+  {"tool": "inv", "args": {"x": 2}, "expect_error": "no inverse"},
+  {"tool": "inv", "args": {"x": 0}, "expect_error": "something else"},
+  {"tool": "add", "args": {"c": 1}},
+  {"tool": "missing"},
+  {"resource": "docs://a.md", "expected_body": "# B"},
+  {"resource": "docs://none.md"}
+]}`,
+	})
+	r := SurfaceParity(root, nil)
+	want := `contracts/mcp/workspace-tool-fixtures.v1.json:5:3: fixture 3: add returned 3, want 4
+contracts/mcp/workspace-tool-fixtures.v1.json:6:3: fixture 4: inv succeeded with 0.5, want an error containing "no inverse"
+contracts/mcp/workspace-tool-fixtures.v1.json:7:3: fixture 5: inv failed with "zero has no inverse", want an error containing "something else"
+contracts/mcp/workspace-tool-fixtures.v1.json:8:3: fixture 6: add failed: unknown argument: c
+contracts/mcp/workspace-tool-fixtures.v1.json:9:3: fixture 7: workspace tool missing is not in the surface
+contracts/mcp/workspace-tool-fixtures.v1.json:10:3: fixture 8: docs://a.md has body "# A", want "# B"
+contracts/mcp/workspace-tool-fixtures.v1.json:11:3: fixture 9: workspace resource docs://none.md is not in the surface`
+	if got := problemLines(r.Problems); got != want {
+		t.Errorf("problems:\n%s\nwant\n%s", got, want)
+	}
+	sum := r.Summary.(*SurfaceParitySummary)
+	if sum.ToolFixtures != 7 || sum.ResourceFixtures != 3 || r.OK {
+		t.Errorf("summary %+v ok=%v", sum, r.OK)
+	}
+}
