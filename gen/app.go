@@ -196,7 +196,7 @@ func appModule(out string, o AppOptions) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ModulePath(abs) != ProductModule {
+		if workspace.ModulePath(abs) != ProductModule {
 			return nil, fmt.Errorf("--replace %s: not a vox-mcp checkout (its go.mod does not declare %s)", o.Replace, ProductModule)
 		}
 		fmt.Fprintf(&b, "\nreplace %s => %s\n", ProductModule, abs)
@@ -209,7 +209,7 @@ func appModule(out string, o AppOptions) ([]byte, error) {
 func enclosingModule(dir string) (string, string) {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, ModulePath(dir)
+			return dir, workspace.ModulePath(dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

@@ -13,6 +13,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 var (
@@ -57,22 +58,7 @@ const ProductModule = "github.com/vox-lang/vox-mcp"
 // IsProductRepository reports whether root is this product's own
 // repository (its go.mod declares ProductModule).
 func IsProductRepository(root string) bool {
-	return ModulePath(root) == ProductModule
-}
-
-// ModulePath returns the module path declared by root/go.mod, or "".
-func ModulePath(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
+	return workspace.ModulePath(root) == ProductModule
 }
 
 // ParseCatalog validates catalog source and compiles it into a table.

@@ -37,7 +37,7 @@ func produceWorkspace(root string) ([]output, error) {
 	if err != nil {
 		return nil, genErrors(err)
 	}
-	data, err := renderWorkspace(surface.Snapshot(ModulePath(root)))
+	data, err := renderWorkspace(surface.Snapshot(workspace.ModulePath(root)))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"golang.org/x/mod/modfile"
+
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -127,11 +129,5 @@ func ModulePath(root string) string {
 	if err != nil {
 		return ""
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
+	return modfile.ModulePath(data)
 }
