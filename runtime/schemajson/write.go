@@ -94,7 +94,7 @@ func write(b *strings.Builder, v Value, ctx context) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeString(b, m.Key)
+			WriteString(b, m.Key)
 			b.WriteByte(':')
 			write(b, m.Value, memberContext(ctx, m.Key))
 		}
@@ -134,7 +134,7 @@ func writeOrdered(b *strings.Builder, v Value) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeString(b, m.Key)
+			WriteString(b, m.Key)
 			b.WriteByte(':')
 			writeOrdered(b, m.Value)
 		}
@@ -157,16 +157,17 @@ func writeScalar(b *strings.Builder, v Value) {
 	case Number:
 		b.WriteString(v.Text)
 	case String:
-		writeString(b, v.Text)
+		WriteString(b, v.Text)
 	}
 }
 
 const hexDigits = "0123456789abcdef"
 
-// writeString quotes s as encoding/json does with SetEscapeHTML(false):
-// control characters, quote and backslash escaped, invalid UTF-8 replaced by
-// U+FFFD, U+2028 and U+2029 escaped so the output is also valid JavaScript.
-func writeString(b *strings.Builder, s string) {
+// WriteString writes s as a JSON string, quoted as encoding/json does with
+// SetEscapeHTML(false): control characters, quote and backslash escaped,
+// invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped so the output
+// is also valid JavaScript.
+func WriteString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {

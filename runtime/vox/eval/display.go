@@ -5,7 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 // display returns the display form of v (spec 20 §5): what str(), string
@@ -195,57 +196,6 @@ func jsonFloat(f float64) string {
 	return string(out)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// writeJSONString quotes s as encoding/json does without HTML escaping.
-func writeJSONString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b.WriteString(s[start:i])
-			switch c {
-			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString(s[start:i])
-			b.WriteString(`\ufffd`)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b.WriteString(s[start:i])
-			b.WriteString(`\u202`)
-			b.WriteByte(hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
-}
+// writeJSONString quotes s as encoding/json does without HTML escaping,
+// exactly as schema literals are written.
+func writeJSONString(b *strings.Builder, s string) { schemajson.WriteString(b, s) }
