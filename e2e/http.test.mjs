@@ -37,6 +37,18 @@ test("HTTP serves the same tools as stdio", async () => {
   }
 });
 
+test("full access calls workspace tools and reads workspace resources over HTTP", async () => {
+  const full = await connectHTTP(server.url, FULL);
+  try {
+    const slug = await full.client.callTool({ name: "slugify", arguments: { title: "Full Access" } });
+    assert.equal(textOf(slug), "full-access");
+    const readme = await full.client.readResource({ uri: "vox-mcp://examples/README.md" });
+    assert.match(readme.contents[0].text, /^# vox-mcp examples/);
+  } finally {
+    await full.close();
+  }
+});
+
 test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer", async () => {
   const init = JSON.stringify({
     jsonrpc: "2.0",
@@ -67,7 +79,18 @@ test("the read role lists everything and calls only eligible tools", async () =>
       assert.equal(denied.isError, true);
       assert.equal(textOf(denied), `read role may not call ${t.name}: use a full-access token`);
     }
-    await reader.client.listResources();
+    // Workspace tools (examples/*.vox) are callable by name but never by the read role.
+    const slug = await reader.client.callTool({ name: "slugify", arguments: { title: "Read Role" } });
+    assert.equal(slug.isError, true);
+    assert.equal(textOf(slug), "read role may not call slugify: use a full-access token");
+    const { resources } = await reader.client.listResources();
+    assert.ok(resources.some((r) => r.uri === "vox-mcp://examples/README.md"), "the read role lists workspace resources");
+    const index = await reader.client.readResource({ uri: "skill://index.json" });
+    assert.equal(index.contents[0].uri, "skill://index.json");
+    await assert.rejects(
+      reader.client.readResource({ uri: "vox-mcp://examples/README.md" }),
+      (err) => err.code === -32600 && /read role may not read vox-mcp:\/\/examples\/README.md: use a full-access token/.test(err.message),
+    );
     await assert.rejects(
       reader.client.readResource({ uri: "file:///etc/hostname" }),
       (err) => /read role may not read file:\/\/\/etc\/hostname: use a full-access token/.test(err.message),

@@ -28,14 +28,16 @@ const (
 )
 
 // inspector runs one method of the MCP Inspector CLI against the stdio
-// binary, in the Inspector's default (legacy) protocol era, checks its exit
+// binary serving this repository with its workspace tools advertised (the
+// Inspector calls only listed tools), in the Inspector's default (legacy)
+// protocol era, checks its exit
 // code and decodes the result it prints on stdout.
 func inspector(t *testing.T, wantExit int, args ...string) map[string]any {
 	t.Helper()
 	home := t.TempDir()
 	cli := []string{filepath.Join("node_modules", ".bin", "inspector"), "--cli", "--format", "json", "--quiet",
 		"-e", "VOX_SKILL_ROOTS=" + fixtureSkills(),
-		voxMCP, "--root", repoRoot}
+		voxMCP, "--root", repoRoot, "--workspace-tools"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node22(t), append(cli, args...)...)
@@ -86,6 +88,11 @@ func TestInspectorCLI(t *testing.T) {
 		if len(hits) != 1 || hits[0].(map[string]any)["name"] != "vox_tool_search" {
 			t.Errorf("results = %v", hits)
 		}
+		// A workspace tool written in Vox (examples/text.vox).
+		slug := inspector(t, inspectorOK, "--method", "tools/call", "--tool-name", "slugify", "--tool-args-json", `{"title":"Hello Big World"}`)
+		if sc, _ := slug["structuredContent"].(map[string]any); slug["isError"] == true || sc["result"] != "hello-big-world" {
+			t.Errorf("slugify: %v", slug)
+		}
 		bad := inspector(t, inspectorToolIsError, "--method", "tools/call", "--tool-name", "vox_tool_search", "--tool-args-json", `{"query":42}`)
 		content := bad["content"].([]any)
 		if bad["isError"] != true || len(content) != 1 || content[0].(map[string]any)["text"] != "argument query: want string, got integer" {
@@ -98,13 +105,17 @@ func TestInspectorCLI(t *testing.T) {
 		for _, r := range list["resources"].([]any) {
 			uris = append(uris, r.(map[string]any)["uri"].(string))
 		}
-		// A text resource, the skills index (JSON) and a binary file.
+		// Skill resources (text, the JSON index and a binary file) and a
+		// workspace resource.
 		reads := map[string]func(c map[string]any) bool{
 			"skill://index.json": func(c map[string]any) bool {
 				return c["mimeType"] == "application/json" && strings.Contains(str(c["text"]), `"url":"skill://release-notes/SKILL.md"`)
 			},
 			"skill://release-notes/SKILL.md": func(c map[string]any) bool {
 				return strings.Contains(str(c["text"]), "name: release-notes")
+			},
+			"vox-mcp://examples/README.md": func(c map[string]any) bool { // a workspace resource (examples/text.vox)
+				return c["mimeType"] == "text/markdown" && strings.HasPrefix(str(c["text"]), "# vox-mcp examples")
 			},
 			"skill://pdf-forms/assets/logo.png": func(c map[string]any) bool {
 				return c["mimeType"] == "image/png" && strings.HasPrefix(str(c["blob"]), "iVBORw0KGgo") // base64 of the PNG signature
