@@ -8,7 +8,7 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz e2e-deps bench build run release
+.PHONY: help deps generate check-generated test lint fuzz e2e-deps bench load build run release
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -51,6 +51,10 @@ BENCHCOUNT ?= 6
 bench: ## run the benchmarks into bench.txt and summarise them with benchstat (BENCH=regexp, BENCHCOUNT=n)
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -timeout 120m ./... | tee bench.txt
 	$(GO) tool benchstat bench.txt
+
+load: ## measure vox-mcp under load: tools/call req/s and p50/p99 (catalog and workspace tool, HTTP and stdio), idle RSS
+	$(GO) test -run '^$$' -bench 'BenchmarkToolsCall' -benchtime 2000x -count 3 ./e2e
+	$(GO) test -run '^$$' -bench 'BenchmarkIdleRSS' -benchtime 3x ./e2e
 
 build: ## build vox and vox-mcp into bin/
 	$(GO) build -o $(BIN)/ ./cmd/vox ./cmd/vox-mcp

@@ -41,7 +41,7 @@ var urlLine = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
 // serverEnv is the environment of a vox-mcp under test: skills come only
 // from an empty folder, so no test sees the machine's own skills.
-func serverEnv(t *testing.T, extra ...string) []string {
+func serverEnv(t testing.TB, extra ...string) []string {
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + t.TempDir(),
@@ -50,12 +50,19 @@ func serverEnv(t *testing.T, extra ...string) []string {
 	}, extra...)
 }
 
-// startHTTP starts vox-mcp on a free loopback port and waits for the log
-// line with its URL; the server is stopped with SIGTERM when the test ends.
-func startHTTP(t *testing.T, extraEnv ...string) *httpServer {
+// startHTTP starts vox-mcp on this repository on a free loopback port and
+// waits for the log line with its URL; the server is stopped with SIGTERM
+// when the test ends.
+func startHTTP(t testing.TB, extraEnv ...string) *httpServer {
+	t.Helper()
+	return startHTTPOn(t, repoRoot, extraEnv...)
+}
+
+// startHTTPOn is startHTTP on another workspace root.
+func startHTTPOn(t testing.TB, root string, extraEnv ...string) *httpServer {
 	t.Helper()
 	s := &httpServer{stderr: &lockedBuffer{}}
-	s.cmd = exec.Command(voxMCP, "--root", repoRoot, "--http", "127.0.0.1:0")
+	s.cmd = exec.Command(voxMCP, "--root", root, "--http", "127.0.0.1:0")
 	s.cmd.Env = serverEnv(t, extraEnv...)
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
