@@ -36,15 +36,24 @@ type skillPlane struct {
 	resMu     sync.Mutex
 	resources map[string]mcp.Resource
 
-	activeMu sync.Mutex
-	active   map[string]activeSkill // by session key
+	activeMu   sync.Mutex
+	active     map[string]activeSkill // by session key
+	activeUsed uint64                 // clock of the last use, for eviction
 }
+
+// maxActiveSessions bounds the sessions whose active skill is remembered.
+// HTTP session ids are minted without server-side state and a session's
+// end is not observable (mcp-go unregisters ephemeral sessions after every
+// request), so the map would otherwise grow for the life of the process;
+// beyond the bound the least recently used session forgets its skill.
+const maxActiveSessions = 10000
 
 // activeSkill is what the allowlist needs of the active skill, taken when
 // it was activated.
 type activeSkill struct {
 	id, name string
 	tools    []string
+	used     uint64 // activeUsed at the session's last call
 }
 
 // initSkills hydrates the registry, registers the skill resources, adds
@@ -235,6 +244,11 @@ func (p *skillPlane) activeFor(ctx context.Context) (activeSkill, bool) {
 	p.activeMu.Lock()
 	defer p.activeMu.Unlock()
 	a, ok := p.active[key]
+	if ok {
+		p.activeUsed++
+		a.used = p.activeUsed
+		p.active[key] = a
+	}
 	return a, ok
 }
 
@@ -247,8 +261,20 @@ func (p *skillPlane) setActive(ctx context.Context, a *activeSkill) error {
 	defer p.activeMu.Unlock()
 	if a == nil {
 		delete(p.active, key)
-	} else {
-		p.active[key] = *a
+		return nil
+	}
+	p.activeUsed++
+	a.used = p.activeUsed
+	p.active[key] = *a
+	if len(p.active) > maxActiveSessions {
+		oldest, oldestUsed := "", uint64(0)
+		for k, v := range p.active {
+			if oldest == "" || v.used < oldestUsed {
+				oldest, oldestUsed = k, v.used
+			}
+		}
+		delete(p.active, oldest)
+		p.s.log.Debug("forgot the active skill of the least recently used session", "sessions", maxActiveSessions)
 	}
 	return nil
 }
