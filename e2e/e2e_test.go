@@ -6,7 +6,11 @@
 //     Node.js, 20 or later, by Node's test runner) over stdio and HTTP;
 //   - the MCP conformance suite against `vox-mcp --http`, with the
 //     expected-failures baseline in conformance-baseline.yml;
-//   - the MCP Inspector CLI over stdio.
+//   - the MCP Inspector CLI over stdio;
+//   - Go clients (mcp-go) for the soak test and the load benchmarks
+//     (BenchmarkToolsCall, BenchmarkIdleRSS; `make load`);
+//   - the documentation test, which runs every sh block of README.md and
+//     docs/*.md (docs_test.go says how).
 //
 // The conformance suite and the Inspector need Node.js 22: they run with
 // the binary of the pinned npm package "node" (node_modules/.bin/node).

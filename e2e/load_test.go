@@ -71,9 +71,15 @@ func (s *stdioServer) stop() error {
 // startStdio starts vox-mcp over stdio on root and initializes a client.
 func startStdio(t testing.TB, root string, env []string, args ...string) *stdioServer {
 	t.Helper()
-	s := &stdioServer{stderr: &lockedBuffer{}}
-	s.cmd = exec.Command(voxMCP, append([]string{"--root", root}, args...)...)
-	s.cmd.Env = env
+	cmd := exec.Command(voxMCP, append([]string{"--root", root}, args...)...)
+	cmd.Env = env
+	return startStdioCmd(t, cmd)
+}
+
+// startStdioCmd starts a server command over stdio and initializes a client.
+func startStdioCmd(t testing.TB, cmd *exec.Cmd) *stdioServer {
+	t.Helper()
+	s := &stdioServer{stderr: &lockedBuffer{}, cmd: cmd}
 	s.cmd.Stderr = s.stderr
 	stdin, err := s.cmd.StdinPipe()
 	if err != nil {
