@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,9 @@ import (
 //     environment; the Makefile's default is the full matrix): the full
 //     matrix is minutes of cross-compiling, and TestReproducibleRelease
 //     checks the release recipe.
+// The documented HTTP port, 8931, becomes a free port of the machine
+// (docPort), so that test runs side by side do not reach each other's
+// servers.
 // Beyond the shell, every MCP client configuration (a json block with
 // mcpServers or servers) is started as the client would start it, and
 // every vox block of the README must pass vox check.
@@ -132,20 +136,37 @@ func localEquivalent(b docBlock) (string, error) {
 	return "", fmt.Errorf("%s:%d: not-run (%s) is only for network installs the test knows a local equivalent of; run the block or move it into text", b.file, b.line, b.notRun)
 }
 
+// docPort is the HTTP port the documentation uses.
+const docPort = "8931"
+
 // narrow rewrites the commands that cannot run in full inside a test
-// (see the comment at the top of this file).
-func narrow(text string) string {
+// (see the comment at the top of this file) and moves the documented port
+// to port.
+func narrow(text, port string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "make test" {
 			lines[i] = "make -n test >/dev/null # narrowed by the documentation test: CI runs make test itself"
 		}
+		lines[i] = strings.ReplaceAll(lines[i], ":"+docPort, ":"+port)
 	}
 	return strings.Join(lines, "\n")
 }
 
+// freePort is a loopback port nothing listens on right now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
 // script turns a document's sh blocks into one shell script.
-func script(blocks []docBlock) (string, int, error) {
+func script(blocks []docBlock, port string) (string, int, error) {
 	var sb strings.Builder
 	n := 0
 	for _, b := range blocks {
@@ -169,7 +190,7 @@ func script(blocks []docBlock) (string, int, error) {
 			sb.WriteString(eq)
 			continue
 		}
-		sb.WriteString(narrow(b.text))
+		sb.WriteString(narrow(b.text, port))
 	}
 	return sb.String(), n, nil
 }
@@ -337,7 +358,7 @@ func TestDocumentation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh, n, err := script(blocks)
+		sh, n, err := script(blocks, freePort(t))
 		if err != nil {
 			t.Fatal(err)
 		}
