@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { bin, connect, connectHTTP, repoRoot, startHTTP, textOf } from "./helpers.mjs";
 
 const FULL = "e2e-full-token";
@@ -46,6 +47,37 @@ test("full access calls workspace tools and reads workspace resources over HTTP"
     assert.match(readme.contents[0].text, /^# vox-mcp examples/);
   } finally {
     await full.close();
+  }
+});
+
+test("list_changed reaches other HTTP sessions, and the active skill belongs to one session", async () => {
+  const a = await connectHTTP(server.url, FULL);
+  const b = await connectHTTP(server.url, FULL);
+  try {
+    // b learns on its GET stream that a's install changed the tools.
+    const changed = new Promise((resolve) => b.client.setNotificationHandler(ToolListChangedNotificationSchema, resolve));
+    const ok = async (client, name, args) => {
+      const res = await client.callTool({ name, arguments: args });
+      assert.equal(res.isError, undefined, `${name}: ${JSON.stringify(res.content)}`);
+      return res;
+    };
+    await ok(a.client, "vox_skill_install", {
+      skill_md: "---\nname: http-only\ndescription: A skill of the HTTP test. Use in tests.\nmetadata:\n  vox-tools: http_macro\n---\n# HTTP only\n",
+    });
+    await changed;
+    const { tools } = await b.client.listTools();
+    assert.ok(tools.some((t) => t.name === "http_macro" && t._meta.vox_source === "skill"), "b sees the new macro tool");
+
+    await ok(a.client, "vox_skill_use", { id: "http-only" });
+    const denied = await a.client.callTool({ name: "vox_check", arguments: { source: "" } });
+    assert.equal(textOf(denied), `Tool 'vox_check' is not in skill 'http-only' allowlist ["http_macro"]`);
+    const other = await b.client.callTool({ name: "vox_check", arguments: { source: "" } });
+    assert.equal(other.isError, undefined, "b's session has no active skill");
+    await ok(a.client, "vox_skill_use", { id: "" });
+    await ok(a.client, "vox_skill_remove", { id: "http-only" });
+  } finally {
+    await a.close();
+    await b.close();
   }
 });
 
