@@ -2,6 +2,7 @@ package schemajson
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,23 @@ func TestCompactKeepsOrder(t *testing.T) {
 	}
 	if got := string(Canonical(v)); got != `{"a":{"c":true,"d":null},"b":1}` {
 		t.Fatal(got)
+	}
+}
+
+func TestWriteStringMatchesAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uote\back`, "tab\tnl\ncr\r", "\x00\x01\x1f\x7f", "é ü 漢字",
+		"bad \xff utf8 \xc3", "\u2028 and \u2029", "<>&", strings.Repeat("long ", 100) + "\x02"} {
+		var b strings.Builder
+		WriteString(&b, s)
+		if got, want := b.String(), string(AppendString([]byte("x"), s)[1:]); got != want {
+			t.Errorf("%q: WriteString %s, AppendString %s", s, got, want)
+		}
+		enc, _ := json.Marshal(s)
+		if s == "<>&" || strings.ContainsAny(s, "\xff\xc3") {
+			continue // encoding/json escapes HTML; invalid UTF-8 is compared above only
+		}
+		if b.String() != string(enc) {
+			t.Errorf("%q: %s, encoding/json %s", s, b.String(), enc)
+		}
 	}
 }

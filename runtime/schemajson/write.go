@@ -45,28 +45,21 @@ var schemaKeywords = map[string]context{
 }
 
 // Schema writes v, a JSON Schema, in the canonical byte form.
-func Schema(v Value) []byte {
-	var b strings.Builder
-	write(&b, v, ctxSchema)
-	return []byte(b.String())
-}
+func Schema(v Value) []byte { return write(nil, v, ctxSchema) }
 
 // Canonical writes v as plain JSON data with every object's members sorted
 // bytewise by key.
-func Canonical(v Value) []byte {
-	var b strings.Builder
-	write(&b, v, ctxData)
-	return []byte(b.String())
-}
+func Canonical(v Value) []byte { return write(nil, v, ctxData) }
+
+// AppendCanonical appends Canonical(v) to dst.
+func AppendCanonical(dst []byte, v Value) []byte { return write(dst, v, ctxData) }
 
 // Compact writes v with object members in their stored order.
-func Compact(v Value) []byte {
-	var b strings.Builder
-	writeOrdered(&b, v)
-	return []byte(b.String())
-}
+func Compact(v Value) []byte { return writeOrdered(nil, v) }
 
-func write(b *strings.Builder, v Value, ctx context) {
+func byKey(x, y Member) int { return strings.Compare(x.Key, y.Key) }
+
+func write(b []byte, v Value, ctx context) []byte {
 	switch v.Kind {
 	case Array:
 		itemCtx := ctxData
@@ -75,33 +68,34 @@ func write(b *strings.Builder, v Value, ctx context) {
 			// of "items": a list of schemas.
 			itemCtx = ctxSchema
 		}
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, it := range v.Items {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			write(b, it, itemCtx)
+			b = write(b, it, itemCtx)
 		}
-		b.WriteByte(']')
+		return append(b, ']')
 	case Object:
 		members := v.Members
-		if ctx != ctxProperties {
+		// Objects built in key order (as the Vox schema mapping builds
+		// them) are written without sorting a copy.
+		if ctx != ctxProperties && !slices.IsSortedFunc(members, byKey) {
 			members = slices.Clone(members)
-			slices.SortStableFunc(members, func(x, y Member) int { return strings.Compare(x.Key, y.Key) })
+			slices.SortStableFunc(members, byKey)
 		}
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, m := range members {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			WriteString(b, m.Key)
-			b.WriteByte(':')
-			write(b, m.Value, memberContext(ctx, m.Key))
+			b = AppendString(b, m.Key)
+			b = append(b, ':')
+			b = write(b, m.Value, memberContext(ctx, m.Key))
 		}
-		b.WriteByte('}')
-	default:
-		writeScalar(b, v)
+		return append(b, '}')
 	}
+	return appendScalar(b, v)
 }
 
 func memberContext(parent context, key string) context {
@@ -117,56 +111,108 @@ func memberContext(parent context, key string) context {
 	return ctxData
 }
 
-func writeOrdered(b *strings.Builder, v Value) {
+func writeOrdered(b []byte, v Value) []byte {
 	switch v.Kind {
 	case Array:
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, it := range v.Items {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeOrdered(b, it)
+			b = writeOrdered(b, it)
 		}
-		b.WriteByte(']')
+		return append(b, ']')
 	case Object:
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, m := range v.Members {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			WriteString(b, m.Key)
-			b.WriteByte(':')
-			writeOrdered(b, m.Value)
+			b = AppendString(b, m.Key)
+			b = append(b, ':')
+			b = writeOrdered(b, m.Value)
 		}
-		b.WriteByte('}')
-	default:
-		writeScalar(b, v)
+		return append(b, '}')
 	}
+	return appendScalar(b, v)
 }
 
-func writeScalar(b *strings.Builder, v Value) {
+func appendScalar(b []byte, v Value) []byte {
 	switch v.Kind {
 	case Null:
-		b.WriteString("null")
+		return append(b, "null"...)
 	case Bool:
 		if v.Bool {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
+			return append(b, "true"...)
 		}
+		return append(b, "false"...)
 	case Number:
-		b.WriteString(v.Text)
+		return append(b, v.Text...)
 	case String:
-		WriteString(b, v.Text)
+		return AppendString(b, v.Text)
 	}
+	return b
 }
 
 const hexDigits = "0123456789abcdef"
 
-// WriteString writes s as a JSON string, quoted as encoding/json does with
+// AppendString appends s quoted as encoding/json does with
 // SetEscapeHTML(false): control characters, quote and backslash escaped,
 // invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped so the output
 // is also valid JavaScript.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, `\n`...)
+			case '\r':
+				b = append(b, `\r`...)
+			case '\t':
+				b = append(b, `\t`...)
+			default:
+				b = append(b, `\u00`...)
+				b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// WriteString writes s to b quoted as AppendString does. The two are kept
+// apart rather than one calling the other so that neither copies the
+// string through a scratch buffer (TestWriteStringMatchesAppendString).
 func WriteString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	start := 0

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
@@ -96,7 +96,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 			err = &Error{Kind: Internal, Message: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
 		}
 	}()
-	if m.hasErrors || m.prog == nil {
+	if m.hasErrors || m.res == nil {
 		first := ""
 		for _, d := range m.diags {
 			if d.Severity == diag.Error {
@@ -132,15 +132,41 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 	if hint == "" {
 		hint = DefaultLimitHint
 	}
-	opts := &eval.Options{
+	opts := eval.Options{
 		Steps:          lim.Steps,
 		MaxDepth:       lim.MaxDepth,
 		MaxOutputBytes: lim.MaxOutputBytes,
 		MaxValueBytes:  lim.MaxValueBytes,
 		TimeoutMS:      lim.Timeout.Milliseconds(),
-		Hint:           func(key string) string { return strings.ReplaceAll(hint, "<key>", key) },
+		Hint:           hint,
 		Log:            env.Log,
-		Namespaces:     capability.Namespaces(capability.Config{Root: env.Root, EnvAllow: env.EnvAllow}),
+		Namespaces:     m.namespaces(env),
 	}
-	return m.prog.Run(ctx, fn, args, opts, resource)
+	prog := m.program()
+	if prog == nil {
+		return res, &Error{Kind: Internal, Message: "internal error: " + m.path + " could not be prepared for calls"}
+	}
+	return prog.Run(ctx, fn, args, &opts, resource)
+}
+
+// nsCache is the capability namespaces of the last environment a module
+// was called with.
+type nsCache struct {
+	root     string
+	envAllow []string
+	ns       map[string]eval.Namespace
+}
+
+// namespaces returns the capability namespaces for env. Calls of one
+// module nearly always share one environment, so the namespaces of the
+// last one are kept rather than built on every call; the map is never
+// written after it is built, so concurrent calls share it.
+func (m *Module) namespaces(env *Env) map[string]eval.Namespace {
+	if c := m.ns.Load(); c != nil && c.root == env.Root && slices.Equal(c.envAllow, env.EnvAllow) {
+		return c.ns
+	}
+	c := &nsCache{root: env.Root, envAllow: slices.Clone(env.EnvAllow)}
+	c.ns = capability.Namespaces(capability.Config{Root: c.root, EnvAllow: c.envAllow})
+	m.ns.Store(c)
+	return c.ns
 }

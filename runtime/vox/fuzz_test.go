@@ -13,10 +13,11 @@ import (
 
 var fnNameRE = regexp.MustCompile(`(?m)^\s*(?:pub\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)`)
 
-// FuzzCall compiles arbitrary programs and calls every function in them
-// with no arguments under small limits: nothing may panic or hang, every
-// failure must be a *Error, and only the expected kinds may occur (an
-// Internal error is a recovered panic, which is a bug).
+// FuzzCall compiles arbitrary programs (every function body included) and
+// calls every function in them with no arguments under small limits:
+// nothing may panic or hang, every failure must be a *Error, and only the
+// expected kinds may occur (an Internal error is a recovered panic, which
+// is a bug).
 func FuzzCall(f *testing.F) {
 	for _, pattern := range []string{"testdata/run/*.vox", "testdata/corpus/*.vox", "testdata/check/*.vox"} {
 		files, _ := filepath.Glob(pattern)
@@ -39,6 +40,18 @@ func FuzzCall(f *testing.F) {
 			if d.Code == "vox/internal/panic" {
 				t.Fatalf("compile panicked: %s", d.Message)
 			}
+		}
+		// Bodies are compiled on their first call; compile them all so
+		// the compiler sees every function, called or not.
+		if m.res != nil {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("compiling the function bodies panicked: %v", r)
+					}
+				}()
+				m.program().Precompile()
+			}()
 		}
 		if m.HasErrors() {
 			return

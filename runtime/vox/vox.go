@@ -6,16 +6,18 @@
 // The work is layered one way, as in go.starlark.net: syntax (scanner,
 // parser, tree) → schema (parameter types to JSON Schema) and resolve
 // (names to slots) → eval (the interpreter) and capability (fs, env, json,
-// path, time). A Module is immutable after Compile and safe for concurrent
-// calls; each call gets its own interpreter state.
+// path, time). A Module does not change after Compile (the interpreter's
+// form of its functions is made on first use, once) and is safe for
+// concurrent calls; each call gets its own interpreter state.
 package vox
 
 import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
@@ -30,7 +32,10 @@ type Module struct {
 	hasErrors bool
 	tools     []Tool
 	resources []Resource
-	prog      *eval.Program
+	res       *resolve.Module
+	progOnce  sync.Once
+	prog      *eval.Program // made by the first call (program)
+	ns        atomic.Pointer[nsCache]
 }
 
 // Tool is a function declared with @tool (or @mcp.tool, or the bare tool
@@ -70,11 +75,10 @@ func Compile(path string, src []byte) (m *Module) {
 		}
 		switch fn.Kind {
 		case syntax.ToolFn:
-			s := schema.Input(path, fn.Params, fn.TypeParams, &diags)
 			m.tools = append(m.tools, Tool{
 				Name: fn.Name, Description: fn.Description,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
-				InputSchema: schemajson.Schema(s),
+				InputSchema: schema.InputJSON(path, fn.Params, fn.TypeParams, &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
 			})
 		case syntax.ResourceFn:
@@ -90,7 +94,7 @@ func Compile(path string, src []byte) (m *Module) {
 			})
 		}
 	}
-	m.prog = eval.Compile(path, res)
+	m.res = res
 	diags.Sort()
 	m.diags = diags
 	m.hasErrors = diags.HasErrors()
@@ -110,6 +114,18 @@ func mimeType(uri string) string {
 		return "application/json"
 	}
 	return "text/plain"
+}
+
+// program returns the module's program, prepared on the first call: most
+// modules of a workspace are never called, and preparing them all would be
+// a sizeable part of a refresh.
+func (m *Module) program() *eval.Program {
+	m.progOnce.Do(func() {
+		if m.res != nil {
+			m.prog = eval.Compile(m.path, m.res)
+		}
+	})
+	return m.prog
 }
 
 // Path returns the path given to Compile.

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -44,6 +45,7 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		res = th.encodeResult(v, resource)
 		return v
 	})
+	th.recycle(err)
 	return res, err
 }
 
@@ -54,7 +56,7 @@ func argError(format string, args ...any) {
 // bindJSON decodes the arguments object into the parameter slots of f.
 func (th *Thread) bindJSON(f *Func, slots []Value, data []byte) {
 	var obj *Object
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		obj = &Object{}
 	} else {
 		v, err := DecodeJSON(data, th.opts.MaxValueBytes)

@@ -64,7 +64,7 @@ func (c *compiler) callGlobal(f *Func, e *syntax.CallExpr) exprFn {
 	if f.unavailable != nil {
 		return failing(pos, "%s is unavailable: %s at line %d:%d", f.name, f.unavailable.Reason, f.unavailable.Pos.Line, f.unavailable.Pos.Col)
 	}
-	params := f.decl.Params
+	params := f.params
 	slots := make([]exprFn, len(params))
 	positional := 0
 	for _, a := range e.Args {

@@ -2,7 +2,10 @@ package eval
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/internal/slab"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -31,26 +34,68 @@ type (
 	matchFn func(fr *frame, v Value) bool
 )
 
-// Func is a compiled function.
+// Func is a function of a program. Its body is compiled to closures on its
+// first call (code): most functions of a workspace are never called, and
+// compiling them all would be a large part of a refresh.
 type Func struct {
 	name        string
-	pos         syntax.Pos
 	params      []*syntax.Param
 	nlocals     int
 	defaults    []*Func
 	cellParams  []int
-	body        blockFn
-	recover     bool
 	unavailable *syntax.Unavailable
-	freeVars    []*resolve.Binding
-	decl        *syntax.FnDecl
-	nest        int // the deepest nesting of its body: Go frames per call, roughly
+	rf          *resolve.Function // nil when unavailable
+	prog        *Program
+	// code is written once, before ready is set: a call that sees ready
+	// reads it without a lock, and from the Func itself rather than
+	// through a pointer (this is the hottest path of the interpreter).
+	ready atomic.Bool
+	code  funcCode
+}
+
+// funcCode is the compiled body of a function.
+type funcCode struct {
+	body    blockFn
+	recover bool // the body unwinds early returns with a panic
+	nest    int  // the deepest nesting of its body: Go frames per call, roughly
 }
 
 // Name returns the function's name.
 func (f *Func) Name() string { return f.name }
 
-// Program is a compiled module: immutable, shared by all calls.
+// compiled returns f's compiled body, compiling it on the first call.
+func (f *Func) compiled() *funcCode {
+	if !f.ready.Load() {
+		f.compile()
+	}
+	return &f.code
+}
+
+// compiles counts the bodies compiled (for tests).
+var compiles atomic.Int64
+
+// compile compiles f's body once; concurrent first calls wait for it.
+// Compiling a body never compiles another (calls and lambdas refer to
+// functions whose own bodies wait for their first call), so one lock per
+// program suffices.
+func (f *Func) compile() {
+	p := f.prog
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f.ready.Load() {
+		return
+	}
+	code := funcCode{recover: f.rf.HasTry}
+	c := &compiler{p: p, code: &code}
+	code.body = c.block(f.rf.Body)
+	code.nest = c.maxNest + 2
+	f.code = code
+	f.ready.Store(true)
+	compiles.Add(1)
+}
+
+// Program is a compiled module, shared by all calls. Apart from the
+// function bodies compiled on first call, it does not change.
 type Program struct {
 	path     string
 	mod      *resolve.Module
@@ -58,33 +103,63 @@ type Program struct {
 	funcVals []Value
 	consts   []*Func
 	ctorVals []Value
+	mu       sync.Mutex // serialises the compilation of function bodies
+
+	// Funcs and closures are allocated in chunks (under mu once Compile
+	// returned).
+	funcSlab    slab.Slab[Func]
+	closureSlab slab.Slab[Closure]
 }
 
-// Compile compiles a resolved module.
+// Compile prepares a resolved module for calls. Function bodies are
+// compiled on their first call (or all at once by Precompile).
 func Compile(path string, mod *resolve.Module) *Program {
 	p := &Program{path: path, mod: mod}
 	p.funcs = make([]*Func, len(mod.Funcs))
 	p.funcVals = make([]Value, len(mod.Funcs))
 	for i, d := range mod.Funcs {
-		f := &Func{name: d.Name, pos: d.NamePos, params: d.Params, unavailable: d.Unavailable, decl: d}
+		f := p.funcSlab.Make(Func{name: d.Name, params: d.Params, unavailable: d.Unavailable, prog: p})
+		if d.Unavailable == nil {
+			p.setup(f, d.Function.(*resolve.Function))
+		}
 		p.funcs[i] = f
-		p.funcVals[i] = closureValue(&Closure{fn: f})
+		p.funcVals[i] = closureValue(p.closureSlab.Make(Closure{fn: f}))
 	}
 	p.ctorVals = make([]Value, len(mod.Ctors))
 	for i, c := range mod.Ctors {
-		p.ctorVals[i] = p.ctorValue(c)
+		if i < resolve.NumCoreCtors {
+			p.ctorVals[i] = coreCtorValue(c)
+			continue
+		}
+		p.ctorVals[i] = ctorValue(c)
 	}
 	p.consts = make([]*Func, len(mod.Consts))
 	for i := range mod.Consts {
-		p.consts[i] = p.compileFunc(mod.ConstInit[i], nil)
+		p.consts[i] = p.newFunc(mod.ConstInit[i])
 		p.consts[i].name = mod.Consts[i].Name
 	}
-	for i, d := range mod.Funcs {
-		if d.Unavailable == nil {
-			p.fill(p.funcs[i], d.Function.(*resolve.Function))
+	return p
+}
+
+// Precompile compiles every function body now, as the first calls would:
+// the fuzz targets use it to reach the compiler with every function.
+func (p *Program) Precompile() {
+	var walk func(f *Func)
+	walk = func(f *Func) {
+		if f == nil || f.rf == nil {
+			return
+		}
+		f.compiled()
+		for _, d := range f.defaults {
+			walk(d)
 		}
 	}
-	return p
+	for _, f := range p.funcs {
+		walk(f)
+	}
+	for _, f := range p.consts {
+		walk(f)
+	}
 }
 
 // Path returns the module's path.
@@ -99,17 +174,18 @@ func (p *Program) Func(name string) (*Func, bool) {
 	return p.funcs[i], true
 }
 
-func (p *Program) compileFunc(rf *resolve.Function, decl *syntax.FnDecl) *Func {
-	f := &Func{name: rf.Name, pos: rf.Pos, decl: decl}
-	p.fill(f, rf)
+func (p *Program) newFunc(rf *resolve.Function) *Func {
+	f := p.funcSlab.Make(Func{name: rf.Name, prog: p})
+	p.setup(f, rf)
 	return f
 }
 
-func (p *Program) fill(f *Func, rf *resolve.Function) {
+// setup fills in what a call needs to know of f before its body is
+// compiled: its frame and its parameters' defaults.
+func (p *Program) setup(f *Func, rf *resolve.Function) {
+	f.rf = rf
 	f.params = rf.Params
 	f.nlocals = len(rf.Locals)
-	f.freeVars = rf.FreeVars
-	f.recover = rf.HasTry
 	for i := range rf.Params {
 		if rf.Locals[i].Scope == resolve.Cell {
 			f.cellParams = append(f.cellParams, i)
@@ -119,13 +195,10 @@ func (p *Program) fill(f *Func, rf *resolve.Function) {
 		f.defaults = make([]*Func, len(rf.Defaults))
 		for i, d := range rf.Defaults {
 			if d != nil {
-				f.defaults[i] = p.compileFunc(d, nil)
+				f.defaults[i] = p.newFunc(d)
 			}
 		}
 	}
-	c := &compiler{p: p, fn: f}
-	f.body = c.block(rf.Body)
-	f.nest = c.maxNest + 2
 }
 
 type loopCtx struct {
@@ -135,8 +208,8 @@ type loopCtx struct {
 
 type compiler struct {
 	p         *Program
-	fn        *Func
-	exprDepth int // > 0 while compiling a block used as a plain expression
+	code      *funcCode // the body being compiled
+	exprDepth int       // > 0 while compiling a block used as a plain expression
 	loops     []*loopCtx
 	nest      int // current syntactic nesting
 	maxNest   int
@@ -362,7 +435,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 			val = c.expr(s.Value)
 		}
 		if c.exprDepth > 0 {
-			c.fn.recover = true
+			c.code.recover = true
 		}
 		return func(fr *frame) ctrl {
 			fr.th.step(w)
@@ -922,7 +995,7 @@ func literalValue(l *syntax.Literal) Value {
 
 // ctorValue is the value a constructor name denotes: the value itself for
 // a nullary constructor, else a function that builds values.
-func (p *Program) ctorValue(ctor *resolve.Constructor) Value {
+func ctorValue(ctor *resolve.Constructor) Value {
 	if ctor.Tag == resolve.CtorNone {
 		return None
 	}
@@ -932,6 +1005,25 @@ func (p *Program) ctorValue(ctor *resolve.Constructor) Value {
 	return builtinValue(&Builtin{name: ctor.Name, fn: func(th *Thread, _ *Builtin, args []Value, names []string) Value {
 		return th.construct(ctor, args, names)
 	}})
+}
+
+// coreCtors holds the values of the core constructors (None, Some, Ok,
+// Err), which resolve shares between modules: they are made once, not per
+// module.
+var coreCtors struct {
+	sync.Mutex
+	ctors [resolve.NumCoreCtors]*resolve.Constructor
+	vals  [resolve.NumCoreCtors]Value
+}
+
+func coreCtorValue(c *resolve.Constructor) Value {
+	coreCtors.Lock()
+	defer coreCtors.Unlock()
+	if coreCtors.ctors[c.Tag] != c {
+		coreCtors.ctors[c.Tag] = c
+		coreCtors.vals[c.Tag] = ctorValue(c)
+	}
+	return coreCtors.vals[c.Tag]
 }
 
 // construct builds a constructor value from positional or named fields.
@@ -1077,7 +1169,7 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 		return func(fr *frame) Value { return fr.th.getIndex(pos, x(fr), idx(fr)) }
 	case *syntax.TryExpr:
 		x := c.expr(e.X)
-		c.fn.recover = true
+		c.code.recover = true
 		pos := e.QPos
 		return func(fr *frame) Value {
 			v := x(fr)
@@ -1186,8 +1278,8 @@ func (c *compiler) template(e *syntax.TemplateLit) exprFn {
 
 func (c *compiler) lambda(e *syntax.FuncLit) exprFn {
 	rf := e.Function.(*resolve.Function)
-	f := &Func{name: "lambda", pos: e.Pos}
-	c.p.fill(f, rf)
+	f := c.p.funcSlab.Make(Func{name: "lambda", prog: c.p}) // under p.mu
+	c.p.setup(f, rf)
 	// Where each captured variable lives in the enclosing frame.
 	type src struct {
 		free bool

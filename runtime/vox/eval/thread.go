@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math"
 	"runtime/debug"
+	"strings"
+	"sync"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -87,8 +89,8 @@ type Options struct {
 	MaxDepth       int
 	MaxOutputBytes int64
 	MaxValueBytes  int64
-	TimeoutMS      int64 // for the message of the timeout limit
-	Hint           func(key string) string
+	TimeoutMS      int64  // for the message of the timeout limit
+	Hint           string // ends limit errors, "<key>" replaced by the limit's key; "" for the default
 	Log            *slog.Logger
 	Namespaces     map[string]Namespace
 }
@@ -114,12 +116,13 @@ type frame struct {
 }
 
 // Thread is the state of one call. It is not safe for concurrent use; each
-// call makes its own.
+// call takes its own from a pool and gives it back when the call ends.
 type Thread struct {
 	ctx       context.Context
 	done      <-chan struct{}
 	prog      *Program
 	opts      *Options
+	optsBuf   Options // opts points here: the caller's Options need not escape
 	steps     int64
 	stepLimit int64 // math.MaxInt64 when unlimited
 	nextCheck int64
@@ -131,6 +134,7 @@ type Thread struct {
 	chunk     int
 	cur       []Value
 	sp        int
+	hw        int // the highest sp reached in any chunk: what recycle clears
 	consts    []Value
 	constInit []uint8 // 0 not started, 1 running, 2 done
 
@@ -141,8 +145,31 @@ type Thread struct {
 // pollEvery is how many steps pass between checks of the context.
 const pollEvery = 4096
 
+// The slot stack starts with one chunk of firstChunk values and grows by
+// chunks of at least growChunk; a pooled thread keeps at most keepValues
+// of them, so that one deep recursion does not pin memory in the pool.
+const (
+	firstChunk = 512
+	growChunk  = 8192
+	keepValues = firstChunk + growChunk
+	keepFrames = 64
+)
+
+// threads recycles call states: a call's slot stack, frames and constant
+// table would otherwise be allocated afresh on every call, which costs more
+// than running a small tool. Everything a call leaves behind is cleared
+// when the thread is put back (recycle), so no value of one call can reach
+// another.
+var threads = sync.Pool{New: func() any { return new(Thread) }}
+
+// newThread returns a reset thread for one call of p; the caller gives it
+// back with recycle.
 func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
-	th := &Thread{ctx: ctx, done: ctx.Done(), prog: p, opts: opts}
+	th := threads.Get().(*Thread)
+	th.ctx, th.done, th.prog = ctx, ctx.Done(), p
+	th.optsBuf = *opts
+	th.opts = &th.optsBuf
+	th.steps, th.depth, th.nest = 0, 0, 0
 	th.stepLimit = opts.Steps
 	if th.stepLimit <= 0 {
 		th.stepLimit = math.MaxInt64
@@ -155,11 +182,51 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 		th.maxDepth = MaxDepthCap
 	}
 	th.nextCheck = min(pollEvery, th.stepLimit)
-	th.cur = make([]Value, 1024)
-	th.chunks = [][]Value{th.cur}
-	th.consts = make([]Value, len(p.consts))
-	th.constInit = make([]uint8, len(p.consts))
+	if th.chunks == nil {
+		th.chunks = [][]Value{make([]Value, firstChunk)}
+	}
+	th.chunk, th.cur, th.sp, th.hw = 0, th.chunks[0], 0, 0
+	n := len(p.consts)
+	if cap(th.consts) < n {
+		th.consts = make([]Value, n)
+		th.constInit = make([]uint8, n)
+	}
+	th.consts, th.constInit = th.consts[:n], th.constInit[:n]
 	return th
+}
+
+// recycle clears everything the call left in th and puts it back in the
+// pool. A thread whose call ended in an internal error is dropped instead:
+// its state is not trusted.
+func (th *Thread) recycle(err error) {
+	if e, ok := err.(*Error); ok && e.Kind == Internal {
+		return
+	}
+	kept := 0
+	for i, c := range th.chunks {
+		if kept+len(c) > keepValues && i > 0 {
+			clear(th.chunks[i:])
+			th.chunks = th.chunks[:i]
+			break
+		}
+		kept += len(c)
+		clear(c[:min(th.hw, len(c))])
+	}
+	clear(th.consts)
+	clear(th.constInit)
+	if len(th.frames) > keepFrames {
+		clear(th.frames[keepFrames:])
+		th.frames = th.frames[:keepFrames]
+	}
+	for _, fr := range th.frames {
+		fr.slots, fr.free, fr.ret = nil, nil, Value{}
+	}
+	th.cur = nil
+	th.locals = nil
+	th.ctx, th.done, th.prog, th.opts = nil, nil, nil, nil
+	th.optsBuf = Options{}
+	th.callPos = syntax.Pos{}
+	threads.Put(th)
 }
 
 // Context returns the call's context.
@@ -214,8 +281,8 @@ func (th *Thread) canceled() {
 // limit raises the error of an exceeded limit.
 func (th *Thread) limit(key string, n int64) {
 	hint := "raise limits." + key + " in contracts/mcp/workspace-mcp-surface.v1.yaml"
-	if th.opts.Hint != nil {
-		hint = th.opts.Hint(key)
+	if th.opts.Hint != "" {
+		hint = strings.ReplaceAll(th.opts.Hint, "<key>", key)
 	}
 	panic(&Error{Kind: LimitError, Limit: key, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
 }
@@ -257,7 +324,7 @@ func (th *Thread) alloc(n int) []Value {
 	if th.sp+n > len(th.cur) {
 		th.chunk++
 		if th.chunk == len(th.chunks) {
-			th.chunks = append(th.chunks, make([]Value, max(8192, 2*n)))
+			th.chunks = append(th.chunks, make([]Value, max(growChunk, 2*n)))
 		} else if len(th.chunks[th.chunk]) < n {
 			th.chunks[th.chunk] = make([]Value, 2*n)
 		}
@@ -266,6 +333,9 @@ func (th *Thread) alloc(n int) []Value {
 	}
 	s := th.cur[th.sp : th.sp+n : th.sp+n]
 	th.sp += n
+	if th.sp > th.hw {
+		th.hw = th.sp
+	}
 	clear(s)
 	return s
 }
@@ -275,8 +345,12 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 	if th.depth >= th.maxDepth {
 		th.limit(LimitDepth, int64(th.maxDepth))
 	}
+	if !fn.ready.Load() {
+		fn.compile()
+	}
+	code := &fn.code
 	th.depth++
-	th.nest += fn.nest
+	th.nest += code.nest
 	if th.nest > maxGoNesting {
 		th.limit(LimitDepth, int64(th.maxDepth))
 	}
@@ -295,10 +369,10 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 	}
 	th.step(1)
 	var v Value
-	if fn.recover {
-		v = th.invokeRecover(fn, fr)
+	if code.recover {
+		v = th.invokeRecover(code, fr)
 	} else {
-		b, c := fn.body(fr)
+		b, c := code.body(fr)
 		if c == ctrlReturn {
 			v = fr.ret
 		} else {
@@ -307,7 +381,7 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 	}
 	fr.slots, fr.free = nil, nil
 	th.depth--
-	th.nest -= fn.nest
+	th.nest -= code.nest
 	return v
 }
 
@@ -318,7 +392,7 @@ type earlyReturn struct {
 	v     Value
 }
 
-func (th *Thread) invokeRecover(fn *Func, fr *frame) (v Value) {
+func (th *Thread) invokeRecover(code *funcCode, fr *frame) (v Value) {
 	depth := th.depth
 	defer func() {
 		if r := recover(); r != nil {
@@ -329,7 +403,7 @@ func (th *Thread) invokeRecover(fn *Func, fr *frame) (v Value) {
 			panic(r)
 		}
 	}()
-	b, c := fn.body(fr)
+	b, c := code.body(fr)
 	if c == ctrlReturn {
 		return fr.ret
 	}

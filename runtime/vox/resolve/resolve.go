@@ -16,8 +16,10 @@ package resolve
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/vox/internal/slab"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
@@ -86,8 +88,17 @@ const (
 	CtorSome
 	CtorOk
 	CtorErr
-	numCoreCtors
+	NumCoreCtors // the number of core constructors
 )
+
+// coreCtors are the first constructors of every module. They never
+// change, so all modules share them.
+var coreCtors = [NumCoreCtors]*Constructor{
+	{Name: "None", Type: "Option", Tag: CtorNone},
+	{Name: "Some", Type: "Option", Tag: CtorSome, Fields: []string{"value"}},
+	{Name: "Ok", Type: "Result", Tag: CtorOk, Fields: []string{"value"}},
+	{Name: "Err", Type: "Result", Tag: CtorErr, Fields: []string{"value"}},
+}
 
 // Universe lists the predeclared names that eval provides.
 type Universe struct {
@@ -121,40 +132,86 @@ type ref struct {
 	cnst int
 }
 
-type block struct {
-	parent *block
-	fn     *Function
-	names  map[string]*Binding
+// scopeEntry is one local in scope: the names of the enclosing blocks are
+// one stack, searched from the top, rather than a map per block: blocks
+// hold few names, and a map per block was most of the resolver's cost.
+type scopeEntry struct {
+	name string
+	b    *Binding
+	fn   *Function
 }
+
+// bigScope is the number of names in scope past which lookups consult
+// counts before searching the stack, so that a function with thousands of
+// locals does not make every lookup of a global search them all.
+const bigScope = 128
 
 type resolver struct {
 	path   string
 	mod    *Module
 	uni    Universe
 	diags  *diag.List
-	env    *block
 	fn     *Function
 	items  []*item
 	fnItem []*item
 	cItem  []*item
 	depth  int
+
+	scope  []scopeEntry
+	marks  []int          // where each open block's names start in scope
+	floor  int            // names below it belong to an unrelated function
+	counts map[string]int // names in scope, counted, once scope is big
+
+	// Bindings of module-level names are shared by all their uses; they
+	// are never modified (only locals turn into cells).
+	globals, consts, ctors, builtins, namespaces []*Binding
+
+	bindings  slab.Slab[Binding]
+	functions slab.Slab[Function]
+	synth     slab.Slab[syntheticBody]
+}
+
+// syntheticBody is the body of a synthetic function, allocated in one
+// piece.
+type syntheticBody struct {
+	block syntax.Block
+	stmt  syntax.ExprStmt
+	stmts [1]syntax.Stmt
+}
+
+func (r *resolver) newBinding(b Binding) *Binding    { return r.bindings.Make(b) }
+func (r *resolver) newFunction(f Function) *Function { return r.functions.Make(f) }
+
+// shared returns the shared binding of module-level name i of a scope.
+func (r *resolver) shared(cache *[]*Binding, n int, scope Scope, i int, name string) *Binding {
+	if *cache == nil {
+		*cache = make([]*Binding, n)
+	}
+	if b := (*cache)[i]; b != nil {
+		return b
+	}
+	b := r.newBinding(Binding{Scope: scope, Index: i, Name: name})
+	(*cache)[i] = b
+	return b
 }
 
 // File resolves a parsed file, adding its diagnostics to diags.
 func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 	r := &resolver{path: f.Path, uni: uni, diags: diags}
-	m := &Module{File: f, FuncIndex: map[string]int{}, CtorIndex: map[string]int{}}
-	r.mod = m
-	for i, name := range []string{"None", "Some", "Ok", "Err"} {
-		c := &Constructor{Name: name, Type: "Option", Tag: i}
-		if i >= CtorOk {
-			c.Type = "Result"
+	nfn, nconst := 0, 0
+	for _, d := range f.Decls {
+		switch d.(type) {
+		case *syntax.FnDecl:
+			nfn++
+		case *syntax.ConstDecl:
+			nconst++
 		}
-		if i != CtorNone {
-			c.Fields = []string{"value"}
-		}
-		m.Ctors = append(m.Ctors, c)
 	}
+	m := &Module{File: f, FuncIndex: make(map[string]int, nfn), CtorIndex: map[string]int{},
+		Funcs: make([]*syntax.FnDecl, 0, nfn), Ctors: append([]*Constructor(nil), coreCtors[:]...)}
+	r.mod = m
+	items := make([]item, nfn+nconst)
+	r.fnItem = make([]*item, 0, nfn)
 	// Declarations first, so that bodies see every module name.
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -166,12 +223,15 @@ func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 				m.FuncIndex[d.Name] = len(m.Funcs)
 			}
 			m.Funcs = append(m.Funcs, d)
-			it := &item{fn: len(m.Funcs) - 1, cnst: -1, name: d.Name}
+			it := &items[len(r.fnItem)]
+			*it = item{fn: len(m.Funcs) - 1, cnst: -1, name: d.Name}
 			r.fnItem = append(r.fnItem, it)
 		case *syntax.ConstDecl:
 			d.Index = len(m.Consts)
 			m.Consts = append(m.Consts, d)
-			r.cItem = append(r.cItem, &item{fn: -1, cnst: d.Index, name: d.Name})
+			it := &items[nfn+len(r.cItem)]
+			*it = item{fn: -1, cnst: d.Index, name: d.Name}
+			r.cItem = append(r.cItem, it)
 		case *syntax.TypeDecl:
 			for _, v := range d.Variants {
 				if _, dup := m.CtorIndex[v.Name]; dup {
@@ -196,10 +256,10 @@ func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 			continue
 		}
 		it := r.fnItem[i]
-		fn := &Function{Name: d.Name, Pos: d.NamePos, Params: d.Params, Result: d.Result, Body: d.Body, owner: it}
+		fn := r.newFunction(Function{Name: d.Name, Pos: d.NamePos, Params: d.Params, Result: d.Result, Body: d.Body, owner: it})
 		fn.Defaults = r.defaults(d.Params, d.Name, it)
 		d.Function = fn
-		r.function(fn, nil)
+		r.function(fn, false)
 	}
 	r.reach()
 	return m
@@ -212,36 +272,65 @@ func (r *resolver) warn(pos syntax.Pos, code, format string, args ...any) {
 // synthetic resolves an expression evaluated in the module scope (a
 // constant's value, a parameter default) as a nullary function.
 func (r *resolver) synthetic(name string, x syntax.Expr, owner *item) *Function {
-	fn := &Function{Name: name, Pos: x.Span(), owner: owner,
-		Body: &syntax.Block{Lbrace: x.Span(), Stmts: []syntax.Stmt{&syntax.ExprStmt{X: x}}}}
-	savedEnv, savedFn := r.env, r.fn
-	r.env, r.fn = nil, nil
-	r.function(fn, nil)
-	r.env, r.fn = savedEnv, savedFn
+	body := r.synth.New()
+	body.stmt.X = x
+	body.stmts[0] = &body.stmt
+	body.block = syntax.Block{Lbrace: x.Span(), Stmts: body.stmts[:]}
+	fn := r.newFunction(Function{Name: name, Pos: x.Span(), owner: owner, Body: &body.block})
+	savedFn := r.fn
+	r.fn = nil
+	r.function(fn, false)
+	r.fn = savedFn
 	return fn
 }
 
 func (r *resolver) defaults(params []*syntax.Param, name string, owner *item) []*Function {
-	var out []*Function
+	// The defaults are named name.param; the names are slices of one
+	// string.
+	n := 0
+	for _, p := range params {
+		if p.Default != nil {
+			n += len(name) + 1 + len(p.Name)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range params {
+		if p.Default != nil {
+			b.WriteString(name)
+			b.WriteByte('.')
+			b.WriteString(p.Name)
+		}
+	}
+	names := b.String()
+	out := make([]*Function, len(params))
 	for i, p := range params {
 		if p.Default == nil {
 			continue
 		}
-		if out == nil {
-			out = make([]*Function, len(params))
-		}
-		out[i] = r.synthetic(name+"."+p.Name, p.Default, owner)
+		k := len(name) + 1 + len(p.Name)
+		out[i] = r.synthetic(names[:k], p.Default, owner)
+		names = names[k:]
 	}
 	return out
 }
 
-// function resolves fn's parameters and body in a new frame nested in the
-// current environment.
-func (r *resolver) function(fn *Function, parentEnv *block) {
-	savedEnv, savedFn := r.env, r.fn
+// function resolves fn's parameters and body in a new frame: nested in
+// the current scope for a lambda, else seeing module names only.
+func (r *resolver) function(fn *Function, nested bool) {
+	savedFn, savedFloor := r.fn, r.floor
 	fn.parent = r.fn
 	r.fn = fn
-	r.env = &block{parent: parentEnv, fn: fn, names: map[string]*Binding{}}
+	if !nested {
+		r.floor = len(r.scope)
+	}
+	if n := len(fn.Params) + countLocals(fn.Body); n > 0 {
+		fn.Locals = make([]*Binding, 0, n)
+	}
+	r.push()
 	for _, p := range fn.Params {
 		b := r.bind(p.Name, p.NamePos)
 		if p.Ident != nil {
@@ -249,19 +338,60 @@ func (r *resolver) function(fn *Function, parentEnv *block) {
 		}
 	}
 	r.blockStmts(fn.Body)
-	r.env, r.fn = savedEnv, savedFn
+	r.pop()
+	r.fn, r.floor = savedFn, savedFloor
+}
+
+// countLocals estimates the locals a body declares from its statements (not
+// those of nested blocks), to size Function.Locals at once.
+func countLocals(b *syntax.Block) int {
+	if b == nil {
+		return 0
+	}
+	n := 0
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *syntax.LetStmt:
+			n++
+		case *syntax.ForStmt:
+			n += len(s.Vars)
+		}
+	}
+	return n
 }
 
 // bind declares a new local in the innermost block.
 func (r *resolver) bind(name string, pos syntax.Pos) *Binding {
-	b := &Binding{Scope: Local, Index: len(r.fn.Locals), Name: name, Pos: pos}
+	b := r.newBinding(Binding{Scope: Local, Index: len(r.fn.Locals), Name: name, Pos: pos})
 	r.fn.Locals = append(r.fn.Locals, b)
-	r.env.names[name] = b
+	r.scope = append(r.scope, scopeEntry{name, b, r.fn})
+	if r.counts != nil {
+		r.counts[name]++
+	} else if len(r.scope) > bigScope {
+		r.counts = make(map[string]int, len(r.scope))
+		for _, e := range r.scope {
+			r.counts[e.name]++
+		}
+	}
 	return b
 }
 
-func (r *resolver) push() { r.env = &block{parent: r.env, fn: r.fn, names: map[string]*Binding{}} }
-func (r *resolver) pop()  { r.env = r.env.parent }
+func (r *resolver) push() { r.marks = append(r.marks, len(r.scope)) }
+
+func (r *resolver) pop() {
+	m := r.marks[len(r.marks)-1]
+	r.marks = r.marks[:len(r.marks)-1]
+	if r.counts != nil {
+		for _, e := range r.scope[m:] {
+			r.counts[e.name]--
+		}
+		if m == 0 {
+			r.counts = nil
+		}
+	}
+	clear(r.scope[m:])
+	r.scope = r.scope[:m]
+}
 
 // lookup resolves a use of a name.
 func (r *resolver) lookup(id *syntax.Ident) {
@@ -269,56 +399,61 @@ func (r *resolver) lookup(id *syntax.Ident) {
 }
 
 func (r *resolver) lookupName(name string, id *syntax.Ident) *Binding {
-	for b := r.env; b != nil; b = b.parent {
-		lb, ok := b.names[name]
-		if !ok {
-			continue
+	if r.counts == nil || r.counts[name] > 0 {
+		for i := len(r.scope) - 1; i >= r.floor; i-- {
+			e := &r.scope[i]
+			if e.name != name {
+				continue
+			}
+			lb := e.b
+			if e.fn == r.fn {
+				return lb
+			}
+			// Captured from an enclosing function: the local becomes a
+			// cell and every function in between gets a free variable.
+			if lb.Scope == Local {
+				lb.Scope = Cell
+			}
+			return r.capture(r.fn, lb, e.fn)
 		}
-		if b.fn == r.fn {
-			return lb
-		}
-		// Captured from an enclosing function: the local becomes a cell
-		// and every function in between gets a free variable.
-		if lb.Scope == Local {
-			lb.Scope = Cell
-		}
-		return r.capture(r.fn, lb, b.fn)
 	}
 	m := r.mod
 	owner := r.fn.topOwner()
 	if i, ok := m.FuncIndex[name]; ok {
 		owner.refs = append(owner.refs, ref{pos: pos(id), fn: i, cnst: -1})
-		return &Binding{Scope: Global, Index: i, Name: name}
+		return r.shared(&r.globals, len(m.Funcs), Global, i, m.Funcs[i].Name)
 	}
 	for i, c := range m.Consts {
 		if c.Name == name {
 			owner.refs = append(owner.refs, ref{pos: pos(id), fn: -1, cnst: i})
-			return &Binding{Scope: Const, Index: i, Name: name}
+			return r.shared(&r.consts, len(m.Consts), Const, i, c.Name)
 		}
 	}
 	if i, ok := m.CtorIndex[name]; ok {
-		return &Binding{Scope: Ctor, Index: i, Name: name}
+		return r.shared(&r.ctors, len(m.Ctors), Ctor, i, m.Ctors[i].Name)
 	}
 	switch name {
 	case "None":
-		return &Binding{Scope: Ctor, Index: CtorNone, Name: name}
+		return r.shared(&r.ctors, len(m.Ctors), Ctor, CtorNone, name)
 	case "Some":
-		return &Binding{Scope: Ctor, Index: CtorSome, Name: name}
+		return r.shared(&r.ctors, len(m.Ctors), Ctor, CtorSome, name)
 	case "Ok":
-		return &Binding{Scope: Ctor, Index: CtorOk, Name: name}
-	case "Err", "Error":
-		return &Binding{Scope: Ctor, Index: CtorErr, Name: name}
+		return r.shared(&r.ctors, len(m.Ctors), Ctor, CtorOk, name)
+	case "Err":
+		return r.shared(&r.ctors, len(m.Ctors), Ctor, CtorErr, name)
+	case "Error": // a synonym: its binding keeps the name written
+		return r.newBinding(Binding{Scope: Ctor, Index: CtorErr, Name: name})
 	}
 	if i := slices.Index(r.uni.Builtins, name); i >= 0 {
-		return &Binding{Scope: Builtin, Index: i, Name: name}
+		return r.shared(&r.builtins, len(r.uni.Builtins), Builtin, i, name)
 	}
 	if i := slices.Index(r.uni.Namespaces, name); i >= 0 {
-		return &Binding{Scope: Namespace, Index: i, Name: name}
+		return r.shared(&r.namespaces, len(r.uni.Namespaces), Namespace, i, name)
 	}
 	if id != nil {
 		owner.undefined = append(owner.undefined, id)
 	}
-	return &Binding{Scope: Undefined, Name: name}
+	return r.newBinding(Binding{Scope: Undefined, Name: name})
 }
 
 func pos(id *syntax.Ident) syntax.Pos {
@@ -357,7 +492,7 @@ func (r *resolver) capture(fn *Function, lb *Binding, def *Function) *Binding {
 		fn.FreeVars = append(fn.FreeVars, outer)
 		fn.freeIndex[outer] = i
 	}
-	return &Binding{Scope: Free, Index: i, Name: lb.Name}
+	return r.newBinding(Binding{Scope: Free, Index: i, Name: lb.Name})
 }
 
 func (r *resolver) enter() bool {
@@ -423,7 +558,7 @@ func (r *resolver) bindPattern(p syntax.Pattern) {
 	switch p := p.(type) {
 	case *syntax.BindPat:
 		if c, ok := r.nullaryCtor(p.Ident.Name); ok {
-			p.Ident.Binding = &Binding{Scope: Ctor, Index: c, Name: p.Ident.Name}
+			p.Ident.Binding = r.shared(&r.ctors, len(r.mod.Ctors), Ctor, c, r.mod.Ctors[c].Name)
 			return
 		}
 		p.Ident.Binding = r.bind(p.Ident.Name, p.Ident.NamePos)
@@ -492,10 +627,10 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.pop()
 		}
 	case *syntax.FuncLit:
-		fn := &Function{Name: "lambda", Pos: e.Pos, Params: e.Params, Result: e.Result, Body: e.Body}
+		fn := r.newFunction(Function{Name: "lambda", Pos: e.Pos, Params: e.Params, Result: e.Result, Body: e.Body})
 		fn.Defaults = r.defaults(e.Params, "lambda", r.fn.topOwner())
 		e.Function = fn
-		r.function(fn, r.env)
+		r.function(fn, true)
 	case *syntax.CallExpr:
 		r.expr(e.Fn)
 		for _, a := range e.Args {

@@ -4,8 +4,9 @@
 package schema
 
 import (
-	"fmt"
-	"strings"
+	"slices"
+	"strconv"
+	"unsafe"
 
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
@@ -39,6 +40,153 @@ func Input(path string, params []*syntax.Param, typeParams []string, diags *diag
 		schemajson.Member{Key: "required", Value: schemajson.ArrayValue(required...)},
 		schemajson.Member{Key: "additionalProperties", Value: schemajson.BoolValue(false)},
 	)
+}
+
+// InputJSON returns schemajson.Schema(Input(path, params, typeParams,
+// diags)) — the same bytes and the same diagnostics — written directly:
+// a refresh writes the schema of every tool of the workspace, and building
+// the value tree first costs several times more than the bytes.
+func InputJSON(path string, params []*syntax.Param, typeParams []string, diags *diag.List) []byte {
+	m := mapper{path: path, typeParams: typeParams, diags: diags}
+	// The canonical form sorts the keys of schema objects: additionalProperties,
+	// properties, required, type; properties keep the declaration order.
+	// Written on the stack, then copied at its size: schemas are kept as
+	// long as their modules.
+	var buf [1024]byte
+	b := append(buf[:0], `{"additionalProperties":false,"properties":{`...)
+	for i, p := range params {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = schemajson.AppendString(b, p.Name)
+		b = append(b, ':')
+		var def *schemajson.Value
+		if p.Default != nil {
+			if d, ok := LiteralValue(p.Default); ok {
+				def = &d
+			}
+		}
+		b = m.appendType(b, p.Type, 0, def)
+	}
+	b = append(b, `},"required":[`...)
+	first := true
+	for _, p := range params {
+		if p.Default == nil && !IsOption(p.Type) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = schemajson.AppendString(b, p.Name)
+		}
+	}
+	b = append(b, `],"type":"object"}`...)
+	return append([]byte(nil), b...)
+}
+
+// appendType appends the schema typeSchema(t, depth) builds, with the
+// member "default": def when def is not nil, its members in key order
+// (additionalProperties, default, items, maxItems, minItems, prefixItems,
+// type).
+func (m *mapper) appendType(b []byte, t *syntax.Type, depth int, def *schemajson.Value) []byte {
+	if t == nil || depth > 64 {
+		return appendTyped(b, "", def)
+	}
+	if t.Tuple {
+		if len(t.Args) == 0 {
+			return appendTyped(b, "null", def)
+		}
+		b = append(b, '{')
+		if def != nil {
+			b = appendDefault(b, def)
+			b = append(b, ',')
+		}
+		n := strconv.Itoa(len(t.Args))
+		b = append(b, `"maxItems":`...)
+		b = append(b, n...)
+		b = append(b, `,"minItems":`...)
+		b = append(b, n...)
+		b = append(b, `,"prefixItems":[`...)
+		for i, a := range t.Args {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = m.appendType(b, a, depth+1, nil)
+		}
+		return append(b, `],"type":"array"}`...)
+	}
+	switch t.Name {
+	case "str", "String":
+		return appendTyped(b, "string", def)
+	case "int", "i64", "Int":
+		return appendTyped(b, "integer", def)
+	case "float", "f64", "Float":
+		return appendTyped(b, "number", def)
+	case "bool", "Bool":
+		return appendTyped(b, "boolean", def)
+	case "Unit":
+		return appendTyped(b, "null", def)
+	case "list", "List":
+		b = append(b, '{')
+		if def != nil {
+			b = appendDefault(b, def)
+			b = append(b, ',')
+		}
+		b = append(b, `"items":`...)
+		b = m.appendArg(b, t, 0, depth)
+		return append(b, `,"type":"array"}`...)
+	case "map", "Map":
+		if len(t.Args) == 0 {
+			return appendTyped(b, "object", def)
+		}
+		b = append(b, `{"additionalProperties":`...)
+		b = m.appendArg(b, t, len(t.Args)-1, depth)
+		if def != nil {
+			b = append(b, ',')
+			b = appendDefault(b, def)
+		}
+		return append(b, `,"type":"object"}`...)
+	case "Option":
+		if len(t.Args) > 0 {
+			return m.appendType(b, t.Args[0], depth+1, def)
+		}
+		return appendTyped(b, "", def)
+	}
+	if !slices.Contains(m.typeParams, t.Name) {
+		m.diags.Warnf(m.path, int(t.Pos.Line), int(t.Pos.Col), "vox/schema/unknown-type",
+			"unknown type %s: its schema accepts any JSON value", t.Name)
+	}
+	return appendTyped(b, "", def)
+}
+
+// appendArg appends the schema of type argument i of t ({} when absent).
+func (m *mapper) appendArg(b []byte, t *syntax.Type, i, depth int) []byte {
+	if i < len(t.Args) {
+		return m.appendType(b, t.Args[i], depth+1, nil)
+	}
+	return append(b, "{}"...)
+}
+
+// appendTyped appends {"default":def,"type":name}, leaving out what is
+// absent.
+func appendTyped(b []byte, name string, def *schemajson.Value) []byte {
+	b = append(b, '{')
+	if def != nil {
+		b = appendDefault(b, def)
+		if name != "" {
+			b = append(b, ',')
+		}
+	}
+	if name != "" {
+		b = append(b, `"type":"`...)
+		b = append(b, name...)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+func appendDefault(b []byte, def *schemajson.Value) []byte {
+	b = append(b, `"default":`...)
+	return schemajson.AppendCanonical(b, *def)
 }
 
 // IsOption reports whether t is Option[T] (or a bare Option).
@@ -168,24 +316,31 @@ func literalList(elems []syntax.Expr, depth int) (schemajson.Value, bool) {
 // Signature writes a function's signature as declared, for example
 // "greet(name: str, times: int = 1) to str".
 func Signature(name string, params []*syntax.Param, result *syntax.Type) string {
-	var b strings.Builder
-	b.WriteString(name)
-	b.WriteByte('(')
+	n := len(name) + 8
+	for _, p := range params {
+		n += len(p.Name) + len(p.DefaultText) + 16
+	}
+	b := make([]byte, 0, n)
+	b = append(b, name...)
+	b = append(b, '(')
 	for i, p := range params {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(p.Name)
+		b = append(b, p.Name...)
 		if p.Type != nil {
-			fmt.Fprintf(&b, ": %s", p.Type)
+			b = append(b, ": "...)
+			b = p.Type.AppendTo(b)
 		}
 		if p.Default != nil {
-			fmt.Fprintf(&b, " = %s", p.DefaultText)
+			b = append(b, " = "...)
+			b = append(b, p.DefaultText...)
 		}
 	}
-	b.WriteByte(')')
+	b = append(b, ')')
 	if result != nil {
-		fmt.Fprintf(&b, " to %s", result)
+		b = append(b, " to "...)
+		b = result.AppendTo(b)
 	}
-	return b.String()
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not used again
 }

@@ -108,6 +108,14 @@ func (t *Type) String() string {
 	return string(b)
 }
 
+// AppendTo appends t as written (String) to b.
+func (t *Type) AppendTo(b []byte) []byte {
+	if t != nil {
+		t.appendTo(&b, 0)
+	}
+	return b
+}
+
 func (t *Type) appendTo(b *[]byte, depth int) {
 	if depth > maxDepth {
 		*b = append(*b, "..."...)

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/vox/internal/slab"
 )
 
 // maxDepth bounds syntactic nesting so that parsing, resolving and
@@ -63,6 +64,42 @@ type parser struct {
 	// Shortcuts to the scanner's current token.
 	tok Token
 	pos Pos
+
+	// Stacks of the lists being parsed (see take).
+	stmts    []Stmt
+	paramBuf []*Param
+	argBuf   []*Arg
+
+	// The tree's nodes are allocated in chunks, a few dozen at a time: a
+	// workspace refresh parses every file, and one allocation per node
+	// was most of the parser's cost.
+	idents      slab.Slab[Ident]
+	literals    slab.Slab[Literal]
+	exprStmts   slab.Slab[ExprStmt]
+	blocks      slab.Slab[Block]
+	paramNodes  slab.Slab[Param]
+	types       slab.Slab[Type]
+	ifs         slab.Slab[IfExpr]
+	lets        slab.Slab[LetStmt]
+	bindPats    slab.Slab[BindPat]
+	binaries    slab.Slab[BinaryExpr]
+	calls       slab.Slab[CallExpr]
+	argNodes    slab.Slab[Arg]
+	dots        slab.Slab[DotExpr]
+	returns     slab.Slab[ReturnStmt]
+	fnDecls     slab.Slab[FnDecl]
+	indexes     slab.Slab[IndexExpr]
+	assigns     slab.Slab[AssignStmt]
+	lists       slab.Slab[ListExpr]
+	objects     slab.Slab[ObjectExpr]
+	unaries     slab.Slab[UnaryExpr]
+	templates   slab.Slab[TemplateLit]
+	funcLits    slab.Slab[FuncLit]
+	tuples      slab.Slab[TupleExpr]
+	matches     slab.Slab[MatchExpr]
+	arms        slab.Slab[MatchArm]
+	fors        slab.Slab[ForStmt]
+	literalPats slab.Slab[LiteralPat]
 }
 
 // bailout unwinds the parser to the nearest recovery point.
@@ -295,6 +332,9 @@ func (p *parser) skipDecl(f *File, head Pos, word string, off int) {
 func (p *parser) decorated(f *File) {
 	head := p.pos
 	var decs []Decorator
+	// The heads point into heads rather than at the loop's variable,
+	// which would then be allocated for every decorator.
+	var heads [2]Decorator
 	var toolHead, resHead *Decorator
 	var desc, uri string
 	skipFn := ""
@@ -306,7 +346,8 @@ func (p *parser) decorated(f *File) {
 			if toolHead != nil || resHead != nil {
 				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead))
 			}
-			toolHead = &d
+			heads[0] = d
+			toolHead = &heads[0]
 			switch p.tok {
 			case STRING, TEMPLATE:
 				desc = p.plainString("a description")
@@ -321,7 +362,8 @@ func (p *parser) decorated(f *File) {
 			if toolHead != nil || resHead != nil {
 				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead))
 			}
-			resHead = &d
+			heads[1] = d
+			resHead = &heads[1]
 			if p.tok == LPAREN {
 				p.next()
 				uri = p.plainString("a URI")
@@ -349,7 +391,7 @@ func (p *parser) decorated(f *File) {
 	isFn := p.tok == FN || p.tok == PUB || p.tok == ASYNC
 	switch {
 	case isFn && (toolHead != nil || resHead != nil):
-		fn := &FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri}
+		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri})
 		hd := toolHead
 		fn.Kind = ToolFn
 		if resHead != nil {
@@ -440,7 +482,7 @@ func (p *parser) fnModifiers() {
 func (p *parser) plainFn(f *File, head Pos, decs []Decorator) {
 	st := p.save()
 	ndiags := len(p.diags)
-	fn := &FnDecl{Head: head, Kind: PlainFn, Decorators: decs}
+	fn := p.fnDecls.Make(FnDecl{Head: head, Kind: PlainFn, Decorators: decs})
 	ok := func() (ok bool) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -528,11 +570,12 @@ func (p *parser) resultType() *Type {
 // params parses a parenthesised parameter list.
 func (p *parser) params(open, close Token) []*Param {
 	p.expect(open)
-	var params []*Param
+	mark := len(p.paramBuf) // defaults can hold lambdas with parameters
+	defer truncate(&p.paramBuf, mark)
 	for p.tok != close {
-		prm := &Param{}
+		prm := p.paramNodes.Make(Param{})
 		prm.NamePos, prm.Name = p.expectIdent()
-		prm.Ident = &Ident{NamePos: prm.NamePos, Name: prm.Name}
+		prm.Ident = p.idents.Make(Ident{NamePos: prm.NamePos, Name: prm.Name})
 		if p.tok == COLON {
 			p.next()
 			prm.Type = p.typeExpr()
@@ -541,16 +584,16 @@ func (p *parser) params(open, close Token) []*Param {
 			p.next()
 			start := p.sc.start
 			prm.Default = p.expr()
-			prm.DefaultText = strings.TrimSpace(string(p.sc.src[start:p.prevEnd()]))
+			prm.DefaultText = strings.TrimSpace(p.sc.srcStr[start:p.prevEnd()])
 		}
-		params = append(params, prm)
+		p.paramBuf = append(p.paramBuf, prm)
 		if p.tok != COMMA {
 			break
 		}
 		p.next()
 	}
 	p.expect(close)
-	return params
+	return take(p.paramBuf, mark)
 }
 
 // prevEnd is the end offset of the token before the current one: the
@@ -570,7 +613,7 @@ func (p *parser) prevEnd() int {
 func (p *parser) typeExpr() *Type {
 	p.enter()
 	defer p.leave()
-	t := &Type{Pos: p.pos}
+	t := p.types.Make(Type{Pos: p.pos})
 	if p.tok == LPAREN {
 		p.next()
 		t.Tuple = true
@@ -600,7 +643,7 @@ func (p *parser) typeExpr() *Type {
 }
 
 func (p *parser) bareTool(f *File) {
-	fn := &FnDecl{Head: p.pos, Kind: ToolFn}
+	fn := p.fnDecls.Make(FnDecl{Head: p.pos, Kind: ToolFn})
 	p.next()
 	if p.tok == STRING || p.tok == TEMPLATE {
 		fn.Description = p.plainString("a description")
@@ -614,7 +657,7 @@ func (p *parser) bareTool(f *File) {
 }
 
 func (p *parser) bareResource(f *File) {
-	fn := &FnDecl{Head: p.pos, Kind: ResourceFn}
+	fn := p.fnDecls.Make(FnDecl{Head: p.pos, Kind: ResourceFn})
 	p.next()
 	fn.URI = p.plainString("a URI")
 	fn.Description = p.plainString("a description")
@@ -712,7 +755,7 @@ func (p *parser) constDecl(f *File) {
 func (p *parser) importDecl(f *File) {
 	d := &ImportDecl{Pos: p.pos}
 	end := lineEnd(p.sc.src, p.sc.start)
-	d.Path = strings.TrimSpace(string(p.sc.src[p.sc.end:end]))
+	d.Path = strings.TrimSpace(p.sc.srcStr[p.sc.end:end])
 	if i := strings.Index(d.Path, "//"); i >= 0 {
 		d.Path = strings.TrimSpace(d.Path[:i])
 	}
@@ -733,13 +776,16 @@ func (p *parser) block() *Block {
 	saved := p.noBrace
 	p.noBrace = 0
 	defer func() { p.noBrace = saved }()
-	b := &Block{Lbrace: p.pos}
+	b := p.blocks.Make(Block{Lbrace: p.pos})
+	mark := len(p.stmts) // blocks nest
+	defer truncate(&p.stmts, mark)
 	p.expect(LBRACE)
 	for {
 		p.skipNewlines()
 		switch {
 		case p.tok == RBRACE:
 			p.next()
+			b.Stmts = take(p.stmts, mark)
 			return b
 		case p.tok == EOF:
 			p.fail(b.Lbrace, "vox/parse/unclosed", "unclosed '{': missing '}' before the end of the file")
@@ -750,12 +796,34 @@ func (p *parser) block() *Block {
 			if p.spec {
 				panic(bailout{})
 			}
+			b.Stmts = take(p.stmts, mark)
 			return b
 		}
 		if s := p.stmtRecover(); s != nil {
-			b.Stmts = append(b.Stmts, s)
+			p.stmts = append(p.stmts, s)
 		}
 	}
+}
+
+// The statements of a block, the parameters of a function and the
+// arguments of a call gather on the parser's stacks (stmts, paramBuf,
+// argBuf) and are copied out once, at their final number, instead of
+// growing a slice of their own. A list starts at a mark; take copies what
+// was gathered since, and truncate, deferred, drops it however the list's
+// parsing ends (an error unwinds through it).
+
+// take returns a copy of buf[mark:] (nil when empty).
+func take[T any](buf []T, mark int) []T {
+	if len(buf) == mark {
+		return nil
+	}
+	return append([]T(nil), buf[mark:]...)
+}
+
+// truncate drops what was gathered on *buf since mark.
+func truncate[T any](buf *[]T, mark int) {
+	clear((*buf)[mark:])
+	*buf = (*buf)[:mark]
 }
 
 // startsDecl reports whether the current token begins a top-level
@@ -832,7 +900,7 @@ func (p *parser) stmt() Stmt {
 	defer p.leave()
 	switch p.tok {
 	case LET:
-		s := &LetStmt{Pos: p.pos}
+		s := p.lets.Make(LetStmt{Pos: p.pos})
 		p.next()
 		if p.tok == MUT {
 			s.Mut = true
@@ -847,7 +915,7 @@ func (p *parser) stmt() Stmt {
 		s.Value = p.expr()
 		return s
 	case RETURN:
-		s := &ReturnStmt{Pos: p.pos}
+		s := p.returns.Make(ReturnStmt{Pos: p.pos})
 		p.next()
 		switch p.tok {
 		case NEWLINE, SEMI, RBRACE, EOF:
@@ -871,14 +939,14 @@ func (p *parser) stmt() Stmt {
 		s.Body = p.block()
 		return s
 	case FOR:
-		s := &ForStmt{Pos: p.pos}
+		s := p.fors.Make(ForStmt{Pos: p.pos})
 		p.next()
 		pos, name := p.expectIdent()
-		s.Vars = append(s.Vars, &Ident{NamePos: pos, Name: name})
+		s.Vars = append(s.Vars, p.idents.Make(Ident{NamePos: pos, Name: name}))
 		if p.tok == COMMA {
 			p.next()
 			pos, name := p.expectIdent()
-			s.Vars = append(s.Vars, &Ident{NamePos: pos, Name: name})
+			s.Vars = append(s.Vars, p.idents.Make(Ident{NamePos: pos, Name: name}))
 		}
 		p.expect(IN)
 		s.Iter = p.headExpr()
@@ -888,7 +956,7 @@ func (p *parser) stmt() Stmt {
 	x := p.expr()
 	switch p.tok {
 	case ASSIGN, PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ:
-		s := &AssignStmt{Pos: p.pos, Op: p.tok, LHS: x}
+		s := p.assigns.Make(AssignStmt{Pos: p.pos, Op: p.tok, LHS: x})
 		switch x.(type) {
 		case *Ident, *IndexExpr, *DotExpr:
 		default:
@@ -898,7 +966,7 @@ func (p *parser) stmt() Stmt {
 		s.RHS = p.expr()
 		return s
 	}
-	return &ExprStmt{X: x}
+	return p.exprStmts.Make(ExprStmt{X: x})
 }
 
 // ---- expressions ----
@@ -946,7 +1014,7 @@ func (p *parser) binary(min int) Expr {
 		op, pos := p.tok, p.pos
 		p.next()
 		y := p.binary(prec + 1)
-		x = &BinaryExpr{X: x, OpPos: pos, Op: op, Y: y}
+		x = p.binaries.Make(BinaryExpr{X: x, OpPos: pos, Op: op, Y: y})
 	}
 }
 
@@ -965,7 +1033,7 @@ func (p *parser) unary() Expr {
 			lit.Int, lit.Float, lit.Pos = -lit.Int, -lit.Float, pos
 			return lit
 		}
-		return &UnaryExpr{Pos: pos, Op: op, X: x}
+		return p.unaries.Make(UnaryExpr{Pos: pos, Op: op, X: x})
 	}
 	return p.postfix(p.primary())
 }
@@ -978,7 +1046,7 @@ func (p *parser) postfix(x Expr) Expr {
 	for {
 		switch p.tok {
 		case LPAREN:
-			x = &CallExpr{Fn: x, Lparen: p.pos, Args: p.args()}
+			x = p.calls.Make(CallExpr{Fn: x, Lparen: p.pos, Args: p.args()})
 		case DOT:
 			p.next()
 			pos, name := p.pos, p.sc.text
@@ -989,7 +1057,7 @@ func (p *parser) postfix(x Expr) Expr {
 				name = p.tok.String()
 			}
 			p.next()
-			x = &DotExpr{X: x, NamePos: pos, Name: name}
+			x = p.dots.Make(DotExpr{X: x, NamePos: pos, Name: name})
 		case LBRACK:
 			pos := p.pos
 			p.next()
@@ -998,7 +1066,7 @@ func (p *parser) postfix(x Expr) Expr {
 			idx := p.expr()
 			p.noBrace = saved
 			p.expect(RBRACK)
-			x = &IndexExpr{X: x, Lbrack: pos, Index: idx}
+			x = p.indexes.Make(IndexExpr{X: x, Lbrack: pos, Index: idx})
 		case QUESTION:
 			x = &TryExpr{X: x, QPos: p.pos}
 			p.next()
@@ -1041,23 +1109,24 @@ func (p *parser) args() []*Arg {
 	p.noBrace = 0
 	defer func() { p.noBrace = saved }()
 	p.expect(LPAREN)
-	var args []*Arg
+	mark := len(p.argBuf) // arguments can hold calls
+	defer truncate(&p.argBuf, mark)
 	for p.tok != RPAREN {
-		a := &Arg{}
+		a := p.argNodes.Make(Arg{})
 		if p.tok == IDENT && p.namedArg() {
 			a.NamePos, a.Name = p.pos, p.sc.text
 			p.next()
 			p.expect(ASSIGN)
 		}
 		a.Value = p.expr()
-		args = append(args, a)
+		p.argBuf = append(p.argBuf, a)
 		if p.tok != COMMA {
 			break
 		}
 		p.next()
 	}
 	p.expect(RPAREN)
-	return args
+	return take(p.argBuf, mark)
 }
 
 // namedArg reports whether the identifier just scanned is followed by '='
@@ -1087,37 +1156,37 @@ func (p *parser) primary() Expr {
 	defer p.leave()
 	switch p.tok {
 	case INT:
-		x := &Literal{Pos: p.pos, Tok: INT, Int: p.sc.ival}
+		x := p.literals.Make(Literal{Pos: p.pos, Tok: INT, Int: p.sc.ival})
 		p.next()
 		return x
 	case FLOAT:
-		x := &Literal{Pos: p.pos, Tok: FLOAT, Float: p.sc.fval}
+		x := p.literals.Make(Literal{Pos: p.pos, Tok: FLOAT, Float: p.sc.fval})
 		p.next()
 		return x
 	case STRING:
-		x := &Literal{Pos: p.pos, Tok: STRING, Str: p.sc.str}
+		x := p.literals.Make(Literal{Pos: p.pos, Tok: STRING, Str: p.sc.str})
 		p.next()
 		return x
 	case TRUE, FALSE:
-		x := &Literal{Pos: p.pos, Tok: p.tok}
+		x := p.literals.Make(Literal{Pos: p.pos, Tok: p.tok})
 		p.next()
 		return x
 	case TEMPLATE:
 		t := p.sc.tmpl
-		x := &TemplateLit{Pos: p.pos, Parts: t.Parts}
+		x := p.templates.Make(TemplateLit{Pos: p.pos, Parts: t.Parts})
 		for _, v := range t.Vars {
-			x.Vars = append(x.Vars, &Ident{NamePos: v.Pos, Name: v.Name})
+			x.Vars = append(x.Vars, p.idents.Make(Ident{NamePos: v.Pos, Name: v.Name}))
 		}
 		p.next()
 		return x
 	case IDENT:
-		id := &Ident{NamePos: p.pos, Name: p.sc.text}
+		id := p.idents.Make(Ident{NamePos: p.pos, Name: p.sc.text})
 		if p.arrowFollows() {
 			p.next()
 			p.expect(FATARROW)
 			body := p.expr()
-			return &FuncLit{Pos: id.NamePos, Params: []*Param{{NamePos: id.NamePos, Name: id.Name, Ident: id}},
-				Body: &Block{Lbrace: body.Span(), Stmts: []Stmt{&ExprStmt{X: body}}}}
+			return p.funcLits.Make(FuncLit{Pos: id.NamePos, Params: []*Param{{NamePos: id.NamePos, Name: id.Name, Ident: id}},
+				Body: p.blocks.Make(Block{Lbrace: body.Span(), Stmts: []Stmt{p.exprStmts.Make(ExprStmt{X: body})}})})
 		}
 		p.next()
 		return id
@@ -1129,14 +1198,14 @@ func (p *parser) primary() Expr {
 		p.next()
 		if p.tok == RPAREN {
 			p.next()
-			return &TupleExpr{Pos: pos}
+			return p.tuples.Make(TupleExpr{Pos: pos})
 		}
 		x := p.expr()
 		if p.tok == RPAREN {
 			p.next()
 			return x
 		}
-		t := &TupleExpr{Pos: pos, Elems: []Expr{x}}
+		t := p.tuples.Make(TupleExpr{Pos: pos, Elems: []Expr{x}})
 		for p.tok == COMMA {
 			p.next()
 			if p.tok == RPAREN {
@@ -1147,7 +1216,7 @@ func (p *parser) primary() Expr {
 		p.expect(RPAREN)
 		return t
 	case LBRACK:
-		l := &ListExpr{Pos: p.pos}
+		l := p.lists.Make(ListExpr{Pos: p.pos})
 		saved := p.noBrace
 		p.noBrace = 0
 		defer func() { p.noBrace = saved }()
@@ -1204,7 +1273,7 @@ func (p *parser) objectAhead() bool {
 }
 
 func (p *parser) object() Expr {
-	o := &ObjectExpr{Pos: p.pos}
+	o := p.objects.Make(ObjectExpr{Pos: p.pos})
 	p.expect(LBRACE)
 	for {
 		for p.tok == NEWLINE {
@@ -1244,7 +1313,7 @@ func (p *parser) object() Expr {
 }
 
 func (p *parser) ifExpr() Expr {
-	x := &IfExpr{Pos: p.pos}
+	x := p.ifs.Make(IfExpr{Pos: p.pos})
 	p.expect(IF)
 	x.Cond = p.headExpr()
 	x.Then = p.block()
@@ -1268,7 +1337,7 @@ func (p *parser) ifExpr() Expr {
 }
 
 func (p *parser) matchExpr() Expr {
-	m := &MatchExpr{Pos: p.pos}
+	m := p.matches.Make(MatchExpr{Pos: p.pos})
 	p.expect(MATCH)
 	m.X = p.headExpr()
 	p.expect(LBRACE)
@@ -1283,7 +1352,7 @@ func (p *parser) matchExpr() Expr {
 			p.next()
 			return m
 		}
-		arm := &MatchArm{Pattern: p.pattern()}
+		arm := p.arms.Make(MatchArm{Pattern: p.pattern()})
 		p.expect(FATARROW)
 		arm.Body = p.armBody()
 		m.Arms = append(m.Arms, arm)
@@ -1301,7 +1370,7 @@ func (p *parser) armBody() Expr {
 	x := p.expr()
 	switch p.tok {
 	case ASSIGN, PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ:
-		s := &AssignStmt{Pos: p.pos, Op: p.tok, LHS: x}
+		s := p.assigns.Make(AssignStmt{Pos: p.pos, Op: p.tok, LHS: x})
 		switch x.(type) {
 		case *Ident, *IndexExpr, *DotExpr:
 		default:
@@ -1309,13 +1378,13 @@ func (p *parser) armBody() Expr {
 		}
 		p.next()
 		s.RHS = p.expr()
-		return &Block{Lbrace: x.Span(), Stmts: []Stmt{s, &ExprStmt{X: &TupleExpr{Pos: x.Span()}}}}
+		return p.blocks.Make(Block{Lbrace: x.Span(), Stmts: []Stmt{s, p.exprStmts.Make(ExprStmt{X: p.tuples.Make(TupleExpr{Pos: x.Span()})})}})
 	}
 	return x
 }
 
 func (p *parser) lambda() Expr {
-	f := &FuncLit{Pos: p.pos}
+	f := p.funcLits.Make(FuncLit{Pos: p.pos})
 	p.expect(FN)
 	f.Params = p.params(LPAREN, RPAREN)
 	f.Result = p.resultType()
@@ -1323,7 +1392,7 @@ func (p *parser) lambda() Expr {
 		f.Body = p.block()
 	} else {
 		body := p.expr()
-		f.Body = &Block{Lbrace: body.Span(), Stmts: []Stmt{&ExprStmt{X: body}}}
+		f.Body = p.blocks.Make(Block{Lbrace: body.Span(), Stmts: []Stmt{p.exprStmts.Make(ExprStmt{X: body})}})
 	}
 	return f
 }
@@ -1335,13 +1404,13 @@ func (p *parser) pattern() Pattern {
 	defer p.leave()
 	switch p.tok {
 	case IDENT:
-		id := &Ident{NamePos: p.pos, Name: p.sc.text}
+		id := p.idents.Make(Ident{NamePos: p.pos, Name: p.sc.text})
 		p.next()
 		if id.Name == "_" {
 			return &WildcardPat{Pos: id.NamePos}
 		}
 		if p.tok != LPAREN {
-			return &BindPat{Ident: id}
+			return p.bindPats.Make(BindPat{Ident: id})
 		}
 		c := &CtorPat{Name: id}
 		p.next()
@@ -1356,7 +1425,7 @@ func (p *parser) pattern() Pattern {
 		return c
 	case INT, FLOAT, STRING, TRUE, FALSE:
 		lit := p.primary().(*Literal)
-		return &LiteralPat{Lit: lit}
+		return p.literalPats.Make(LiteralPat{Lit: lit})
 	case MINUS:
 		pos := p.pos
 		p.next()
@@ -1365,7 +1434,7 @@ func (p *parser) pattern() Pattern {
 		}
 		lit := p.primary().(*Literal)
 		lit.Int, lit.Float, lit.Pos = -lit.Int, -lit.Float, pos
-		return &LiteralPat{Lit: lit}
+		return p.literalPats.Make(LiteralPat{Lit: lit})
 	case LPAREN:
 		t := &TuplePat{Pos: p.pos}
 		p.next()

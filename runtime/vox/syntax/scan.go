@@ -15,12 +15,14 @@ import (
 // markup, and report nothing.
 type scanner struct {
 	src       []byte
-	off       int // offset of the next unread byte
-	line      int // line of src[off]
-	lineStart int // offset of the first byte of that line
+	srcStr    string // src as a string: names and plain strings are slices of it
+	off       int    // offset of the next unread byte
+	line      int    // line of src[off]
+	lineStart int    // offset of the first byte of that line
 	brackets  []byte
 	errh      func(pos Pos, code, msg string, warn bool)
 	rawFail   rawMemo // keeps unclosed raw strings linear
+	buf       []byte  // scratch for strings with escapes or interpolations
 
 	// The current token.
 	tok   Token
@@ -47,10 +49,14 @@ type TemplateVar struct {
 	Name string
 }
 
-// scanState is what save and restore keep.
+// scanState is what save and restore keep. The open brackets are copied
+// into an array when few are open (nearly always), so that the lookaheads
+// of the parser allocate nothing.
 type scanState struct {
 	off, line, lineStart int
-	brackets             string
+	nbrackets            int
+	brackets             [16]byte
+	moreBrackets         string // all of them, when more than fit the array
 	tok                  Token
 	pos                  Pos
 	start, end           int
@@ -62,6 +68,7 @@ type scanState struct {
 
 func (s *scanner) init(src []byte, errh func(Pos, string, string, bool)) {
 	s.src = src
+	s.srcStr = string(src)
 	s.off = 0
 	s.line = 1
 	s.lineStart = 0
@@ -74,12 +81,23 @@ func (s *scanner) init(src []byte, errh func(Pos, string, string, bool)) {
 }
 
 func (s *scanner) save() scanState {
-	return scanState{s.off, s.line, s.lineStart, string(s.brackets), s.tok, s.pos, s.start, s.end, s.text, s.str, s.ival, s.fval, s.tmpl}
+	st := scanState{off: s.off, line: s.line, lineStart: s.lineStart, nbrackets: len(s.brackets),
+		tok: s.tok, pos: s.pos, start: s.start, end: s.end, text: s.text, str: s.str, ival: s.ival, fval: s.fval, tmpl: s.tmpl}
+	if len(s.brackets) <= len(st.brackets) {
+		copy(st.brackets[:], s.brackets)
+	} else {
+		st.moreBrackets = string(s.brackets)
+	}
+	return st
 }
 
 func (s *scanner) restore(st scanState) {
 	s.off, s.line, s.lineStart = st.off, st.line, st.lineStart
-	s.brackets = append(s.brackets[:0], st.brackets...)
+	if st.nbrackets <= len(st.brackets) {
+		s.brackets = append(s.brackets[:0], st.brackets[:st.nbrackets]...)
+	} else {
+		s.brackets = append(s.brackets[:0], st.moreBrackets...)
+	}
 	s.tok, s.pos, s.start, s.end, s.text, s.str, s.ival, s.fval, s.tmpl = st.tok, st.pos, st.start, st.end, st.text, st.str, st.ival, st.fval, st.tmpl
 }
 
@@ -201,13 +219,9 @@ again:
 		for end < len(s.src) && isIdentByte(s.src[end]) {
 			end++
 		}
-		s.text = string(s.src[s.off:end])
+		s.text = s.srcStr[s.off:end]
 		s.off = end
-		if kw, ok := keywords[s.text]; ok {
-			s.tok = kw
-		} else {
-			s.tok = IDENT
-		}
+		s.tok = lookupKeyword(s.text)
 		return
 	case isDigit(c):
 		s.scanNumber()
@@ -233,7 +247,7 @@ again:
 			}
 			break
 		}
-		s.text = string(s.src[s.off:end])
+		s.text = s.srcStr[s.off:end]
 		s.off = end
 		s.tok = DECORATOR
 		return
@@ -342,13 +356,13 @@ func (s *scanner) scanNumber() {
 		for end < len(s.src) && isDigit(s.src[end]) {
 			end++
 		}
-		s.text = string(s.src[s.off:end])
+		s.text = s.srcStr[s.off:end]
 		s.fval, _ = strconv.ParseFloat(s.text, 64)
 		s.tok = FLOAT
 		s.off = end
 		return
 	}
-	s.text = string(s.src[s.off:end])
+	s.text = s.srcStr[s.off:end]
 	v, err := strconv.ParseInt(s.text, 10, 64)
 	if err != nil {
 		lit := s.text
@@ -392,7 +406,7 @@ func (s *scanner) scanRawString() {
 		s.unterminated(startOff, startLine, startLS, body)
 		return
 	}
-	s.str = string(s.src[body : body+i])
+	s.str = s.srcStr[body : body+i]
 	s.tok = STRING
 	s.advanceTo(body + i + len(closer))
 }
@@ -409,7 +423,7 @@ func (s *scanner) unterminated(startOff, startLine, startLS, body int) {
 	} else {
 		end += body
 	}
-	s.str = string(s.src[body:end])
+	s.str = s.srcStr[body:end]
 	s.tok = STRING
 	s.off = end
 }
@@ -420,7 +434,22 @@ func (s *scanner) unterminated(startOff, startLine, startLS, body int) {
 func (s *scanner) scanString(quote byte) {
 	startOff, startLine, startLS := s.off, s.line, s.lineStart
 	s.off++
-	var b []byte
+	// Most strings are one line without escapes or braces: they are a
+	// slice of the source.
+	for i := s.off; i < len(s.src); i++ {
+		c := s.src[i]
+		if c == quote {
+			s.str = s.srcStr[s.off:i]
+			s.tok = STRING
+			s.off = i + 1
+			return
+		}
+		if c == '\\' || c == '\n' || quote == '"' && (c == '{' || c == '}') {
+			break
+		}
+	}
+	b := s.buf[:0]
+	defer func() { s.buf = b[:0] }()
 	var tmpl *Template
 	for {
 		if s.off >= len(s.src) {
@@ -494,8 +523,8 @@ func (s *scanner) scanString(quote byte) {
 					end++
 				}
 				if end < len(s.src) && s.src[end] == '}' {
-					name := string(s.src[s.off+1 : end])
-					if _, kw := keywords[name]; !kw {
+					name := s.srcStr[s.off+1 : end]
+					if lookupKeyword(name) == IDENT {
 						if tmpl == nil {
 							tmpl = &Template{}
 						}

@@ -167,6 +167,28 @@ var keywords = func() map[string]Token {
 	return m
 }()
 
+// maxKeywordLen is the length of the longest keyword.
+var maxKeywordLen = func() int {
+	n := 0
+	for k := range keywords {
+		n = max(n, len(k))
+	}
+	return n
+}()
+
+// lookupKeyword returns the keyword token of an identifier, or IDENT.
+// Keywords are lowercase words of two letters or more, which many
+// identifiers are not: those skip the map.
+func lookupKeyword(name string) Token {
+	if len(name) < 2 || len(name) > maxKeywordLen || name[0] < 'a' || name[0] > 'z' {
+		return IDENT
+	}
+	if kw, ok := keywords[name]; ok {
+		return kw
+	}
+	return IDENT
+}
+
 // Pos is a position in a file: 1-based line and 1-based byte column within
 // the line. The zero Pos is unknown.
 type Pos struct {
