@@ -14,6 +14,12 @@ import (
 // at the workspace, env.get limited to the config's env_allow, the config's
 // limits over the interpreter's defaults, print to log.
 func (s *Surface) Env(log *slog.Logger) *vox.Env {
+	env := s.env(log)
+	return &env
+}
+
+// env is Env as a value, so that a call can keep it on its stack.
+func (s *Surface) env(log *slog.Logger) vox.Env {
 	lim := vox.DefaultLimits()
 	c := s.Config.Limits
 	if c.Steps != nil {
@@ -31,7 +37,7 @@ func (s *Surface) Env(log *slog.Logger) *vox.Env {
 	if c.MaxValueBytes != nil {
 		lim.MaxValueBytes = *c.MaxValueBytes
 	}
-	return &vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log}
+	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log}
 }
 
 // CallTool runs tool t with the JSON object args (nil means {}) in the
@@ -45,7 +51,8 @@ func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, l
 	if err != nil {
 		return vox.Result{}, err
 	}
-	return m.Call(ctx, t.Name, args, s.Env(log))
+	env := s.env(log)
+	return m.Call(ctx, t.Name, args, &env)
 }
 
 // ReadResource calls the function of resource r and returns its text.
@@ -54,7 +61,8 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, log *slog.Logge
 	if err != nil {
 		return "", err
 	}
-	return m.ReadResource(ctx, r.URI, s.Env(log))
+	env := s.env(log)
+	return m.ReadResource(ctx, r.URI, &env)
 }
 
 // ErrorText is the text of a failed call for its error result: the

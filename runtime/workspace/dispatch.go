@@ -32,7 +32,7 @@ func (f *File) current() (*compiled, error) {
 	if prev != nil && prev.module != nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
 		return prev, nil // another call recompiled it meanwhile
 	}
-	c := compileFile(f.Path, f.Abs, prev)
+	c := compileFile(f.Path, f.Abs, prev, info.Size(), info.ModTime())
 	if c.module == nil {
 		return nil, fmt.Errorf("%s: %s; %s", f.Path, c.readErr, RefreshHint)
 	}

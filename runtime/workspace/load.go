@@ -108,15 +108,20 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 	c.declsOnce.Do(func() {
 		c.toolPos = c.module.Tools()
 		c.resPos = c.module.Resources()
+		// One allocation for the entries of a file, one for pointers to them.
+		tools := make([]Tool, len(c.toolPos))
 		c.tools = make([]*Tool, len(c.toolPos))
 		for i, t := range c.toolPos {
-			c.tools[i] = &Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+			tools[i] = Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
 				Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
+			c.tools[i] = &tools[i]
 		}
+		resources := make([]Resource, len(c.resPos))
 		c.resources = make([]*Resource, len(c.resPos))
 		for i, r := range c.resPos {
-			c.resources[i] = &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
+			resources[i] = Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
 				Path: f.Path, Line: r.Line, Hash: c.hash, file: f}
+			c.resources[i] = &resources[i]
 		}
 	})
 	return c.tools, c.toolPos, c.resources, c.resPos
@@ -132,10 +137,13 @@ type Surface struct {
 	Result    Result
 	// Findings locate the shadowed and duplicate declarations of Result,
 	// in scan order (the parity gate reports them with positions).
-	Findings  []Finding
-	tools     map[string]*Tool
-	resources map[string]*Resource
-	files     map[string]*File // by path
+	Findings []Finding
+	// tools and resources index Tools and Resources by name and URI. A
+	// refresh that changed a few files keeps every entry in its place and
+	// shares these maps with the surface before it.
+	tools     map[string]int
+	resources map[string]int
+	files     map[string]*File // by path, for snapshot surfaces
 }
 
 // Tool returns the tool with the given name.
@@ -143,8 +151,11 @@ func (s *Surface) Tool(name string) (*Tool, bool) {
 	if s == nil {
 		return nil, false
 	}
-	t, ok := s.tools[name]
-	return t, ok
+	i, ok := s.tools[name]
+	if !ok {
+		return nil, false
+	}
+	return s.Tools[i], true
 }
 
 // Resource returns the resource with the given URI.
@@ -152,8 +163,11 @@ func (s *Surface) Resource(uri string) (*Resource, bool) {
 	if s == nil {
 		return nil, false
 	}
-	r, ok := s.resources[uri]
-	return r, ok
+	i, ok := s.resources[uri]
+	if !ok {
+		return nil, false
+	}
+	return s.Resources[i], true
 }
 
 // Finding is a declaration that was not added to the surface.
@@ -181,7 +195,7 @@ const (
 // Empty is the surface of a workspace not scanned yet.
 func Empty() *Surface {
 	return &Surface{Config: DefaultConfig(), Tools: []*Tool{}, Resources: []*Resource{}, Result: newResult(),
-		tools: map[string]*Tool{}, resources: map[string]*Resource{}, files: map[string]*File{}}
+		tools: map[string]int{}, resources: map[string]int{}, files: map[string]*File{}}
 }
 
 func newResult() Result {
@@ -196,7 +210,9 @@ type Loader struct {
 	// Root is the workspace root.
 	Root string
 	// Shadows reports whether a tool name belongs to the catalog; such
-	// workspace tools are shadowed (reported, not served). Nil: none.
+	// workspace tools are shadowed (reported, not served). Nil: none. It
+	// must answer the same for a name from one load to the next: a load
+	// reuses what the last one merged for the files that did not change.
 	Shadows func(name string) bool
 	// Log receives the notices, per-file errors and shadowed names.
 	Log *slog.Logger
@@ -204,7 +220,17 @@ type Loader struct {
 	Workers int
 
 	mu   sync.Mutex
-	prev map[string]*File
+	last *loadState // the previous load; nil before the first
+}
+
+// loadState is what a load leaves to the next: its files in scan order and
+// what its merge found, so that a refresh where few files changed costs
+// the stat of each file and work proportional to the changes.
+type loadState struct {
+	files   []*File
+	byPath  map[string]*File // files by path, built when the file list changed
+	surface *Surface
+	merge   mergeState
 }
 
 // Load reads the scan config, scans and compiles the workspace and merges
@@ -232,7 +258,10 @@ func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
 		return nil, err
 	}
 	files := l.compileAll(srcs)
-	s := merge(cfg, files, scanErrs, l.Shadows)
+	s, ms := l.mergeChanges(cfg, files, scanErrs)
+	if s == nil {
+		s, ms = merge(cfg, files, scanErrs, l.Shadows)
+	}
 	s.Root = l.Root
 	for _, e := range s.Result.Errors {
 		log.Warn("workspace file error", "path", e.Path, "error", e.Message)
@@ -246,11 +275,7 @@ func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
 	for _, uri := range s.Result.DuplicateResources {
 		log.Warn("duplicate workspace resource; the first declaration wins", "uri", uri)
 	}
-	next := make(map[string]*File, len(files))
-	for _, f := range files {
-		next[f.Path] = f
-	}
-	l.prev = next
+	l.last = &loadState{files: files, surface: s, merge: ms}
 	return s, nil
 }
 
@@ -267,9 +292,12 @@ func (l *Loader) log() *slog.Logger {
 // the content is the same; the others are compiled in parallel.
 func (l *Loader) compileAll(srcs []SourceFile) []*File {
 	files := make([]*File, len(srcs))
+	olds := make([]*File, len(srcs))
 	var todo []int
 	for i, src := range srcs {
-		if old := l.prev[src.Path]; old != nil && old.Abs == src.Abs {
+		old := l.previous(i, src.Path)
+		olds[i] = old
+		if old != nil && old.Abs == src.Abs {
 			if c := old.cur.Load(); c != nil && c.module != nil && c.size == src.Size && c.modTime.Equal(src.ModTime) {
 				files[i] = old
 				continue
@@ -299,11 +327,11 @@ func (l *Loader) compileAll(srcs []SourceFile) []*File {
 				i := todo[k]
 				src := srcs[i]
 				var prevC *compiled
-				if old := l.prev[src.Path]; old != nil {
+				if old := olds[i]; old != nil {
 					prevC = old.cur.Load()
 				}
 				f := &File{Path: src.Path, Abs: src.Abs}
-				f.cur.Store(compileFile(src.Path, src.Abs, prevC))
+				f.cur.Store(compileFile(src.Path, src.Abs, prevC, src.Size, src.ModTime))
 				files[i] = f
 			}
 		}()
@@ -312,18 +340,35 @@ func (l *Loader) compileAll(srcs []SourceFile) []*File {
 	return files
 }
 
-// compileFile reads and compiles one file, reusing prev's module when the
-// content hash is unchanged.
-func compileFile(rel, abs string, prev *compiled) *compiled {
-	info, err := os.Stat(abs)
-	if err != nil {
-		return &compiled{readErr: "cannot read: " + unwrapPathError(err)}
+// previous returns the file of the last load at path; i is the file's
+// position in this load, where it usually was in the last one too.
+func (l *Loader) previous(i int, path string) *File {
+	last := l.last
+	if last == nil {
+		return nil
 	}
+	if i < len(last.files) && last.files[i].Path == path {
+		return last.files[i]
+	}
+	if last.byPath == nil {
+		last.byPath = make(map[string]*File, len(last.files))
+		for _, f := range last.files {
+			last.byPath[f.Path] = f
+		}
+	}
+	return last.byPath[path]
+}
+
+// compileFile reads and compiles one file, reusing prev's module when the
+// content hash is unchanged. size and modTime are the file's, stat'ed
+// before it is read: when the file changes after that, the next check sees
+// a different stat and reads it again.
+func compileFile(rel, abs string, prev *compiled, size int64, modTime time.Time) *compiled {
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		return &compiled{readErr: "cannot read: " + unwrapPathError(err)}
 	}
-	c := &compiled{size: info.Size(), modTime: info.ModTime(), hash: Hash(src)}
+	c := &compiled{size: size, modTime: modTime, hash: Hash(src)}
 	if prev != nil && prev.module != nil && prev.hash == c.hash {
 		c.module = prev.module
 		return c
@@ -352,17 +397,34 @@ func fileErrorMessage(ds []diag.Diagnostic) string {
 	return strings.Join(parts, "; ")
 }
 
+// mergeState is what a merge found beyond the surface: what the next
+// refresh needs to merge only the files that changed.
+type mergeState struct {
+	compiled []*compiled // per file, the compilation merged
+	// toolStart and resStart are where each file's tools and resources
+	// start in Surface.Tools and Surface.Resources.
+	toolStart, resStart []int
+	// involved holds the paths named by findings and file errors: the
+	// files whose change can change more than their own entries.
+	involved map[string]bool
+	scanErrs []FileError
+}
+
 // merge builds the surface from the files in scan order (spec
 // 30-federation §1.3).
-func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string) bool) *Surface {
+func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string) bool) (*Surface, mergeState) {
+	ms := mergeState{compiled: make([]*compiled, len(files)), toolStart: make([]int, len(files)), resStart: make([]int, len(files)),
+		involved: map[string]bool{}, scanErrs: scanErrs}
 	ntools := 0
-	for _, f := range files {
-		if c := f.cur.Load(); c.module != nil {
+	for i, f := range files {
+		c := f.cur.Load()
+		ms.compiled[i] = c
+		if c.module != nil {
 			ntools += len(c.module.Tools())
 		}
 	}
-	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]*Tool, ntools), resources: map[string]*Resource{},
-		files: make(map[string]*File, len(files)), Tools: make([]*Tool, 0, ntools)}
+	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]int, ntools), resources: map[string]int{},
+		Tools: make([]*Tool, 0, ntools)}
 	// Messages of one file are ordered by position (declaration errors
 	// are found tools first, then resources).
 	type posMsg struct {
@@ -372,6 +434,7 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 	fileMsgs := map[string][]posMsg{}
 	var errPaths []string
 	at := func(path string, line, col int, msg string) {
+		ms.involved[path] = true
 		if _, ok := fileMsgs[path]; !ok {
 			errPaths = append(errPaths, path)
 		}
@@ -382,9 +445,9 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		fileErr(e.Path, e.Message)
 	}
 	shadowed, dupTools, dupRes := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, f := range files {
-		s.files[f.Path] = f
-		c := f.cur.Load()
+	for i, f := range files {
+		ms.toolStart[i], ms.resStart[i] = len(s.Tools), len(s.Resources)
+		c := ms.compiled[i]
 		if c.module == nil {
 			fileErr(f.Path, c.readErr)
 			continue
@@ -397,32 +460,34 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		tools, toolPos, resources, resPos := c.decls(f)
 		for i, tool := range tools {
 			t := toolPos[i]
+			first, dup := s.tools[t.Name]
 			switch {
 			case !validToolName(t.Name):
 				at(f.Path, t.Line, t.Col, fmt.Sprintf("%d:%d: invalid tool name %q: workspace tool names must match %s", t.Line, t.Col, t.Name, registry.ToolNamePattern))
 			case shadows != nil && shadows(t.Name):
 				shadowed[t.Name] = true
 				s.Findings = append(s.Findings, Finding{Kind: Shadowed, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col})
-			case s.tools[t.Name] != nil:
+			case dup:
 				dupTools[t.Name] = true
-				first := s.tools[t.Name]
-				s.Findings = append(s.Findings, Finding{Kind: DuplicateTool, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col, FirstPath: first.Path, FirstLine: first.Line})
+				ft := s.Tools[first]
+				s.Findings = append(s.Findings, Finding{Kind: DuplicateTool, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col, FirstPath: ft.Path, FirstLine: ft.Line})
 			default:
-				s.tools[t.Name] = tool
+				s.tools[t.Name] = len(s.Tools)
 				s.Tools = append(s.Tools, tool)
 			}
 		}
 		for i, res := range resources {
 			r := resPos[i]
+			first, dup := s.resources[r.URI]
 			switch {
 			case strings.HasPrefix(strings.ToLower(r.URI), ReservedScheme):
 				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q uses the reserved scheme skill:// (it serves installed skills): choose another scheme", r.Line, r.Col, r.URI))
-			case s.resources[r.URI] != nil:
+			case dup:
 				dupRes[r.URI] = true
-				first := s.resources[r.URI]
-				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: first.Path, FirstLine: first.Line})
+				fr := s.Resources[first]
+				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: fr.Path, FirstLine: fr.Line})
 			default:
-				s.resources[r.URI] = res
+				s.resources[r.URI] = len(s.Resources)
 				s.Resources = append(s.Resources, res)
 			}
 		}
@@ -456,7 +521,81 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		}
 		s.Result.Errors = append(s.Result.Errors, FileError{Path: p, Message: strings.Join(parts, "; ")})
 	}
-	return s
+	for _, f := range s.Findings {
+		ms.involved[f.Path] = true
+		if f.FirstPath != "" {
+			ms.involved[f.FirstPath] = true
+		}
+	}
+	return s, ms
+}
+
+// mergeChanges builds the surface of a load from the last one when that
+// gives the same result as merge: the same files in the same order, the
+// same scan errors, and every file whose compilation changed still
+// compiling and declaring the same tool names and resource URIs, in the
+// same order, while no finding or file error names it. Then the new
+// surface is the last one with those files' entries replaced in place: it
+// shares the last one's maps and results, and the only work proportional
+// to the workspace is copying the lists of entries. It returns nil when
+// merge is needed.
+func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError) (*Surface, mergeState) {
+	last := l.last
+	if last == nil || len(files) != len(last.files) || !slices.Equal(scanErrs, last.merge.scanErrs) {
+		return nil, mergeState{}
+	}
+	prev, pm := last.surface, last.merge
+	// Each file's compilation is read once: a call may swap it meanwhile
+	// (a per-call recompile), which the next refresh then picks up.
+	var changed []int
+	var now []*compiled
+	for i, f := range files {
+		if f.Path != last.files[i].Path {
+			return nil, mergeState{}
+		}
+		if c := f.cur.Load(); c != pm.compiled[i] {
+			changed = append(changed, i)
+			now = append(now, c)
+		}
+	}
+	for k, i := range changed {
+		oc, nc := pm.compiled[i], now[k]
+		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || pm.involved[files[i].Path] {
+			return nil, mergeState{}
+		}
+		ot, _, or, _ := oc.decls(last.files[i])
+		nt, _, nr, _ := nc.decls(files[i])
+		if len(ot) != len(nt) || len(or) != len(nr) {
+			return nil, mergeState{}
+		}
+		for j := range ot {
+			if ot[j].Name != nt[j].Name {
+				return nil, mergeState{}
+			}
+		}
+		for j := range or {
+			if or[j].URI != nr[j].URI {
+				return nil, mergeState{}
+			}
+		}
+	}
+	ms := pm
+	s := &Surface{Config: cfg, Result: prev.Result, Findings: prev.Findings, Tools: prev.Tools, Resources: prev.Resources,
+		tools: prev.tools, resources: prev.resources}
+	if len(changed) == 0 {
+		return s, ms
+	}
+	// The changed files' entries take the places of their old ones; the
+	// maps by name and URI, which hold places, stay as they are.
+	ms.compiled = slices.Clone(pm.compiled)
+	s.Tools, s.Resources = slices.Clone(prev.Tools), slices.Clone(prev.Resources)
+	for k, i := range changed {
+		ms.compiled[i] = now[k]
+		nt, _, nr, _ := now[k].decls(files[i])
+		copy(s.Tools[pm.toolStart[i]:], nt)
+		copy(s.Resources[pm.resStart[i]:], nr)
+	}
+	return s, ms
 }
 
 func sortedKeys(m map[string]bool) []string {

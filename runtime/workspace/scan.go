@@ -69,17 +69,31 @@ func Scan(root string, cfg *Config) ([]SourceFile, []FileError, error) {
 	if err != nil {
 		return nil, nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %v", root, err)}
 	}
-	s := &scanner{root: root, realRoot: realRoot, excludes: cfg.ExcludeGlobs, seen: map[string]bool{}}
-	for _, g := range cfg.ScanGlobs {
-		s.expand(strings.TrimPrefix(g.Pattern, "./"))
+	s := newScanner(cfg.ExcludeGlobs)
+	s.root, s.realRoot = root, realRoot
+	for i, g := range cfg.ScanGlobs {
+		// Only a later glob can match a file again.
+		s.expand(strings.TrimPrefix(g.Pattern, "./"), i < len(cfg.ScanGlobs)-1)
 	}
 	slices.SortFunc(s.errs, func(a, b FileError) int { return strings.Compare(a.Path, b.Path) })
 	return s.files, s.errs, nil
 }
 
+// newScanner returns a scanner excluding what excludes match.
+func newScanner(excludes []Glob) *scanner {
+	s := &scanner{excludes: excludes, seen: map[string]bool{}, segments: make([]string, len(excludes))}
+	for i, g := range excludes {
+		if seg := segmentExclude(g.Pattern); seg != "" {
+			s.segments[i] = seg[1 : len(seg)-1]
+		}
+	}
+	return s
+}
+
 type scanner struct {
 	root, realRoot string
 	excludes       []Glob
+	segments       []string // per exclude of the form **/NAME/**, NAME; else ""
 	seen           map[string]bool
 	files          []SourceFile
 	errs           []FileError
@@ -87,11 +101,11 @@ type scanner struct {
 
 // excluded reports whether rel matches an exclude glob.
 func (s *scanner) excluded(rel string) bool {
-	for _, g := range s.excludes {
-		if seg := segmentExclude(g.Pattern); seg != "" {
+	for i, g := range s.excludes {
+		if s.segments[i] != "" {
 			// The common form **/NAME/** (all the defaults): a plain
 			// segment test instead of a glob match per file.
-			if strings.Contains("/"+rel+"/", seg) {
+			if hasSegment(rel, s.segments[i]) {
 				return true
 			}
 			continue
@@ -99,6 +113,20 @@ func (s *scanner) excluded(rel string) bool {
 		if ok, _ := doublestar.Match(g.Pattern, rel); ok {
 			return true
 		}
+	}
+	return false
+}
+
+// hasSegment reports whether the slash-separated path rel has a segment
+// name: strings.Contains("/"+rel+"/", "/"+name+"/") without building the
+// strings.
+func hasSegment(rel, name string) bool {
+	for rel != "" {
+		seg, rest, _ := strings.Cut(rel, "/")
+		if seg == name {
+			return true
+		}
+		rel = rest
 	}
 	return false
 }
@@ -131,12 +159,13 @@ func (s *scanner) prunable(rel string) bool {
 	return false
 }
 
-// expand adds the files matching one glob, in lexical path order.
-func (s *scanner) expand(pattern string) {
+// expand adds the files matching one glob, in lexical path order; record
+// says to remember them for the globs that follow.
+func (s *scanner) expand(pattern string, record bool) {
 	base, _ := doublestar.SplitPattern(pattern)
 	type candidate struct {
-		rel string
-		d   fs.DirEntry
+		rel, abs string
+		d        fs.DirEntry
 	}
 	var candidates []candidate
 	start := filepath.Join(s.root, filepath.FromSlash(base))
@@ -162,7 +191,7 @@ func (s *scanner) expand(pattern string) {
 			return nil
 		}
 		if ok, _ := doublestar.Match(pattern, rel); ok {
-			candidates = append(candidates, candidate{rel, d})
+			candidates = append(candidates, candidate{rel, p, d})
 		}
 		return nil
 	})
@@ -178,12 +207,16 @@ func (s *scanner) expand(pattern string) {
 		ok  bool
 	}
 	results := make([]checked, len(candidates))
-	parallel(len(candidates), func(i int) {
-		c := candidates[i]
-		f, ferr, ok := s.file(c.rel, c.d)
-		results[i] = checked{f, ferr, ok}
+	parallel(len(candidates), func(lo, hi int) {
+		st := &dirStat{}
+		defer st.close()
+		for i := lo; i < hi; i++ {
+			c := candidates[i]
+			f, ferr, ok := s.file(c.rel, c.abs, c.d, st)
+			results[i] = checked{f, ferr, ok}
+		}
 	})
-	var found []SourceFile
+	found := make([]SourceFile, 0, len(results))
 	for _, r := range results {
 		if r.err != nil {
 			s.errs = append(s.errs, *r.err)
@@ -193,21 +226,25 @@ func (s *scanner) expand(pattern string) {
 		}
 	}
 	slices.SortFunc(found, func(a, b SourceFile) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range found {
-		s.seen[f.Path] = true
-		s.files = append(s.files, f)
+	if record {
+		for _, f := range found {
+			s.seen[f.Path] = true
+		}
+	}
+	if s.files == nil {
+		s.files = found
+	} else {
+		s.files = append(s.files, found...)
 	}
 }
 
-// parallel runs fn(0..n-1) on up to 2×GOMAXPROCS goroutines (the work is
-// mostly system calls), in chunks to keep the overhead small.
-func parallel(n int, fn func(i int)) {
+// parallel runs fn over 0..n-1 in chunks [lo, hi) on up to 2×GOMAXPROCS
+// goroutines (the work is mostly system calls).
+func parallel(n int, fn func(lo, hi int)) {
 	const chunk = 64
 	workers := min(2*runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
 	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
+		fn(0, n)
 		return
 	}
 	var next atomic.Int64
@@ -221,20 +258,17 @@ func parallel(n int, fn func(i int)) {
 				if lo >= n {
 					return
 				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					fn(i)
-				}
+				fn(lo, min(lo+chunk, n))
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// file checks one matching entry: regular files are kept; a symlink is kept
-// only when it leads to a regular file inside the root. It is called
-// concurrently.
-func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, *FileError, bool) {
-	abs := filepath.Join(s.root, filepath.FromSlash(rel))
+// file checks one matching entry (abs is its path as walked): regular
+// files are kept; a symlink is kept only when it leads to a regular file
+// inside the root. It is called concurrently, each caller with its own st.
+func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile, *FileError, bool) {
 	var info fs.FileInfo
 	var err error
 	if d.Type()&fs.ModeSymlink != 0 {
@@ -250,7 +284,7 @@ func (s *scanner) file(rel string, d fs.DirEntry) (SourceFile, *FileError, bool)
 			return SourceFile{}, nil, false // symlinked directories are not followed
 		}
 	} else {
-		info, err = d.Info()
+		info, err = st.lstat(abs, d)
 	}
 	if err != nil {
 		return SourceFile{}, &FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)}, false
@@ -296,7 +330,7 @@ func unwrapPathError(err error) string {
 // deduplicated, excluding prunable ones. The watcher watches them
 // recursively.
 func StaticDirs(cfg *Config) []string {
-	s := &scanner{excludes: cfg.ExcludeGlobs}
+	s := newScanner(cfg.ExcludeGlobs)
 	var out []string
 	for _, g := range cfg.ScanGlobs {
 		base, _ := doublestar.SplitPattern(strings.TrimPrefix(g.Pattern, "./"))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree writes files (relative path -> content) under a new temporary root.
@@ -129,5 +130,31 @@ func TestStaticDirs(t *testing.T) {
 	cfg := config(t, `scan_globs: ["examples/**/*.vox", "tools/*.vox", "examples/x/*.vox", "**/*.vox", "vendor/node_modules/*.vox"]`)
 	if got := strings.Join(StaticDirs(cfg), " "); got != "examples tools examples/x ." {
 		t.Errorf("static dirs = %q", got)
+	}
+}
+
+// TestScanStatsLikeLstat: the size and modification time a scan records
+// (stat_linux.go stats relative to the directory) are os.Lstat's.
+func TestScanStatsLikeLstat(t *testing.T) {
+	root := workspaceTree(t, cfgExamples, map[string]string{
+		"tools/a.vox":       "@tool \"A\"\nfn a() to int { 1 }\n",
+		"tools/sub/b.vox":   "x",
+		"tools/sub/c/d.vox": "",
+		"tools/e.vox":       strings.Repeat("y", 5000),
+	})
+	mt := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	os.Chtimes(filepath.Join(root, "tools", "sub", "b.vox"), mt, mt)
+	files, errs, err := Scan(root, &Config{ScanGlobs: []Glob{{Pattern: "tools/**/*.vox"}}})
+	if err != nil || len(errs) != 0 || len(files) != 4 {
+		t.Fatalf("%v %v %v", files, errs, err)
+	}
+	for _, f := range files {
+		info, err := os.Lstat(f.Abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Size != info.Size() || !f.ModTime.Equal(info.ModTime()) || f.ModTime.Location() != info.ModTime().Location() {
+			t.Errorf("%s: scan %d %v, lstat %d %v", f.Path, f.Size, f.ModTime, info.Size(), info.ModTime())
+		}
 	}
 }

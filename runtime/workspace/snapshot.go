@@ -98,7 +98,7 @@ func (snap *Snapshot) EmbeddedSurface(fsys fs.FS, root string, cfg *Config) (*Su
 // read or compiled: each file is compiled on the first call of one of its
 // tools or resources.
 func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
-	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: map[string]*Tool{}, resources: map[string]*Resource{},
+	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: make(map[string]int, len(snap.Tools)), resources: map[string]int{},
 		files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)), Resources: make([]*Resource, 0, len(snap.Resources))}
 	file := func(path string) *File {
 		f := s.files[path]
@@ -111,13 +111,13 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 	for _, t := range snap.Tools {
 		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Signature: t.Signature,
 			Path: t.Path, Line: t.Line, Hash: t.Hash, file: file(t.Path)}
-		s.tools[t.Name] = tool
+		s.tools[t.Name] = len(s.Tools)
 		s.Tools = append(s.Tools, tool)
 	}
 	for _, r := range snap.Resources {
 		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
 			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path)}
-		s.resources[r.URI] = res
+		s.resources[r.URI] = len(s.Resources)
 		s.Resources = append(s.Resources, res)
 	}
 	return s

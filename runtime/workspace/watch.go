@@ -142,7 +142,8 @@ func (w *watcher) configDir() string {
 func (w *watcher) sync() error {
 	w.cfg = w.opts.Config()
 	want := map[string]bool{w.configDir(): true}
-	s := &scanner{root: w.opts.Root, excludes: w.cfg.ExcludeGlobs}
+	s := newScanner(w.cfg.ExcludeGlobs)
+	s.root = w.opts.Root
 	for _, base := range StaticDirs(w.cfg) {
 		start := filepath.Join(w.opts.Root, filepath.FromSlash(base))
 		_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
@@ -195,7 +196,7 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Write) {
 		return false
 	}
-	s := &scanner{excludes: w.cfg.ExcludeGlobs}
+	s := newScanner(w.cfg.ExcludeGlobs)
 	if s.excluded(rel) {
 		return false
 	}

@@ -1,0 +1,92 @@
+package workspace
+
+import (
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirStat stats files relative to an open descriptor of their directory:
+// the kernel then resolves one name instead of the whole path, which makes
+// the stat of every file — most of a refresh where few files changed —
+// about three times cheaper. It keeps the directory of the last file open
+// for the next one (the walk hands files over directory by directory).
+type dirStat struct {
+	dir string
+	fd  int // -1 when dir could not be opened
+}
+
+// lstat is d.Info() for the file abs found by the walk as d.
+func (st *dirStat) lstat(abs string, d fs.DirEntry) (fs.FileInfo, error) {
+	dir, name := filepath.Split(abs)
+	if dir != st.dir || st.dir == "" {
+		st.close()
+		st.dir = dir
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			fd = -1
+		}
+		st.fd = fd
+	}
+	if st.fd < 0 {
+		return d.Info()
+	}
+	var s unix.Stat_t
+	if err := unix.Fstatat(st.fd, name, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: abs, Err: err}
+	}
+	return &statInfo{name: name, size: s.Size, mode: fileMode(s.Mode), modTime: time.Unix(s.Mtim.Unix())}, nil
+}
+
+func (st *dirStat) close() {
+	if st.dir != "" && st.fd >= 0 {
+		unix.Close(st.fd)
+	}
+	st.dir, st.fd = "", -1
+}
+
+// fileMode is the fs.FileMode of a stat mode, as os.Lstat makes it.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// statInfo is the fs.FileInfo of a dirStat.
+type statInfo struct {
+	name    string
+	size    int64
+	mode    fs.FileMode
+	modTime time.Time
+}
+
+func (i *statInfo) Name() string       { return i.name }
+func (i *statInfo) Size() int64        { return i.size }
+func (i *statInfo) Mode() fs.FileMode  { return i.mode }
+func (i *statInfo) ModTime() time.Time { return i.modTime }
+func (i *statInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *statInfo) Sys() any           { return nil }
