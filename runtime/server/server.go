@@ -93,7 +93,8 @@ type Server struct {
 	// syncMu serialises syncTools; tools is the merged set it published.
 	syncMu     sync.Mutex
 	tools      atomic.Pointer[toolSet]
-	registered map[string]mcp.Tool // the definitions last given to mcp-go, to skip no-op re-registrations
+	registered map[string]*toolEntry // the definitions last given to mcp-go, to skip no-op re-registrations
+	lastSync   *syncInputs           // the inputs of the last successful syncTools
 
 	// sources contribute tools besides the catalog (workspace, skills).
 	sources []toolSource
@@ -132,7 +133,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Catalog == nil {
 		opts.Catalog = catalog.Catalog
 	}
-	s := &Server{opts: opts, root: abs, log: logger, registered: map[string]mcp.Tool{}}
+	s := &Server{opts: opts, root: abs, log: logger, registered: map[string]*toolEntry{}}
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)

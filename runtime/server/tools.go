@@ -28,12 +28,31 @@ type toolEntry struct {
 	hidden bool
 	// op is the catalog row of a catalog tool, nil otherwise.
 	op *registry.Operation
+	// wsPath and wsLine are the source of a workspace tool (also in its
+	// _meta), kept to compare definitions without holding on to the tool,
+	// whose module an edit replaces.
+	wsPath string
+	wsLine int
 }
 
 // toolSource supplies the current tools of one origin besides the
 // catalog. Implementations return a fresh slice on every call.
 type toolSource interface {
 	toolEntries() []toolEntry
+}
+
+// stableToolSource is a toolSource that can also return its entries as
+// pointers that keep their identity while the definitions do not change,
+// and the same slice when none changed (the workspace).
+type stableToolSource interface {
+	stableToolEntries() []*toolEntry
+}
+
+// syncInputs are the entries a successful syncTools published, to
+// recognise a sync that has nothing to do.
+type syncInputs struct {
+	sources [][]*toolEntry
+	skills  []toolEntry
 }
 
 // toolSet is the merged, published set of tools; it is immutable.
@@ -76,47 +95,65 @@ func (s *Server) syncTools() (err error) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 
-	set := &toolSet{byName: map[string]*toolEntry{}, hidden: map[string]bool{}}
-	add := func(e toolEntry) {
+	in := syncInputs{sources: make([][]*toolEntry, len(s.sources))}
+	for i, src := range s.sources {
+		if st, ok := src.(stableToolSource); ok {
+			in.sources[i] = st.stableToolEntries()
+			continue
+		}
+		entries := src.toolEntries()
+		ptrs := make([]*toolEntry, len(entries))
+		for j := range entries {
+			ptrs[j] = &entries[j]
+		}
+		in.sources[i] = ptrs
+	}
+	if s.skills != nil {
+		in.skills = s.skills.toolEntries()
+	}
+	// Nothing to do when every source returned what it returned for the
+	// last published set (the catalog never changes): a refresh that left
+	// every definition as it was publishes nothing.
+	if last := s.lastSync; last != nil && s.unchanged(last, &in) {
+		return nil
+	}
+	s.lastSync = nil
+
+	prev := s.currentTools()
+	set := &toolSet{byName: make(map[string]*toolEntry, len(s.catalog)+len(prev.sortedOrNil())), hidden: map[string]bool{}}
+	add := func(e *toolEntry) {
 		if _, taken := set.byName[e.tool.Name]; taken {
 			return
 		}
-		set.byName[e.tool.Name] = &e
+		set.byName[e.tool.Name] = e
 	}
-	for _, e := range s.catalog {
-		add(e)
+	for i := range s.catalog {
+		add(&s.catalog[i])
 	}
-	for _, src := range s.sources {
-		for _, e := range src.toolEntries() {
+	for _, entries := range in.sources {
+		for _, e := range entries {
 			add(e)
 		}
 	}
-	if s.skills != nil { // macro tools last: catalog and workspace tools win
-		for _, e := range s.skills.toolEntries() {
-			add(e)
-		}
+	for i := range in.skills { // macro tools last: catalog and workspace tools win
+		add(&in.skills[i])
 	}
-	names := make([]string, 0, len(set.byName))
-	for name, e := range set.byName {
-		names = append(names, name)
+	set.sorted = sortedEntries(set.byName, prev)
+	changed := len(set.sorted) != len(s.registered)
+	for _, e := range set.sorted {
 		if e.hidden {
-			set.hidden[name] = true
+			set.hidden[e.tool.Name] = true
 		}
-	}
-	slices.Sort(names)
-	set.sorted = make([]*toolEntry, len(names))
-	defs := make(map[string]mcp.Tool, len(names))
-	changed := len(names) != len(s.registered)
-	for i, name := range names {
-		e := set.byName[name]
-		set.sorted[i] = e
-		defs[name] = e.tool
-		if prev, ok := s.registered[name]; !ok || !sameTool(prev, e.tool) {
+		// An entry published before is its own definition; others are
+		// compared with what mcp-go has.
+		if prev, ok := s.registered[e.tool.Name]; !ok || prev != e && !sameTool(prev.tool, e.tool) {
 			changed = true
 		}
 	}
 	s.tools.Store(set)
 	if !changed {
+		s.registered = set.byName
+		s.lastSync = &in
 		return nil
 	}
 	tools := make([]mcpserver.ServerTool, len(set.sorted))
@@ -131,8 +168,78 @@ func (s *Server) syncTools() (err error) {
 		}
 	}()
 	s.mcp.SetTools(tools...)
-	s.registered = defs
+	s.registered = set.byName
+	s.lastSync = &in
 	return nil
+}
+
+// unchanged reports whether a sync's inputs are those of the last one:
+// the same entries from every stable source, the same definitions from
+// the others.
+func (s *Server) unchanged(last, in *syncInputs) bool {
+	if len(last.skills) != len(in.skills) || len(last.sources) != len(in.sources) {
+		return false
+	}
+	for i, src := range s.sources {
+		if _, ok := src.(stableToolSource); ok {
+			if !sameElems(last.sources[i], in.sources[i]) {
+				return false
+			}
+		} else if !sameDefinitions(last.sources[i], in.sources[i]) {
+			return false
+		}
+	}
+	for i := range in.skills {
+		if !sameTool(last.skills[i].tool, in.skills[i].tool) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDefinitions(a, b []*toolEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && (a[i].hidden != b[i].hidden || !sameTool(a[i].tool, b[i].tool)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortedOrNil returns the sorted entries of ts (nil for no set).
+func (ts *toolSet) sortedOrNil() []*toolEntry {
+	if ts == nil {
+		return nil
+	}
+	return ts.sorted
+}
+
+// sortedEntries returns the entries of byName sorted by name. When the
+// names are those of prev, prev's order is reused instead of sorting
+// again.
+func sortedEntries(byName map[string]*toolEntry, prev *toolSet) []*toolEntry {
+	sorted := make([]*toolEntry, 0, len(byName))
+	if p := prev.sortedOrNil(); len(p) == len(byName) {
+		for _, e := range p {
+			n, ok := byName[e.tool.Name]
+			if !ok {
+				break
+			}
+			sorted = append(sorted, n)
+		}
+		if len(sorted) == len(byName) {
+			return sorted
+		}
+		sorted = sorted[:0]
+	}
+	for _, e := range byName {
+		sorted = append(sorted, e)
+	}
+	slices.SortFunc(sorted, func(a, b *toolEntry) int { return strings.Compare(a.tool.Name, b.tool.Name) })
+	return sorted
 }
 
 // hideUnadvertised is the AfterListTools hook: it removes the registered

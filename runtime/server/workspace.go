@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -40,9 +42,11 @@ type workspaceSource struct {
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
 
-	// entries caches the tool entries of the current surface's tools.
-	entriesMu sync.Mutex
-	entries   map[*workspace.Tool]toolEntry
+	// lastTools and lastEntries are the tools last projected and their
+	// entries (entriesMu guards them).
+	entriesMu   sync.Mutex
+	lastTools   []*workspace.Tool
+	lastEntries []*toolEntry
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
@@ -143,29 +147,97 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 // closed-world (workspace code cannot write or reach the network). Without
 // the opt-in they are hidden: registered and callable, not advertised.
 func (w *workspaceSource) toolEntries() []toolEntry {
-	surface := w.surface.Load()
+	ptrs := w.stableToolEntries()
+	out := make([]toolEntry, len(ptrs))
+	for i, e := range ptrs {
+		out[i] = *e
+	}
+	return out
+}
+
+// stableToolEntries is toolEntries keeping the identity of entries: the
+// entry of a tool whose definition did not change since the last call is
+// the same pointer (the handler dispatches by name, so it serves the new
+// tool), and when no definition changed the very same slice is returned.
+// syncTools then knows without comparing anything that there is nothing
+// to publish: a refresh where one file's bodies changed costs no work
+// proportional to the number of tools.
+func (w *workspaceSource) stableToolEntries() []*toolEntry {
+	tools := w.surface.Load().Tools
 	w.entriesMu.Lock()
 	defer w.entriesMu.Unlock()
-	// A refresh keeps the *workspace.Tool of every unchanged file, so its
-	// entry is reused too: the definitions compare equal by identity and
-	// syncTools does not re-register them.
-	next := make(map[*workspace.Tool]toolEntry, len(surface.Tools))
-	out := make([]toolEntry, 0, len(surface.Tools))
-	for _, t := range surface.Tools {
-		e, ok := w.entries[t]
-		if !ok {
-			e = toolEntry{
-				tool:    workspaceTool(t),
-				source:  registry.SourceWorkspace,
-				handler: w.toolHandler(t.Name),
-				hidden:  !w.advertise,
+	if sameElems(tools, w.lastTools) {
+		return w.lastEntries
+	}
+	// A refresh that changed a few files keeps the others' tools in their
+	// places; otherwise entries are found by name.
+	aligned := len(tools) == len(w.lastTools)
+	var byName map[string]*toolEntry
+	out := make([]*toolEntry, len(tools))
+	same := aligned
+	for i, t := range tools {
+		var prev *toolEntry
+		if aligned {
+			if t == w.lastTools[i] {
+				out[i] = w.lastEntries[i]
+				continue
+			}
+			if w.lastTools[i].Name == t.Name {
+				prev = w.lastEntries[i]
 			}
 		}
-		next[t] = e
-		out = append(out, e)
+		if prev == nil {
+			if byName == nil {
+				byName = make(map[string]*toolEntry, len(w.lastEntries))
+				for _, e := range w.lastEntries {
+					byName[e.tool.Name] = e
+				}
+			}
+			prev = byName[t.Name]
+		}
+		if prev != nil && sameWorkspaceDefinition(prev, t) {
+			out[i] = prev
+			same = same && prev == w.lastEntries[i]
+			continue
+		}
+		same = false
+		out[i] = &toolEntry{
+			tool:    workspaceTool(t),
+			source:  registry.SourceWorkspace,
+			handler: w.toolHandler(t.Name),
+			hidden:  !w.advertise,
+			wsPath:  t.Path,
+			wsLine:  t.Line,
+		}
 	}
-	w.entries = next
+	if same {
+		out = w.lastEntries
+	}
+	w.lastTools, w.lastEntries = tools, out
 	return out
+}
+
+// sameElems reports whether a and b hold the same pointers.
+func sameElems[T any](a, b []*T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameWorkspaceDefinition reports whether the entry of a workspace tool
+// is the definition of t (workspaceTool).
+func sameWorkspaceDefinition(e *toolEntry, t *workspace.Tool) bool {
+	return e.tool.Name == t.Name && e.tool.Description == t.Description && bytes.Equal(e.tool.RawInputSchema, t.InputSchema) &&
+		e.wsPath == t.Path && e.wsLine == t.Line
 }
 
 func workspaceTool(t *workspace.Tool) mcp.Tool {
@@ -185,13 +257,22 @@ func workspaceTool(t *workspace.Tool) mcp.Tool {
 // toolHandler dispatches a call of the named workspace tool to the
 // surface current when the call starts.
 func (w *workspaceSource) toolHandler(name string) mcpserver.ToolHandlerFunc {
+	// The tool's logger (print() writes there) is made on the first call
+	// and kept: deriving it costs more than a small tool's whole run, and
+	// most registered tools are never called.
+	var log atomic.Pointer[slog.Logger]
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		surface := w.surface.Load()
 		t, ok := surface.Tool(name)
 		if !ok {
 			return errorResult(fmt.Sprintf("workspace tool %s is gone since the last refresh; call vox_tool_search to find the current tools", name)), nil
 		}
-		return w.callTool(ctx, surface, t, req)
+		l := log.Load()
+		if l == nil {
+			l = w.s.log.With("tool", name)
+			log.Store(l)
+		}
+		return w.callTool(ctx, surface, t, req, l)
 	}
 }
 

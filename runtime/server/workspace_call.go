@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -16,7 +17,7 @@ import (
 // that no longer compiles — is an error result with its text; success is
 // one text content (the string itself, or compact JSON) and
 // structuredContent {"result": <json>} (spec 35-tool-results).
-func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest, log *slog.Logger) (*mcp.CallToolResult, error) {
 	args := req.Params.RawArguments
 	if len(args) == 0 && req.Params.Arguments != nil {
 		b, err := json.Marshal(req.Params.Arguments)
@@ -25,13 +26,17 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		}
 		args = b
 	}
-	res, err := surface.CallTool(ctx, t, args, w.s.log.With("tool", t.Name))
+	res, err := surface.CallTool(ctx, t, args, log)
 	if err != nil {
 		return errorResult(workspace.ErrorText(err)), nil
 	}
+	// {"result": <json>} written directly: the same bytes as encoding a
+	// map holding the raw JSON, without the map.
+	structured := make([]byte, 0, len(`{"result":}`)+len(res.JSON))
+	structured = append(append(append(structured, `{"result":`...), res.JSON...), '}')
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(res.Text)},
-		StructuredContent: map[string]json.RawMessage{"result": res.JSON},
+		StructuredContent: json.RawMessage(structured),
 	}, nil
 }
 
