@@ -8,7 +8,7 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz e2e-deps bench load build run release
+.PHONY: help deps generate check-generated test lint fuzz bench load build run release
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
