@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
@@ -72,7 +75,7 @@ func ParseCatalog(path string, src []byte, opts CatalogOptions) (*registry.Catal
 	v := &catalogValidator{path: path, doc: doc, opts: opts, errs: errs}
 	// The extra rules run even when the schema failed, so one run reports
 	// every problem; their accessors tolerate values of the wrong type.
-	v.errs = append(v.errs, contractdoc.At(path, catalogSchema().Validate(doc, v.describe))...)
+	v.errs = append(v.errs, contractdoc.At(path, v.validateSchema())...)
 	v.buildAndCheck()
 	if len(v.errs) > 0 {
 		return nil, v.errs.Dedupe()
@@ -90,6 +93,45 @@ type catalogValidator struct {
 
 func (v *catalogValidator) errorAt(p contractdoc.Pos, format string, args ...any) {
 	v.errs = append(v.errs, Error{Path: v.path, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// rowSchema is the schema of one operation row.
+var rowSchema = sync.OnceValue(func() *contractdoc.Schema { return catalogSchema().Sub("/$defs/operation") })
+
+// validateSchema checks the document against the catalog schema. A
+// catalog holds hundreds to tens of thousands of rows, so the top level is
+// validated with the rows left out and the rows are validated on their
+// own, in parallel: less live memory at once and both cores busy.
+func (v *catalogValidator) validateSchema() []contractdoc.PosError {
+	root := v.doc.Root
+	ops, ok := root.Get("operations")
+	if !ok || ops.Kind != schemajson.Array {
+		return catalogSchema().Validate(v.doc, v.describe)
+	}
+	top := root
+	top.Members = slices.Clone(root.Members)
+	for i := range top.Members {
+		if top.Members[i].Key == "operations" {
+			top.Members[i].Value = schemajson.ArrayValue()
+		}
+	}
+	errs := catalogSchema().ValidateValue(v.doc, top, nil, v.describe)
+
+	perRow := make([][]contractdoc.PosError, len(ops.Items))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ops.Items)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(ops.Items); i = int(next.Add(1)) - 1 {
+				perRow[i] = rowSchema().ValidateValue(v.doc, ops.Items[i], []string{"operations", strconv.Itoa(i)}, v.describe)
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range perRow {
+		errs = append(errs, e...)
+	}
+	return errs
 }
 
 // describe names an instance location for messages: "top level",

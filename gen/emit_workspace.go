@@ -12,7 +12,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -49,16 +48,22 @@ func produceWorkspace(root string) ([]output, error) {
 // reads the catalog file rather than the compiled tables so that it never
 // depends on generated code. An invalid catalog is reported by the catalog
 // producer.
+//
+// The names are read on the first question, so that the loader scans and
+// compiles the .vox files while the catalog producer parses the catalog.
 func catalogToolNames(root string) func(string) bool {
-	cat, err := loadCatalogShared(root)
-	if err != nil {
-		return nil
-	}
-	names := map[string]bool{}
-	for _, op := range cat.MCPTools() {
-		names[op.MCP.Name] = true
-	}
-	return func(n string) bool { return names[n] }
+	names := sync.OnceValue(func() map[string]bool {
+		cat, err := loadCatalogShared(root)
+		if err != nil {
+			return nil
+		}
+		names := map[string]bool{}
+		for _, op := range cat.MCPTools() {
+			names[op.MCP.Name] = true
+		}
+		return names
+	})
+	return func(n string) bool { return names()[n] }
 }
 
 // lastCatalog is the catalog loaded last in the current Generate run,
@@ -102,16 +107,10 @@ func loadCatalogShared(root string) (*registry.Catalog, error) {
 	return cat, cerr
 }
 
-// genErrors converts the loader's errors into the generator's.
+// genErrors converts the loader's errors into the generator's: positioned
+// contract errors are already Errors; a glob the scan rejects is an error
+// of the scan config.
 func genErrors(err error) error {
-	var ces contractdoc.Errors
-	if errors.As(err, &ces) {
-		out := make(Errors, len(ces))
-		for i, e := range ces {
-			out[i] = Error{Path: e.Path, Line: e.Line, Col: e.Col, Msg: e.Msg}
-		}
-		return out
-	}
 	var se *workspace.ScanError
 	if errors.As(err, &se) {
 		return Errors{{Path: workspace.ConfigPath, Msg: se.Msg}}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -91,11 +92,32 @@ func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 	var res Result
 	var errs Errors
 	forgetSharedCatalog() // each run reads the catalog once, afresh
-	for _, p := range producers {
+
+	// The producers run concurrently: the catalog's YAML parse is serial,
+	// and the workspace producer scans and compiles .vox files meanwhile
+	// (it needs the catalog's tool names only when it merges). Their
+	// results are then taken in the fixed producer order.
+	type produced struct {
+		outs []output
+		err  error
+	}
+	results := make([]produced, len(producers))
+	var wg sync.WaitGroup
+	for i, p := range producers {
 		if len(dirs) > 0 && !slices.Contains(dirs, p.dir) {
 			continue
 		}
-		outs, err := p.produce(root)
+		wg.Go(func() {
+			results[i].outs, results[i].err = p.produce(root)
+		})
+	}
+	wg.Wait()
+
+	for i, p := range producers {
+		if len(dirs) > 0 && !slices.Contains(dirs, p.dir) {
+			continue
+		}
+		outs, err := results[i].outs, results[i].err
 		if err != nil {
 			var es Errors
 			if errors.As(err, &es) {

@@ -25,6 +25,8 @@ var englishPrinter = message.NewPrinter(language.English)
 // document so that errors about unknown keys can list the allowed ones.
 type Schema struct {
 	doc      map[string]any
+	compiler *jsonschema.Compiler
+	url      string
 	compiled *jsonschema.Schema
 	// unionHints explain, by schema keyword location, a union that a value
 	// matched no branch of (see ExplainUnion).
@@ -36,10 +38,18 @@ type Schema struct {
 // value fits none of its branches: the message becomes
 // "<location> <explanation>".
 func (s *Schema) ExplainUnion(keywordLocation, explanation string) {
-	if s.unionHints == nil {
-		s.unionHints = map[string]string{}
-	}
 	s.unionHints[keywordLocation] = explanation
+}
+
+// Sub returns the schema at fragment (a JSON pointer such as
+// "/$defs/operation") of the same document, sharing its explanations, so
+// that the parts of a large document can be validated one by one.
+func (s *Schema) Sub(fragment string) *Schema {
+	sub, err := s.compiler.Compile(s.url + "#" + fragment)
+	if err != nil {
+		panic("contract schema " + s.url + "#" + fragment + ": " + err.Error())
+	}
+	return &Schema{doc: s.doc, compiler: s.compiler, url: s.url, compiled: sub, unionHints: s.unionHints}
 }
 
 // MustCompileSchema compiles an embedded schema; name is used as its URL.
@@ -58,7 +68,7 @@ func MustCompileSchema(name string, data []byte) *Schema {
 	if err != nil {
 		panic("contract schema " + name + ": " + err.Error())
 	}
-	return &Schema{doc: doc.(map[string]any), compiled: sch}
+	return &Schema{doc: doc.(map[string]any), compiler: c, url: url, compiled: sch, unionHints: map[string]string{}}
 }
 
 // Describer names an instance location in messages ("top level",
@@ -90,17 +100,24 @@ func DescribePath(loc []string) string {
 // allowed there, wrong types and missing keys at the value, failed unions
 // reduced to the branches that expected the value's type.
 func (s *Schema) Validate(d *Doc, describe Describer) []PosError {
+	return s.ValidateValue(d, d.Root, nil, describe)
+}
+
+// ValidateValue checks v, the value at location at of document d (for
+// instance one row of a large list), and reports failures with their
+// positions in d. It may run concurrently with other validations.
+func (s *Schema) ValidateValue(d *Doc, v schemajson.Value, at []string, describe Describer) []PosError {
 	if describe == nil {
 		describe = DescribePath
 	}
-	err := s.compiled.Validate(d.Root.Any())
+	err := s.compiled.Validate(v.Any())
 	if err == nil {
 		return nil
 	}
-	r := &reporter{schema: s, doc: d, describe: describe}
+	r := &reporter{schema: s, doc: d, describe: describe, at: at}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []PosError{{Pos{1, 1}, err.Error()}}
+		return []PosError{{d.Pos(PointerOf(at)), err.Error()}}
 	}
 	r.report(ve)
 	return r.errs
@@ -110,7 +127,16 @@ type reporter struct {
 	schema   *Schema
 	doc      *Doc
 	describe Describer
+	at       []string // where the validated value sits in the document
 	errs     []PosError
+}
+
+// abs is the location of an error in the whole document.
+func (r *reporter) abs(ve *jsonschema.ValidationError) []string {
+	if len(r.at) == 0 {
+		return ve.InstanceLocation
+	}
+	return append(slices.Clone(r.at), ve.InstanceLocation...)
 }
 
 func (r *reporter) errorAt(p Pos, format string, args ...any) {
@@ -124,10 +150,10 @@ func (r *reporter) report(ve *jsonschema.ValidationError) {
 		if len(causes) == 0 {
 			_, frag, _ := strings.Cut(ve.SchemaURL, "#")
 			if hint, ok := r.schema.unionHints[frag+"/"+strings.Join(ve.ErrorKind.KeywordPath(), "/")]; ok {
-				r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s %s", r.describe(ve.InstanceLocation), hint)
+				r.errorAt(r.doc.Pos(PointerOf(r.abs(ve))), "%s %s", r.describe(r.abs(ve)), hint)
 				return
 			}
-			r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s: %s", r.describe(ve.InstanceLocation), unionTypes(ve))
+			r.errorAt(r.doc.Pos(PointerOf(r.abs(ve))), "%s: %s", r.describe(r.abs(ve)), unionTypes(ve))
 			return
 		}
 		for _, c := range causes {
@@ -136,9 +162,9 @@ func (r *reporter) report(ve *jsonschema.ValidationError) {
 		return
 	case *kind.AdditionalProperties:
 		for _, key := range k.Properties {
-			loc := append(slices.Clone(ve.InstanceLocation), key)
+			loc := append(r.abs(ve), key)
 			r.errorAt(r.doc.KeyPos(PointerOf(loc)), "unknown key %q in %s; allowed: %s",
-				key, r.describe(ve.InstanceLocation), strings.Join(r.schema.allowedKeys(ve.SchemaURL), ", "))
+				key, r.describe(r.abs(ve)), strings.Join(r.schema.allowedKeys(ve.SchemaURL), ", "))
 		}
 		return
 	}
@@ -148,7 +174,7 @@ func (r *reporter) report(ve *jsonschema.ValidationError) {
 		}
 		return
 	}
-	r.errorAt(r.doc.Pos(PointerOf(ve.InstanceLocation)), "%s", r.message(ve))
+	r.errorAt(r.doc.Pos(PointerOf(r.abs(ve))), "%s", r.message(ve))
 }
 
 // specificCauses drops the branches of a failed union that reject the
@@ -210,7 +236,7 @@ func unionTypes(ve *jsonschema.ValidationError) string {
 
 // message words a leaf validation error.
 func (r *reporter) message(ve *jsonschema.ValidationError) string {
-	where := r.describe(ve.InstanceLocation)
+	where := r.describe(r.abs(ve))
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Type:
 		return fmt.Sprintf("%s: got %s, want %s", where, k.Got, strings.Join(k.Want, " or "))
