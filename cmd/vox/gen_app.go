@@ -31,19 +31,14 @@ func runGenApp(s *streams, args []string) int {
 		fmt.Fprintln(s.err, "usage: vox gen app --out DIR [--module PATH] [--replace DIR] FILE.vox...")
 		return cliutil.ExitUsage
 	}
-	command := "vox gen app --out " + *out
-	if *module != "" {
-		command += " --module " + *module
-	}
-	command += " " + strings.Join(files, " ")
-	written, err := gen.WriteApp(gen.AppOptions{
+	app, err := gen.WriteApp(gen.AppOptions{
 		Out: *out, Files: files, Module: *module, Replace: *replace,
-		Version: buildinfo.Version(), Command: command,
+		Version: buildinfo.Version(),
 	})
 	if err != nil {
 		fmt.Fprintf(s.err, "vox gen app: %v\n", err)
 		return cliutil.ExitProblem
 	}
-	fmt.Fprintf(s.out, "vox gen app: wrote %d file(s) in %s (%s); build it with: cd %s && go build\n", len(written), *out, strings.Join(written, ", "), *out)
+	fmt.Fprintf(s.out, "vox gen app: wrote %d file(s) in %s (%s); build it with: cd %s && %s\n", len(app.Files), *out, strings.Join(app.Files, ", "), *out, app.Build)
 	return cliutil.ExitOK
 }

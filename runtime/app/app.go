@@ -1,5 +1,5 @@
 // Package app is the runtime of the standalone MCP servers that
-// "vox gen app" writes (spec 30-federation §7): a generated main package
+// "vox gen app" writes (docs/gen-app.md): a generated main package
 // holds the tables of its workspace tools and resources and their embedded
 // .vox sources, and calls Main, which serves exactly those over stdio —
 // no catalog, no skills, nothing scanned.
