@@ -1,0 +1,293 @@
+// Package attacks is vox-mcp's attack suite: one script per attack under
+// testdata/, run through the interfaces a user touches — the vox CLI and
+// the vox-mcp server over stdio (and HTTP, where a case needs it).
+//
+// A case is a testscript txtar file. Its comment section starts with
+//
+//	# attack: what the attacker does
+//	# holds: what must hold afterwards
+//
+// (TestAttackCasesSayWhat fails a case without them), followed by the
+// script and the files it needs: a hostile workspace, skill or catalog.
+// Besides testscript's own commands a script has:
+//
+//	exec vox ... / exec vox-mcp ...   the binaries under test, on PATH
+//	mcp [flags] REQUESTS [-- ARGS]    a stdio session with vox-mcp
+//
+// mcp starts "vox-mcp ARGS" in the current directory, initializes, then
+// sends every request of the file REQUESTS (one JSON object per line with
+// "method" and optional "params"; blank lines and lines starting with #
+// are skipped) and waits for each answer before the next. It writes one
+// line per answer to stdout, "<method> <result or error as compact JSON>",
+// and the server's log to stderr. It fails when an answer does not come
+// within -timeout (default 20s: the server froze), when the server exits
+// before the last answer (it crashed), or when -maxrss is given and the
+// server's peak resident memory exceeded it. Flags:
+//
+//	-timeout D   the longest wait for one answer
+//	-maxrss N    the largest allowed peak RSS, in MiB
+//	-env K=V     an extra environment variable of the server (repeatable)
+//
+// The server's environment is PATH, HOME ($WORK/home) and
+// VOX_SKILL_ROOTS ($WORK/skills) plus any variable the script set with
+// env whose name starts with VOX_, and the -env flags.
+//
+// A case added with a fix must fail against vox-mcp without that fix (its
+// author checks this before committing the fix); docs/security.md lists the
+// cases by attack class.
+package attacks
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds vox and vox-mcp, built by TestMain.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "vox-attacks-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/vox", "./cmd/vox-mcp")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// TestAttacks runs every case of testdata/.
+func TestAttacks(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata",
+		RequireUniqueNames:  true,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			home := filepath.Join(e.WorkDir, "home")
+			skills := filepath.Join(e.WorkDir, "skills")
+			for _, d := range []string{home, skills} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return err
+				}
+			}
+			e.Setenv("HOME", home)
+			e.Setenv("VOX_SKILL_ROOTS", skills)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mcp": cmdMCP,
+		},
+	})
+}
+
+// TestAttackCasesSayWhat requires every case to state the attack and
+// what must hold, so the suite documents itself.
+func TestAttackCasesSayWhat(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases in testdata/: %v", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := string(src)
+		if i := strings.Index(head, "\n-- "); i >= 0 {
+			head = head[:i]
+		}
+		if !strings.HasPrefix(head, "# attack: ") || !strings.Contains(head, "\n# holds: ") {
+			t.Errorf("%s: start with a line \"# attack: ...\" followed by \"# holds: ...\"", f)
+		}
+	}
+}
+
+// serverEnvNames are the variables of the script passed to the server.
+var serverEnvNames = []string{
+	"PATH", "HOME", "TMPDIR", "VOX_SKILL_ROOTS", "VOX_SKILL_SANDBOX", "VOX_LOG",
+	"VOX_MCP_TOKEN", "VOX_MCP_READ_TOKEN", "VOX_MCP_WORKSPACE_TOOLS", "VOX_MCP_ALLOW_NETWORK",
+	"VOX_MCP_SESSION_KEY", "VOX_SKILL_SANDBOX_REQUIRE",
+}
+
+type envFlags []string
+
+func (e *envFlags) String() string     { return strings.Join(*e, " ") }
+func (e *envFlags) Set(v string) error { *e = append(*e, v); return nil }
+
+// cmdMCP is the mcp command (see the package comment).
+func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("mcp does not support !: assert on its output instead")
+	}
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	timeout := fs.Duration("timeout", 20*time.Second, "the longest wait for one answer")
+	maxRSS := fs.Int64("maxrss", 0, "the largest allowed peak RSS in MiB (0: unchecked)")
+	var extra envFlags
+	fs.Var(&extra, "env", "K=V for the server")
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		ts.Fatalf("mcp: %v", err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		ts.Fatalf("usage: mcp [-timeout D] [-maxrss MiB] [-env K=V] REQUESTS [-- ARGS]")
+	}
+	requests, err := os.ReadFile(ts.MkAbs(rest[0]))
+	ts.Check(err)
+	var serverArgs []string
+	if len(rest) > 1 {
+		if rest[1] != "--" {
+			ts.Fatalf("mcp: want -- before the server's arguments")
+		}
+		serverArgs = rest[2:]
+	}
+	cmd := exec.Command(filepath.Join(binDir, "vox-mcp"), serverArgs...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, name := range serverEnvNames {
+		if v := ts.Getenv(name); v != "" {
+			cmd.Env = append(cmd.Env, name+"="+v)
+		}
+	}
+	cmd.Env = append(cmd.Env, extra...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	stdout, err := cmd.StdoutPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	exited := make(chan struct{})
+	answers := make(chan map[string]json.RawMessage, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var msg map[string]json.RawMessage
+			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg["id"] != nil {
+				answers <- msg
+			}
+		}
+		close(answers)
+	}()
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		ts.Stderr().Write(stderr.Bytes())
+	}()
+
+	id := 0
+	send := func(method string, params json.RawMessage) {
+		id++
+		msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+		if len(params) > 0 {
+			msg["params"] = params
+		}
+		b, _ := json.Marshal(msg)
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			ts.Fatalf("mcp: sending %s: the server is gone (%v)\n%s", method, err, stderr.String())
+		}
+	}
+	await := func(method string) map[string]json.RawMessage {
+		deadline := time.After(*timeout)
+		for {
+			select {
+			case msg, ok := <-answers:
+				if !ok {
+					<-exited
+					ts.Fatalf("mcp: the server exited before answering %s (%v): it crashed\n%s", method, waitErr, stderr.String())
+				}
+				if string(msg["id"]) == strconv.Itoa(id) {
+					return msg
+				}
+			case <-deadline:
+				ts.Fatalf("mcp: no answer to %s within %v: the server froze\n%s", method, *timeout, stderr.String())
+			}
+		}
+	}
+	send("initialize", json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"attacks","version":"1"}}`))
+	await("initialize")
+	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		ts.Fatalf("mcp: %v", err)
+	}
+	for i, line := range strings.Split(string(requests), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &req); err != nil || req.Method == "" {
+			ts.Fatalf("%s:%d: want a JSON object with a method: %v", rest[0], i+1, err)
+		}
+		send(req.Method, req.Params)
+		msg := await(req.Method)
+		body := msg["result"]
+		if body == nil {
+			body = msg["error"]
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, body); err != nil {
+			compact.Write(body)
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %s\n", req.Method, compact.String())
+	}
+	if *maxRSS > 0 {
+		if peak := peakRSS(cmd.Process.Pid); peak > *maxRSS<<20 {
+			ts.Fatalf("mcp: the server's peak RSS was %d MiB, over the allowed %d MiB", peak>>20, *maxRSS)
+		}
+	}
+}
+
+// peakRSS reads a live process's peak resident set size (VmHWM) in bytes;
+// 0 when it cannot be read.
+func peakRSS(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
