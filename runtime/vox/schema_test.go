@@ -11,7 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/schema")
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/schema and the reference tables of docs/vox-language.md")
 
 // TestSchemaGolden compiles input.vox of every testdata/schema/*.txtar and
 // compares the tools, resources and diagnostics with the archive's "want"

@@ -18,12 +18,17 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
+
+// universe is the predeclared names: eval's builtins and the capability
+// namespaces.
+var universe = eval.Universe(capability.Names())
 
 // Module is one compiled .vox file.
 type Module struct {
@@ -66,7 +71,7 @@ func Compile(path string, src []byte) (m *Module) {
 		}
 	}()
 	f, diags := syntax.Parse(path, src)
-	res := resolve.File(f, eval.Universe(), &diags)
+	res := resolve.File(f, universe, &diags)
 	m = &Module{path: path}
 	for _, d := range f.Decls {
 		fn, ok := d.(*syntax.FnDecl)

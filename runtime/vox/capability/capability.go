@@ -30,26 +30,127 @@ type Config struct {
 	EnvAllow []string // the only variables env.get may read
 }
 
-// Namespaces returns the namespaces for a call.
-func Namespaces(cfg Config) map[string]eval.Namespace {
-	return map[string]eval.Namespace{
-		"fs":   fsNS{root: cfg.Root},
-		"env":  envNS{allow: cfg.EnvAllow},
-		"json": jsonNS{},
-		"path": pathNS{},
-		"time": timeNS{},
+// Namespace is one capability namespace and its functions. A namespace
+// without functions exists only to deny every call with "capability
+// denied: <ns>.<method>".
+type Namespace struct {
+	Name  string
+	Funcs []*Func
+
+	// deniedElse: calling a function the namespace lacks is "capability
+	// denied" (fs.write does not exist because writing is not allowed)
+	// rather than "undefined" (json.frobnicate is a typo).
+	deniedElse bool
+	index      map[string]*Func
+}
+
+// Func is one capability function: name, signature and implementation.
+// The implementation gets arguments whose number fits the signature.
+type Func struct {
+	Name string
+	Sig  eval.Signature
+
+	fn       func(th *eval.Thread, c *Config, args []eval.Value) eval.Value
+	min, max int
+}
+
+// table is every namespace, one entry each: the resolver's universe, the
+// dispatch of calls and the reference table in docs/vox-language.md come
+// from it. Adding a capability function is an entry here, its test and a
+// sentence in the doc.
+var table = []*Namespace{
+	{Name: "fs", deniedElse: true, Funcs: []*Func{
+		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "Result[str, str]",
+			Notes: "a regular file inside the workspace, as UTF-8 text"}},
+		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "bool"}},
+		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "Result[list[str], str]",
+			Notes: "entry names sorted bytewise, directories suffixed /"}},
+	}},
+	{Name: "env", deniedElse: true, Funcs: []*Func{
+		{Name: "get", fn: envGet, Sig: eval.Signature{Params: []eval.Param{{Name: "name", Type: "str"}}, Result: "Option[str]",
+			Notes: "None unless the name is in the scan config's env_allow and set"}},
+	}},
+	{Name: "json", Funcs: []*Func{
+		{Name: "parse", fn: jsonParse, Sig: eval.Signature{Params: []eval.Param{{Name: "s", Type: "str"}}, Result: "Result[any, str]",
+			Notes: "objects keep their key order; integral numbers that fit 64 bits are ints"}},
+		{Name: "stringify", fn: jsonStringify, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str",
+			Notes: "compact JSON"}},
+	}},
+	{Name: "path", Funcs: []*Func{
+		{Name: "join", fn: pathJoin, Sig: eval.Signature{Params: []eval.Param{{Name: "parts", Type: "str", Variadic: true}}, Result: "str",
+			Notes: "slash-separated, cleaned"}},
+		{Name: "base", fn: pathBase, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str"}},
+		{Name: "dir", fn: pathDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str"}},
+		{Name: "ext", fn: pathExt, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str",
+			Notes: "with the dot; \"\" when none"}},
+	}},
+	{Name: "time", Funcs: []*Func{
+		{Name: "now_unix", fn: timeNowUnix, Sig: eval.Signature{Result: "int", Notes: "seconds since 1970 (UTC)"}},
+	}},
+	{Name: "process"}, {Name: "http"}, {Name: "net"}, {Name: "shell"}, {Name: "exec"},
+}
+
+var names []string
+
+func init() {
+	for _, ns := range table {
+		names = append(names, ns.Name)
+		ns.index = map[string]*Func{}
+		for _, f := range ns.Funcs {
+			f.min, f.max = f.Sig.Arity()
+			ns.index[f.Name] = f
+		}
 	}
 }
 
-func argCount(th *eval.Thread, ns, method string, args []eval.Value, names []string, n int) {
-	for _, name := range names {
-		if name != "" {
-			th.Failf("%s.%s: unknown argument %s", ns, method, name)
+// Table returns every namespace, in the order of Names. The entries must
+// not be changed.
+func Table() []*Namespace { return table }
+
+// Names returns the names of the namespaces, for the resolver's universe.
+func Names() []string { return names }
+
+// Namespaces returns the namespaces that provide functions, configured
+// for a call.
+func Namespaces(cfg Config) map[string]eval.Namespace {
+	c := &cfg
+	out := make(map[string]eval.Namespace, len(table))
+	for _, ns := range table {
+		if len(ns.Funcs) > 0 {
+			out[ns.Name] = bound{ns, c}
 		}
 	}
-	if len(args) != n {
-		th.Failf("%s.%s takes %d argument(s), got %d", ns, method, n, len(args))
+	return out
+}
+
+// bound is a namespace with the configuration of a call.
+type bound struct {
+	ns  *Namespace
+	cfg *Config
+}
+
+func (b bound) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
+	f := b.ns.index[method]
+	if f == nil {
+		if !b.ns.deniedElse {
+			th.Failf("undefined: %s.%s", b.ns.Name, method)
+		}
+		return eval.Value{}, false // eval reports: capability denied
 	}
+	for _, name := range names {
+		if name != "" {
+			th.Failf("%s.%s: unknown argument %s", b.ns.Name, method, name)
+		}
+	}
+	switch n := len(args); {
+	case f.min == f.max && n != f.min:
+		th.Failf("%s.%s takes %d argument(s), got %d", b.ns.Name, method, f.min, n)
+	case n < f.min:
+		th.Failf("%s.%s takes at least %d argument(s), got %d", b.ns.Name, method, f.min, n)
+	case n > f.max:
+		th.Failf("%s.%s takes at most %d argument(s), got %d", b.ns.Name, method, f.max, n)
+	}
+	return f.fn(th, b.cfg, args), true
 }
 
 func strArg(th *eval.Thread, ns, method string, v eval.Value) string {
@@ -79,39 +180,43 @@ func kindName(v eval.Value) string {
 
 // ---- fs ----
 
-type fsNS struct{ root string }
-
-func (n fsNS) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
-	switch method {
-	case "read", "exists", "list_dir":
-	default:
-		return eval.Value{}, false // writes and everything else: denied
-	}
-	argCount(th, "fs", method, args, names, 1)
-	p := strArg(th, "fs", method, args[0])
-	rel := n.confine(th, method, p)
-	root, err := os.OpenRoot(n.root)
+// fsOpen confines the path argument of fs.<method> and opens the
+// workspace root.
+func fsOpen(th *eval.Thread, c *Config, method string, args []eval.Value) (root *os.Root, rel, p string) {
+	p = strArg(th, "fs", method, args[0])
+	rel = confine(th, method, p)
+	root, err := os.OpenRoot(c.Root)
 	if err != nil {
 		th.Failf("fs.%s: cannot open the workspace root: %v", method, err)
 	}
+	return root, rel, p
+}
+
+func fsExists(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	root, rel, _ := fsOpen(th, c, "exists", args)
 	defer root.Close()
-	switch method {
-	case "exists":
-		_, err := root.Stat(rel)
-		if err != nil && isEscape(err) {
-			th.Failf("capability denied: fs.exists outside the workspace")
-		}
-		return eval.Bool(err == nil), true
-	case "read":
-		return n.read(th, root, rel, p), true
-	default:
-		return n.listDir(th, root, rel, p), true
+	_, err := root.Stat(rel)
+	if err != nil && isEscape(err) {
+		th.Failf("capability denied: fs.exists outside the workspace")
 	}
+	return eval.Bool(err == nil)
+}
+
+func fsRead(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	root, rel, p := fsOpen(th, c, "read", args)
+	defer root.Close()
+	return read(th, root, rel, p)
+}
+
+func fsListDir(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	root, rel, p := fsOpen(th, c, "list_dir", args)
+	defer root.Close()
+	return listDir(th, root, rel, p)
 }
 
 // confine refuses absolute paths and paths that leave the root lexically,
 // and returns the cleaned relative path.
-func (fsNS) confine(th *eval.Thread, method, p string) string {
+func confine(th *eval.Thread, method, p string) string {
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') || strings.ContainsRune(p, 0) {
 		th.Failf("capability denied: fs.%s outside the workspace", method)
 	}
@@ -125,12 +230,25 @@ func (fsNS) confine(th *eval.Thread, method, p string) string {
 // isEscape reports whether os.Root refused a path for leaving the root
 // (through a symbolic link, typically).
 func isEscape(err error) bool {
+	return errEscapes != nil && errors.Is(err, errEscapes)
+}
+
+// errEscapes is os.Root's error for a path that leaves the root. The os
+// package does not export it, so it is taken once from os.Root itself:
+// errors.Is then recognises it without comparing error texts.
+var errEscapes = func() error {
+	r, err := os.OpenRoot(os.TempDir())
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	_, err = r.Stat("../escape")
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		err = pe.Err
+		return pe.Err
 	}
-	return err != nil && err.Error() == "path escapes from parent"
-}
+	return err
+}()
 
 func errText(p string, err error) string {
 	var pe *fs.PathError
@@ -143,7 +261,7 @@ func errText(p string, err error) string {
 	return p + ": " + err.Error()
 }
 
-func (fsNS) read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
+func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 	f, err := root.Open(rel)
 	if err != nil {
 		if isEscape(err) {
@@ -177,7 +295,7 @@ func (fsNS) read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 	return eval.OkVal(eval.Str(string(data)))
 }
 
-func (fsNS) listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
+func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 	f, err := root.Open(rel)
 	if err != nil {
 		if isEscape(err) {
@@ -210,79 +328,57 @@ func (fsNS) listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 
 // ---- env ----
 
-type envNS struct{ allow []string }
-
-func (n envNS) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
-	if method != "get" {
-		return eval.Value{}, false
-	}
-	argCount(th, "env", method, args, names, 1)
-	name := strArg(th, "env", method, args[0])
-	if !slices.Contains(n.allow, name) {
-		return eval.None, true
+func envGet(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	name := strArg(th, "env", "get", args[0])
+	if !slices.Contains(c.EnvAllow, name) {
+		return eval.None
 	}
 	v, ok := os.LookupEnv(name)
 	if !ok {
-		return eval.None, true
+		return eval.None
 	}
-	return eval.Some(eval.Str(v)), true
+	return eval.Some(eval.Str(v))
 }
 
 // ---- json ----
 
-type jsonNS struct{}
-
-func (jsonNS) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
-	switch method {
-	case "parse":
-		argCount(th, "json", method, args, names, 1)
-		s := strArg(th, "json", method, args[0])
-		v, err := eval.DecodeJSON([]byte(s), th.MaxValueBytes())
-		if err != nil {
-			return eval.ErrVal(eval.Str(err.Error())), true
-		}
-		return eval.OkVal(v), true
-	case "stringify":
-		argCount(th, "json", method, args, names, 1)
-		return eval.Str(th.EncodeJSON(args[0])), true
+func jsonParse(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	s := strArg(th, "json", "parse", args[0])
+	v, err := eval.DecodeJSON([]byte(s), th.MaxValueBytes())
+	if err != nil {
+		return eval.ErrVal(eval.Str(err.Error()))
 	}
-	return eval.Value{}, false
+	return eval.OkVal(v)
+}
+
+func jsonStringify(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	return eval.Str(th.EncodeJSON(args[0]))
 }
 
 // ---- path ----
 
-type pathNS struct{}
-
-func (pathNS) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
-	switch method {
-	case "join":
-		parts := make([]string, len(args))
-		for i, a := range args {
-			parts[i] = strArg(th, "path", method, a)
-		}
-		return eval.Str(path.Join(parts...)), true
-	case "base", "dir", "ext":
-		argCount(th, "path", method, args, names, 1)
-		p := strArg(th, "path", method, args[0])
-		switch method {
-		case "base":
-			return eval.Str(path.Base(p)), true
-		case "dir":
-			return eval.Str(path.Dir(p)), true
-		}
-		return eval.Str(path.Ext(p)), true
+func pathJoin(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = strArg(th, "path", "join", a)
 	}
-	return eval.Value{}, false
+	return eval.Str(path.Join(parts...))
+}
+
+func pathBase(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	return eval.Str(path.Base(strArg(th, "path", "base", args[0])))
+}
+
+func pathDir(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	return eval.Str(path.Dir(strArg(th, "path", "dir", args[0])))
+}
+
+func pathExt(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	return eval.Str(path.Ext(strArg(th, "path", "ext", args[0])))
 }
 
 // ---- time ----
 
-type timeNS struct{}
-
-func (timeNS) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
-	if method != "now_unix" {
-		return eval.Value{}, false
-	}
-	argCount(th, "time", method, args, names, 0)
-	return eval.Int(time.Now().Unix()), true
+func timeNowUnix(*eval.Thread, *Config, []eval.Value) eval.Value {
+	return eval.Int(time.Now().Unix())
 }

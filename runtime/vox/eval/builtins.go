@@ -12,56 +12,71 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
-// builtinFn implements a builtin function; names gives argument names
-// (nil when all are positional).
-type builtinFn func(th *Thread, args []Value, names []string) Value
-
-// builtinFns is aligned with builtinNames; nil entries are values (Unit).
-var builtinFns []builtinFn
-
-// builtinValues are the builtins as first-class values.
-var builtinValues []Value
-
-func init() {
-	table := map[string]builtinFn{
-		"print": biPrint, "assert": biAssert, "len": biLen, "str": biStr, "int": biInt,
-		"float": biFloat, "bool": biBool, "range": biRange, "type_of": biTypeOf, "abs": biAbs,
-		"min": biMin, "max": biMax, "sum": biSum, "sorted": biSorted, "floor": biFloor,
-		"ceil": biCeil, "round": biRound, "sqrt": biSqrt,
-	}
-	builtinFns = make([]builtinFn, len(builtinNames))
-	builtinValues = make([]Value, len(builtinNames))
-	for i, name := range builtinNames {
-		f := table[name]
-		builtinFns[i] = f
-		if f == nil {
-			continue // Unit
-		}
-		builtinValues[i] = builtinValue(&Builtin{name: name, fn: func(th *Thread, _ *Builtin, args []Value, names []string) Value {
-			return f(th, args, names)
-		}})
-	}
+// The builtins, one entry each: name, signature and implementation. The
+// resolver's universe, the interpreter's dispatch, the arity checks and
+// the reference table in docs/vox-language.md all come from this table;
+// adding a builtin is an entry here, its test and a sentence in the doc.
+//
+// A builtin's arguments are positional; the interpreter checks their
+// number against the signature before the function runs, so an
+// implementation indexes args without checking.
+var builtins = []*BuiltinSpec{
+	{Name: "print", fn: biPrint, Sig: Signature{
+		Params: []Param{{Name: "values", Type: "any", Variadic: true}}, Result: "Unit",
+		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout"}},
+	{Name: "assert", fn: biAssert, Sig: Signature{
+		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
+		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
+	{Name: "len", fn: biLen, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "str | list[T] | tuple | map[str, V]"}}, Result: "int",
+		Notes: "characters of a string, elements of a list or tuple, keys of a map"}},
+	{Name: "str", fn: biStr, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
+		Notes: "the display form"}},
+	{Name: "int", fn: biInt, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "int",
+		Notes: "truncates a float toward zero; parses a decimal string and fails on anything else (`int(\"x\")`)"}},
+	{Name: "float", fn: biFloat, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "float",
+		Notes: "parses a string and fails when it is not a number"}},
+	{Name: "bool", fn: biBool, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "any"}}, Result: "bool",
+		Notes: "false for `false 0 0.0 \"\" [] {} None Unit`, true otherwise"}},
+	{Name: "range", fn: biRange, Sig: Signature{
+		Params: []Param{{Name: "a", Type: "int"}, {Name: "b", Type: "int", Optional: true}, {Name: "step", Type: "int", Optional: true}}, Result: "list[int]",
+		Notes: "`range(n)` is 0..n-1, `range(a, b)` a..b-1, `range(a, b, step)` by step (not 0); a `for` over it builds no list"}},
+	{Name: "type_of", fn: biTypeOf, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
+		Notes: "`int float str bool Unit list tuple map Option Result fn` or the name of the value's declared type"}},
+	{Name: "abs", fn: biAbs, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "N: int | float"}}, Result: "N",
+		Notes: "fails on the int overflow of `abs` of the smallest int"}},
+	{Name: "min", fn: biMin, Sig: Signature{
+		Params: []Param{{Name: "values", Type: "T", Variadic: true, Min: 1}}, Result: "T",
+		Notes: "of one list or tuple argument, or of several arguments; fails when empty"}},
+	{Name: "max", fn: biMax, Sig: Signature{
+		Params: []Param{{Name: "values", Type: "T", Variadic: true, Min: 1}}, Result: "T",
+		Notes: "of one list or tuple argument, or of several arguments; fails when empty"}},
+	{Name: "sum", fn: biSum, Sig: Signature{
+		Params: []Param{{Name: "xs", Type: "list[N: int | float]"}}, Result: "N",
+		Notes: "0 for an empty list"}},
+	{Name: "sorted", fn: biSorted, Sig: Signature{
+		Params: []Param{{Name: "xs", Type: "list[T]"}}, Result: "list[T]",
+		Notes: "a new list, stable; numbers and strings (byte order) compare"}},
+	{Name: "floor", fn: biFloor, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int"}},
+	{Name: "ceil", fn: biCeil, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int"}},
+	{Name: "round", fn: biRound, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int",
+		Notes: "half away from zero"}},
+	{Name: "sqrt", fn: biSqrt, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "float"}},
+	{Name: "Unit", Value: true, Sig: Signature{Result: "Unit",
+		Notes: "the null value"}},
 }
 
-// want checks the number of arguments of a builtin.
-func (th *Thread) want(name string, args []Value, names []string, min, max int) {
-	for _, n := range names {
-		if n != "" {
-			th.Failf("%s: unknown argument %s", name, n)
-		}
-	}
-	switch {
-	case len(args) < min && min == max:
-		th.Failf("%s takes %d argument(s), got %d", name, min, len(args))
-	case len(args) < min:
-		th.Failf("%s takes at least %d argument(s), got %d", name, min, len(args))
-	case len(args) > max:
-		th.Failf("%s takes at most %d argument(s), got %d", name, max, len(args))
-	}
-}
-
-func biPrint(th *Thread, args []Value, names []string) Value {
-	th.want("print", args, names, 0, math.MaxInt)
+func biPrint(th *Thread, args []Value) Value {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		parts[i] = th.display(a)
@@ -72,8 +87,7 @@ func biPrint(th *Thread, args []Value, names []string) Value {
 	return Unit
 }
 
-func biAssert(th *Thread, args []Value, names []string) Value {
-	th.want("assert", args, names, 1, 2)
+func biAssert(th *Thread, args []Value) Value {
 	if args[0].k != KBool {
 		th.Failf("assert needs a bool, got %s", args[0].typeName())
 	}
@@ -86,8 +100,7 @@ func biAssert(th *Thread, args []Value, names []string) Value {
 	return Unit
 }
 
-func biLen(th *Thread, args []Value, names []string) Value {
-	th.want("len", args, names, 1, 1)
+func biLen(th *Thread, args []Value) Value {
 	return Int(int64(th.length(args[0])))
 }
 
@@ -107,16 +120,14 @@ func (th *Thread) length(v Value) int {
 	return 0
 }
 
-func biStr(th *Thread, args []Value, names []string) Value {
-	th.want("str", args, names, 1, 1)
+func biStr(th *Thread, args []Value) Value {
 	if args[0].k == KStr {
 		return args[0]
 	}
 	return Str(th.display(args[0]))
 }
 
-func biInt(th *Thread, args []Value, names []string) Value {
-	th.want("int", args, names, 1, 1)
+func biInt(th *Thread, args []Value) Value {
 	v := args[0]
 	switch v.k {
 	case KInt:
@@ -144,8 +155,7 @@ func (th *Thread) floatToInt(name string, f float64) Value {
 	return Int(int64(f))
 }
 
-func biFloat(th *Thread, args []Value, names []string) Value {
-	th.want("float", args, names, 1, 1)
+func biFloat(th *Thread, args []Value) Value {
 	v := args[0]
 	switch v.k {
 	case KFloat:
@@ -165,8 +175,7 @@ func biFloat(th *Thread, args []Value, names []string) Value {
 	return Unit
 }
 
-func biBool(th *Thread, args []Value, names []string) Value {
-	th.want("bool", args, names, 1, 1)
+func biBool(th *Thread, args []Value) Value {
 	return Bool(truthy(args[0]))
 }
 
@@ -213,8 +222,7 @@ func rangeArgs(th *Thread, args []Value) (start, stop, step int64) {
 	return start, stop, step
 }
 
-func biRange(th *Thread, args []Value, names []string) Value {
-	th.want("range", args, names, 1, 3)
+func biRange(th *Thread, args []Value) Value {
 	start, stop, step := rangeArgs(th, args)
 	var n int64
 	switch {
@@ -235,13 +243,11 @@ func biRange(th *Thread, args []Value, names []string) Value {
 	return listValue(&List{elems: elems, size: 16 * n})
 }
 
-func biTypeOf(th *Thread, args []Value, names []string) Value {
-	th.want("type_of", args, names, 1, 1)
+func biTypeOf(th *Thread, args []Value) Value {
 	return Str(args[0].typeName())
 }
 
-func biAbs(th *Thread, args []Value, names []string) Value {
-	th.want("abs", args, names, 1, 1)
+func biAbs(th *Thread, args []Value) Value {
 	return th.absValue(args[0])
 }
 
@@ -264,8 +270,7 @@ func (th *Thread) absValue(v Value) Value {
 }
 
 // extremum implements min and max: of a list, or of the arguments.
-func (th *Thread) extremum(name string, args []Value, names []string, sign int) Value {
-	th.want(name, args, names, 1, math.MaxInt)
+func (th *Thread) extremum(name string, args []Value, sign int) Value {
 	vals := args
 	if len(args) == 1 {
 		switch args[0].k {
@@ -287,13 +292,12 @@ func (th *Thread) extremum(name string, args []Value, names []string, sign int) 
 	return best
 }
 
-func biMin(th *Thread, args []Value, names []string) Value {
-	return th.extremum("min", args, names, -1)
+func biMin(th *Thread, args []Value) Value {
+	return th.extremum("min", args, -1)
 }
-func biMax(th *Thread, args []Value, names []string) Value { return th.extremum("max", args, names, 1) }
+func biMax(th *Thread, args []Value) Value { return th.extremum("max", args, 1) }
 
-func biSum(th *Thread, args []Value, names []string) Value {
-	th.want("sum", args, names, 1, 1)
+func biSum(th *Thread, args []Value) Value {
 	elems := th.listArg("sum", args[0])
 	total := Int(0)
 	for _, e := range elems {
@@ -313,8 +317,7 @@ func (th *Thread) listArg(name string, v Value) []Value {
 	return nil
 }
 
-func biSorted(th *Thread, args []Value, names []string) Value {
-	th.want("sorted", args, names, 1, 1)
+func biSorted(th *Thread, args []Value) Value {
 	return th.sortedList(th.listArg("sorted", args[0]))
 }
 
@@ -341,8 +344,7 @@ func (th *Thread) sortedList(elems []Value) Value {
 	return NewList(out)
 }
 
-func (th *Thread) roundWith(name string, args []Value, names []string, f func(float64) float64) Value {
-	th.want(name, args, names, 1, 1)
+func (th *Thread) roundWith(name string, args []Value, f func(float64) float64) Value {
 	switch v := args[0]; v.k {
 	case KInt:
 		return v
@@ -353,18 +355,17 @@ func (th *Thread) roundWith(name string, args []Value, names []string, f func(fl
 	return Unit
 }
 
-func biFloor(th *Thread, args []Value, names []string) Value {
-	return th.roundWith("floor", args, names, math.Floor)
+func biFloor(th *Thread, args []Value) Value {
+	return th.roundWith("floor", args, math.Floor)
 }
-func biCeil(th *Thread, args []Value, names []string) Value {
-	return th.roundWith("ceil", args, names, math.Ceil)
+func biCeil(th *Thread, args []Value) Value {
+	return th.roundWith("ceil", args, math.Ceil)
 }
-func biRound(th *Thread, args []Value, names []string) Value {
-	return th.roundWith("round", args, names, math.Round)
+func biRound(th *Thread, args []Value) Value {
+	return th.roundWith("round", args, math.Round)
 }
 
-func biSqrt(th *Thread, args []Value, names []string) Value {
-	th.want("sqrt", args, names, 1, 1)
+func biSqrt(th *Thread, args []Value) Value {
 	switch v := args[0]; v.k {
 	case KInt, KFloat:
 		return Float(math.Sqrt(toFloat(v)))

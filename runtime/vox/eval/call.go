@@ -20,14 +20,14 @@ func (c *compiler) call(e *syntax.CallExpr) exprFn {
 		case resolve.Global:
 			return c.callGlobal(c.p.funcs[b.Index], e)
 		case resolve.Builtin:
-			if impl := builtinFns[b.Index]; impl != nil {
-				return c.callBuiltin(builtinNames[b.Index], impl, e)
+			if spec := builtins[b.Index]; !spec.Value {
+				return c.callBuiltin(spec, e)
 			}
 		}
 	case *syntax.DotExpr:
 		if id, ok := fn.X.(*syntax.Ident); ok {
 			if b := binding(id); b.Scope == resolve.Namespace {
-				return c.callNamespace(namespaceNames[b.Index], fn.Name, e)
+				return c.callNamespace(id.Name, fn.Name, e)
 			}
 		}
 		return c.callMethod(fn, e)
@@ -140,9 +140,26 @@ func (th *Thread) callDefault(f *Func, j int) Value {
 	return v
 }
 
-func (c *compiler) callBuiltin(name string, impl builtinFn, e *syntax.CallExpr) exprFn {
+// callBuiltin compiles a call of a builtin by name. The number of
+// arguments is known here, so a call that does not fit the signature
+// fails without evaluating them, and one that fits is not checked again.
+func (c *compiler) callBuiltin(spec *BuiltinSpec, e *syntax.CallExpr) exprFn {
 	args, names := c.argList(e)
 	pos := e.Lparen
+	for i, n := range names {
+		if n != "" {
+			return failing(e.Args[i].NamePos, "%s: unknown argument %s", spec.Name, n)
+		}
+	}
+	switch n := len(args); {
+	case n < spec.min && spec.min == spec.max:
+		return failing(pos, "%s takes %d argument(s), got %d", spec.Name, spec.min, n)
+	case n < spec.min:
+		return failing(pos, "%s takes at least %d argument(s), got %d", spec.Name, spec.min, n)
+	case n > spec.max:
+		return failing(pos, "%s takes at most %d argument(s), got %d", spec.Name, spec.max, n)
+	}
+	impl := spec.fn
 	return func(fr *frame) Value {
 		th := fr.th
 		m := th.mark()
@@ -151,16 +168,22 @@ func (c *compiler) callBuiltin(name string, impl builtinFn, e *syntax.CallExpr) 
 			vals[i] = a(fr)
 		}
 		th.callPos = pos
-		v := impl(th, vals, names)
+		v := impl(th, vals)
 		th.release(m)
 		return v
 	}
 }
 
+// callMethod compiles a method call. The method of each kind of receiver
+// is looked up here, once, so a call indexes by the receiver's kind.
 func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr) exprFn {
 	recv := c.expr(d.X)
 	args, names := c.argList(e)
 	name, pos := d.Name, d.NamePos
+	var byKind [kindCount]*Method
+	for k := range byKind {
+		byKind[k] = lookupMethod(Kind(k), name)
+	}
 	return func(fr *frame) Value {
 		th := fr.th
 		r := recv(fr)
@@ -170,7 +193,12 @@ func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr) exprFn {
 			vals[i] = a(fr)
 		}
 		th.callPos = pos
-		v := th.method(r, name, vals, names)
+		var v Value
+		if meth := byKind[r.k%kindCount]; meth != nil && r.k < kindCount {
+			v = th.callMethod(meth, r, vals, names)
+		} else {
+			v = th.method(r, name, vals, names)
+		}
 		th.release(m)
 		return v
 	}
@@ -199,10 +227,6 @@ func (th *Thread) callNS(ns, method string, args []Value, names []string) Value 
 	if impl != nil {
 		if v, ok := impl.Call(th, method, args, names); ok {
 			return v
-		}
-		switch ns {
-		case "json", "path", "time":
-			th.Failf("undefined: %s.%s", ns, method)
 		}
 	}
 	th.Failf("capability denied: %s.%s", ns, method)

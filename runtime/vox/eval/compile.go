@@ -597,7 +597,7 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 	// for i in range(...) counts without building a list.
 	if call, ok := s.Iter.(*syntax.CallExpr); ok && set1 == nil {
 		if id, ok := call.Fn.(*syntax.Ident); ok {
-			if b := binding(id); b.Scope == resolve.Builtin && builtinNames[b.Index] == "range" && len(call.Args) >= 1 && len(call.Args) <= 3 && call.Args[0].Name == "" {
+			if b := binding(id); b.Scope == resolve.Builtin && b.Index == rangeBuiltin && len(call.Args) >= 1 && len(call.Args) <= 3 && call.Args[0].Name == "" {
 				return c.rangeLoop(s, call, set0, w)
 			}
 		}
@@ -1242,10 +1242,10 @@ func (c *compiler) ident(id *syntax.Ident) exprFn {
 		v := c.p.ctorVals[i]
 		return func(*frame) Value { return v }
 	case resolve.Builtin:
-		v := builtinValues[i]
+		v := builtins[i].val
 		return func(*frame) Value { return v }
 	case resolve.Namespace:
-		v := Value{k: KNamespace, n: uint64(i)}
+		v := namespaceValue(id.Name)
 		return func(*frame) Value { return v }
 	}
 	name, pos := id.Name, id.NamePos

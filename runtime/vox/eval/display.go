@@ -79,7 +79,7 @@ func (th *Thread) writeDisplay(b *strings.Builder, v Value, depth int) {
 	case KBuiltin:
 		b.WriteString("<fn " + v.builtin().name + ">")
 	case KNamespace:
-		b.WriteString("<namespace " + namespaceNames[v.n] + ">")
+		b.WriteString("<namespace " + v.Str() + ">")
 	default:
 		b.WriteString(th.display(v))
 	}

@@ -15,32 +15,37 @@ const kAbsent Kind = 254
 var absent = Value{k: kAbsent}
 
 // margs normalises the arguments of a method to its parameters: named
-// arguments go to their parameter, missing ones are absent, and the first
+// arguments go to their parameter, missing ones are absent, and the
 // required parameters must be present.
 //
 // It returns an array, not a slice, so that a method call allocates
 // nothing for its arguments; methods have at most three parameters.
-func (th *Thread) margs(recv Value, method string, args []Value, names []string, required int, params ...string) [3]Value {
+func (th *Thread) margs(recv Value, m *Method, args []Value, names []string) [3]Value {
 	out := [3]Value{absent, absent, absent}
+	params := m.Sig.Params
+	if names == nil && len(args) >= m.required && len(args) <= len(params) {
+		copy(out[:], args) // the common case: positional and complete
+		return out
+	}
 	pos := 0
 	for i, a := range args {
 		j := pos
 		if names != nil && names[i] != "" {
-			j = slices.Index(params, names[i])
+			j = slices.IndexFunc(params, func(p Param) bool { return p.Name == names[i] })
 			if j < 0 {
-				th.Failf("%s.%s: unknown argument %s", recv.typeName(), method, names[i])
+				th.Failf("%s.%s: unknown argument %s", recv.typeName(), m.Name, names[i])
 			}
 		} else {
 			pos++
 			if j >= len(params) {
-				th.Failf("%s.%s takes at most %d argument(s), got %d", recv.typeName(), method, len(params), len(args))
+				th.Failf("%s.%s takes at most %d argument(s), got %d", recv.typeName(), m.Name, len(params), len(args))
 			}
 		}
 		out[j] = a
 	}
-	for j := 0; j < required; j++ {
+	for j := 0; j < m.required; j++ {
 		if out[j].k == kAbsent {
-			th.Failf("%s.%s: missing argument %s", recv.typeName(), method, params[j])
+			th.Failf("%s.%s: missing argument %s", recv.typeName(), m.Name, params[j].Name)
 		}
 	}
 	return out
@@ -60,36 +65,523 @@ func (th *Thread) intArg(method string, v Value) int64 {
 	return int64(v.n)
 }
 
-func (th *Thread) method(recv Value, name string, args []Value, names []string) Value {
-	switch recv.k {
-	case KStr:
-		return th.strMethod(recv, name, args, names)
-	case KList:
-		return th.listMethod(recv, name, args, names)
-	case KObject:
-		return th.objectMethod(recv, name, args, names)
-	case KInt, KFloat:
-		return th.numberMethod(recv, name, args, names)
-	case KSome, KNone, KOk, KErr:
-		return th.optionMethod(recv, name, args, names)
-	case KTuple:
-		switch name {
-		case "len":
-			th.margs(recv, name, args, names, 0)
-			return Int(int64(len(recv.Tuple())))
-		case "get":
-			a := th.margs(recv, name, args, names, 1, "index")
-			return th.getOption(recv.Tuple(), a[0])
-		}
-	case KNamespace:
-		return th.callNS(namespaceNames[recv.n], name, args, names)
+// Method is one entry of a method table: name, signature and
+// implementation. The implementation gets the arguments normalised to the
+// parameters by margs (absent where an optional one was left out).
+type Method struct {
+	Name string
+	Sig  Signature
+
+	fn       func(th *Thread, recv Value, a *[3]Value) Value
+	required int
+}
+
+// MethodTable is the methods of one receiver type.
+type MethodTable struct {
+	Receiver string // the receiver's type as docs and a checker write it
+	Methods  []*Method
+
+	kinds []Kind
+	index map[string]*Method
+}
+
+// MethodTables returns every method table, in the order of the reference
+// in docs/vox-language.md. The tables must not be changed.
+func MethodTables() []*MethodTable { return methodTables }
+
+// The method tables, one per receiver type, as go.starlark.net keeps
+// stringMethods and listMethods. Adding a method is an entry here, its
+// test and a sentence in docs/vox-language.md; the reference table there
+// is generated from these.
+var methodTables []*MethodTable
+
+// anyTable holds the methods of every value (to_str).
+var anyTable *MethodTable
+
+func init() {
+	methodTables = []*MethodTable{
+		{Receiver: "str", kinds: []Kind{KStr}, Methods: strMethods},
+		{Receiver: "list[T]", kinds: []Kind{KList}, Methods: listMethods},
+		{Receiver: "tuple", kinds: []Kind{KTuple}, Methods: tupleMethods},
+		{Receiver: "map[str, V]", kinds: []Kind{KObject}, Methods: mapMethods},
+		{Receiver: "N: int | float", kinds: []Kind{KInt, KFloat}, Methods: numberMethods},
+		{Receiver: "Option[T] | Result[T, E]", kinds: []Kind{KSome, KNone, KOk, KErr}, Methods: optionMethods},
+		{Receiver: "any", Methods: anyMethods},
 	}
-	if name == "to_str" {
-		th.margs(recv, name, args, names, 0)
-		return Str(th.display(recv))
+	anyTable = methodTables[len(methodTables)-1]
+	indexMethods()
+}
+
+// methodsByKind is the table of each kind of receiver; anyMethods apply
+// to every kind after it.
+var methodsByKind [kindCount]*MethodTable
+
+func indexMethods() {
+	for _, t := range methodTables {
+		t.index = make(map[string]*Method, len(t.Methods))
+		for _, m := range t.Methods {
+			if m.fn == nil || len(m.Sig.Params) > 3 || t.index[m.Name] != nil {
+				panic("eval: bad method " + t.Receiver + "." + m.Name)
+			}
+			m.required, _ = m.Sig.Arity()
+			t.index[m.Name] = m
+		}
+		for _, k := range t.kinds {
+			methodsByKind[k] = t
+		}
+	}
+}
+
+// lookupMethod returns the method name of a receiver of kind k, or nil.
+func lookupMethod(k Kind, name string) *Method {
+	if k == KNamespace || k == kCell {
+		return nil // a namespace's methods are its capability functions
+	}
+	if int(k) < len(methodsByKind) {
+		if t := methodsByKind[k]; t != nil {
+			if m := t.index[name]; m != nil {
+				return m
+			}
+		}
+	}
+	return anyTable.index[name]
+}
+
+// callMethod runs method m of recv.
+func (th *Thread) callMethod(m *Method, recv Value, args []Value, names []string) Value {
+	if recv.k == KStr {
+		th.charge(int64(recv.n)) // string methods scan their receiver
+	}
+	a := th.margs(recv, m, args, names)
+	return m.fn(th, recv, &a)
+}
+
+// method calls the method name of recv, or fails saying it has none. A
+// namespace's methods are its capability functions.
+func (th *Thread) method(recv Value, name string, args []Value, names []string) Value {
+	if recv.k == KNamespace {
+		return th.callNS(recv.Str(), name, args, names)
+	}
+	if m := lookupMethod(recv.k, name); m != nil {
+		return th.callMethod(m, recv, args, names)
+	}
+	if recv.k == KStr {
+		th.charge(int64(recv.n))
 	}
 	th.Failf("%s has no method %s", recv.typeName(), name)
 	return Unit
+}
+
+// Signatures of the tables below.
+var (
+	pStr     = func(name string) []Param { return []Param{{Name: name, Type: "str"}} }
+	pIndex   = []Param{{Name: "index", Type: "int"}}
+	pSlice   = []Param{{Name: "start", Type: "int"}, {Name: "end", Type: "int", Optional: true}}
+	pPred    = []Param{{Name: "f", Type: "fn(T) to bool"}}
+	toStrSig = Signature{Result: "str", Notes: "the display form"}
+)
+
+var strMethods = []*Method{
+	{Name: "len", Sig: Signature{Result: "int", Notes: "characters, not bytes"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
+	{Name: "is_empty", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.n == 0) }},
+	{Name: "to_upper", Sig: Signature{Result: "str"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.ToUpper(r.Str())) }},
+	{Name: "to_lower", Sig: Signature{Result: "str"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.ToLower(r.Str())) }},
+	{Name: "trim", Sig: Signature{Result: "str", Notes: "removes white space at both ends"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimSpace(r.Str())) }},
+	{Name: "trim_start", Sig: Signature{Result: "str"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimLeft(r.Str(), " \t\r\n\f\v")) }},
+	{Name: "trim_end", Sig: Signature{Result: "str"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimRight(r.Str(), " \t\r\n\f\v")) }},
+	{Name: "contains", Sig: Signature{Params: pStr("s"), Result: "bool"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			return Bool(strings.Contains(r.Str(), th.strArg("contains", a[0])))
+		}},
+	{Name: "starts_with", Sig: Signature{Params: pStr("prefix"), Result: "bool"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			return Bool(strings.HasPrefix(r.Str(), th.strArg("starts_with", a[0])))
+		}},
+	{Name: "ends_with", Sig: Signature{Params: pStr("suffix"), Result: "bool"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			return Bool(strings.HasSuffix(r.Str(), th.strArg("ends_with", a[0])))
+		}},
+	{Name: "split", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `" "`}}, Result: "list[str]"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s, sep := r.Str(), " "
+			if a[0].k != kAbsent {
+				sep = th.strArg("split", a[0])
+			}
+			return th.strList(strings.Split(s, sep), int64(len(s)))
+		}},
+	{Name: "lines", Sig: Signature{Result: "list[str]", Notes: "without the line ends (\\n or \\r\\n); no last empty line"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			s := r.Str()
+			text := strings.TrimSuffix(s, "\n")
+			if text == "" {
+				return NewList([]Value{})
+			}
+			parts := strings.Split(text, "\n")
+			for i, p := range parts {
+				parts[i] = strings.TrimSuffix(p, "\r")
+			}
+			return th.strList(parts, int64(len(s)))
+		}},
+	{Name: "replace", Sig: Signature{Params: []Param{{Name: "old", Type: "str"}, {Name: "new", Type: "str"}}, Result: "str", Notes: "every occurrence"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s := r.Str()
+			old, nw := th.strArg("replace", a[0]), th.strArg("replace", a[1])
+			if n := int64(strings.Count(s, old)); n > 0 {
+				th.checkSize(int64(len(s)) + n*(int64(len(nw))-int64(len(old))))
+			}
+			th.charge(int64(len(s)))
+			return Str(strings.ReplaceAll(s, old, nw))
+		}},
+	{Name: "repeat", Sig: Signature{Params: []Param{{Name: "n", Type: "int"}}, Result: "str", Notes: "n must not be negative"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s := r.Str()
+			n := th.intArg("repeat", a[0])
+			if n < 0 {
+				th.Failf("repeat count must not be negative, got %d", n)
+			}
+			if len(s) > 0 && n > math.MaxInt64/int64(len(s)) {
+				th.limit(LimitValueSize, th.opts.MaxValueBytes)
+			}
+			th.checkSize(int64(len(s)) * n)
+			th.charge(int64(len(s)) * n)
+			return Str(strings.Repeat(s, int(n)))
+		}},
+	{Name: "slice", Sig: Signature{Params: pSlice, Result: "str", Notes: "by characters; negative bounds count from the end; out-of-range bounds are clamped"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s := r.Str()
+			if isASCII(s) {
+				lo, hi := sliceBounds(a[0], a[1], len(s))
+				return Str(s[lo:hi])
+			}
+			runes := []rune(s)
+			lo, hi := sliceBounds(a[0], a[1], len(runes))
+			return Str(string(runes[lo:hi]))
+		}},
+	{Name: "index_of", Sig: Signature{Params: pStr("s"), Result: "Option[int]", Notes: "the character index of the first occurrence"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s := r.Str()
+			i := strings.Index(s, th.strArg("index_of", a[0]))
+			if i < 0 {
+				return None
+			}
+			return Some(Int(int64(utf8.RuneCountInString(s[:i]))))
+		}},
+	{Name: "char_at", Sig: Signature{Params: pIndex, Result: "Option[str]", Notes: "negative indices count from the end"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			s := r.Str()
+			i := th.intArg("char_at", a[0])
+			n := int64(utf8.RuneCountInString(s))
+			if i < 0 {
+				i += n
+			}
+			if i < 0 || i >= n {
+				return None
+			}
+			for off := 0; off < len(s); {
+				_, size := decodeRune(s[off:])
+				if i == 0 {
+					return Some(Str(s[off : off+size]))
+				}
+				i--
+				off += size
+			}
+			return None
+		}},
+	{Name: "to_str", Sig: Signature{Result: "str", Notes: "the string itself"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return r }},
+}
+
+var listMethods = []*Method{
+	{Name: "len", Sig: Signature{Result: "int"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(len(r.List().elems))) }},
+	{Name: "is_empty", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(len(r.List().elems) == 0) }},
+	{Name: "push", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "Unit", Notes: "appends, changing the list"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			l := r.List()
+			size := l.size + 16 + a[0].size()
+			th.checkSize(size)
+			l.elems = append(l.elems, a[0])
+			l.size = size
+			return Unit
+		}},
+	{Name: "pop", Sig: Signature{Result: "Option[T]", Notes: "removes the last element, changing the list; None when empty"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			l := r.List()
+			if len(l.elems) == 0 {
+				return None
+			}
+			v := l.elems[len(l.elems)-1]
+			l.elems[len(l.elems)-1] = Unit
+			l.elems = l.elems[:len(l.elems)-1]
+			l.size -= 16 + v.size()
+			return Some(v)
+		}},
+	{Name: "first", Sig: Signature{Result: "Option[T]"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			if l := r.List(); len(l.elems) > 0 {
+				return Some(l.elems[0])
+			}
+			return None
+		}},
+	{Name: "last", Sig: Signature{Result: "Option[T]"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			if l := r.List(); len(l.elems) > 0 {
+				return Some(l.elems[len(l.elems)-1])
+			}
+			return None
+		}},
+	{Name: "get", Sig: Signature{Params: pIndex, Result: "Option[T]", Notes: "negative indices count from the end"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.getOption(r.List().elems, a[0]) }},
+	{Name: "contains", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "bool", Notes: "compares with =="},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			for _, e := range r.List().elems {
+				if th.equal(e, a[0]) {
+					return True
+				}
+			}
+			return False
+		}},
+	{Name: "join", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `""`}}, Result: "str", Notes: "elements that are not strings in display form"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			sep := ""
+			if a[0].k != kAbsent {
+				sep = th.strArg("join", a[0])
+			}
+			var b strings.Builder
+			for i, e := range r.List().elems {
+				if i > 0 {
+					b.WriteString(sep)
+				}
+				if e.k == KStr {
+					b.WriteString(e.Str())
+				} else {
+					b.WriteString(th.display(e))
+				}
+				if i&1023 == 0 {
+					th.checkSize(int64(b.Len()))
+				}
+			}
+			th.checkSize(int64(b.Len()))
+			th.charge(int64(b.Len()))
+			return Str(b.String())
+		}},
+	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "a new list"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			l := r.List()
+			th.charge(16 * int64(len(l.elems)))
+			out := slices.Clone(l.elems)
+			slices.Reverse(out)
+			return listValue(&List{elems: out, size: l.size})
+		}},
+	{Name: "sorted", Sig: Signature{Result: "list[T]", Notes: "a new list, as sorted(xs)"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.sortedList(r.List().elems) }},
+	{Name: "slice", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "a new list; negative bounds count from the end; out-of-range bounds are clamped"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			l := r.List()
+			lo, hi := sliceBounds(a[0], a[1], len(l.elems))
+			th.charge(16 * int64(hi-lo))
+			return NewList(slices.Clone(l.elems[lo:hi]))
+		}},
+	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "list[U]"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			elems := r.List().elems
+			out := make([]Value, len(elems))
+			size := 16 * int64(len(elems))
+			th.checkSize(size)
+			th.charge(size)
+			for i, e := range elems {
+				out[i] = th.call1(a[0], e)
+				size += out[i].size()
+			}
+			th.checkSize(size)
+			return listValue(&List{elems: out, size: size})
+		}},
+	{Name: "filter", Sig: Signature{Params: pPred, Result: "list[T]", Notes: "f must return a bool"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			var out []Value
+			var size int64
+			for _, e := range r.List().elems {
+				if th.predicate(a[0], e) {
+					out = append(out, e)
+					size += 16 + e.size()
+				}
+			}
+			if out == nil {
+				out = []Value{}
+			}
+			return listValue(&List{elems: out, size: size})
+		}},
+	{Name: "any", Sig: Signature{Params: pPred, Result: "bool", Notes: "stops at the first true"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			for _, e := range r.List().elems {
+				if th.predicate(a[0], e) {
+					return True
+				}
+			}
+			return False
+		}},
+	{Name: "all", Sig: Signature{Params: pPred, Result: "bool", Notes: "stops at the first false"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			for _, e := range r.List().elems {
+				if !th.predicate(a[0], e) {
+					return False
+				}
+			}
+			return True
+		}},
+	{Name: "fold", Sig: Signature{Params: []Param{{Name: "init", Type: "A"}, {Name: "f", Type: "fn(A, T) to A"}}, Result: "A"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			acc := a[0]
+			for _, e := range r.List().elems {
+				acc = th.call2(a[1], acc, e)
+			}
+			return acc
+		}},
+	{Name: "sort_by_key", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to K"}}, Result: "list[T]", Notes: "a new list, stable, ordered by f's results"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			l := r.List()
+			type pair struct{ key, v Value }
+			pairs := make([]pair, len(l.elems))
+			for i, e := range l.elems {
+				pairs[i] = pair{th.call1(a[0], e), e}
+			}
+			pos := th.callPos
+			slices.SortStableFunc(pairs, func(x, y pair) int {
+				c := th.compare(pos, syntax.LT, x.key, y.key)
+				if c == 2 {
+					return 0
+				}
+				return c
+			})
+			out := make([]Value, len(pairs))
+			for i, p := range pairs {
+				out[i] = p.v
+			}
+			return listValue(&List{elems: out, size: l.size})
+		}},
+}
+
+var tupleMethods = []*Method{
+	{Name: "len", Sig: Signature{Result: "int"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(len(r.Tuple()))) }},
+	{Name: "get", Sig: Signature{Params: pIndex, Result: "Option[any]", Notes: "negative indices count from the end"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.getOption(r.Tuple(), a[0]) }},
+}
+
+var mapMethods = []*Method{
+	{Name: "keys", Sig: Signature{Result: "list[str]", Notes: "in insertion order"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.strList(r.Object().keys, 0) }},
+	{Name: "values", Sig: Signature{Result: "list[V]", Notes: "in insertion order"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			o := r.Object()
+			th.charge(16 * int64(len(o.vals)))
+			return NewList(slices.Clone(o.vals))
+		}},
+	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			_, ok := r.Object().Get(th.strArg("has", a[0]))
+			return Bool(ok)
+		}},
+	{Name: "get", Sig: Signature{Params: pStr("key"), Result: "Option[V]"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			if v, ok := r.Object().Get(th.strArg("get", a[0])); ok {
+				return Some(v)
+			}
+			return None
+		}},
+	{Name: "len", Sig: Signature{Result: "int"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(r.Object().Len())) }},
+	{Name: "is_empty", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.Object().Len() == 0) }},
+}
+
+var numberMethods = []*Method{
+	{Name: "abs", Sig: Signature{Result: "N"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.absValue(r) }},
+	{Name: "min", Sig: Signature{Params: []Param{{Name: "other", Type: "int | float"}}, Result: "int | float", Notes: "the smaller of the two, the receiver on a tie"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.pick(r, a[0], -1) }},
+	{Name: "max", Sig: Signature{Params: []Param{{Name: "other", Type: "int | float"}}, Result: "int | float", Notes: "the larger of the two, the receiver on a tie"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.pick(r, a[0], 1) }},
+	{Name: "floor", Sig: Signature{Result: "int"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("floor", []Value{r}, math.Floor) }},
+	{Name: "ceil", Sig: Signature{Result: "int"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("ceil", []Value{r}, math.Ceil) }},
+	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("round", []Value{r}, math.Round) }},
+	{Name: "sqrt", Sig: Signature{Result: "float"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return biSqrt(th, []Value{r}) }},
+}
+
+// pick implements min and max of numbers: other when it compares before
+// (sign -1) or after (sign 1) recv.
+func (th *Thread) pick(recv, other Value, sign int) Value {
+	if th.compare(th.callPos, syntax.LT, other, recv)*sign > 0 {
+		return other
+	}
+	return recv
+}
+
+var optionMethods = []*Method{
+	{Name: "is_some", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KSome) }},
+	{Name: "is_none", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KNone) }},
+	{Name: "is_ok", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KOk) }},
+	{Name: "is_err", Sig: Signature{Result: "bool"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KErr) }},
+	{Name: "unwrap", Sig: Signature{Result: "T", Notes: "fails on None or Err, naming the value"},
+		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+			if !holds(r) {
+				th.Failf("unwrap of %s", th.display(r))
+			}
+			return r.Inner()
+		}},
+	{Name: "unwrap_or", Sig: Signature{Params: []Param{{Name: "default", Type: "T"}}, Result: "T"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			if !holds(r) {
+				return a[0]
+			}
+			return r.Inner()
+		}},
+	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			if !holds(r) {
+				return r
+			}
+			return boxed(r.k, th.call1(a[0], r.Inner()))
+		}},
+	{Name: "and_then", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to Option[U] | Result[U, E]"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			if !holds(r) {
+				return r
+			}
+			return th.call1(a[0], r.Inner())
+		}},
+	{Name: "map_err", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(E) to F"}}, Result: "Result[T, F]", Notes: "anything but Err passes through"},
+		fn: func(th *Thread, r Value, a *[3]Value) Value {
+			if r.k != KErr {
+				return r
+			}
+			return ErrVal(th.call1(a[0], r.Inner()))
+		}},
+}
+
+// holds reports whether an Option or Result holds a value (Some or Ok).
+func holds(v Value) bool { return v.k == KSome || v.k == KOk }
+
+// anyMethods apply to every receiver that has no method of the name.
+var anyMethods = []*Method{
+	{Name: "to_str", Sig: toStrSig,
+		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(th.display(r)) }},
 }
 
 // sliceBounds clamps a..b (negative counting from the end) to 0..n.
@@ -109,122 +601,6 @@ func sliceBounds(a, b Value, n int) (int, int) {
 		hi = lo
 	}
 	return lo, hi
-}
-
-func (th *Thread) strMethod(recv Value, name string, args []Value, names []string) Value {
-	s := recv.Str()
-	th.charge(int64(len(s))) // string methods scan their receiver
-	switch name {
-	case "len":
-		th.margs(recv, name, args, names, 0)
-		return Int(int64(utf8.RuneCountInString(s)))
-	case "is_empty":
-		th.margs(recv, name, args, names, 0)
-		return Bool(s == "")
-	case "to_upper":
-		th.margs(recv, name, args, names, 0)
-		return Str(strings.ToUpper(s))
-	case "to_lower":
-		th.margs(recv, name, args, names, 0)
-		return Str(strings.ToLower(s))
-	case "trim":
-		th.margs(recv, name, args, names, 0)
-		return Str(strings.TrimSpace(s))
-	case "trim_start":
-		th.margs(recv, name, args, names, 0)
-		return Str(strings.TrimLeft(s, " \t\r\n\f\v"))
-	case "trim_end":
-		th.margs(recv, name, args, names, 0)
-		return Str(strings.TrimRight(s, " \t\r\n\f\v"))
-	case "contains":
-		a := th.margs(recv, name, args, names, 1, "s")
-		return Bool(strings.Contains(s, th.strArg(name, a[0])))
-	case "starts_with":
-		a := th.margs(recv, name, args, names, 1, "prefix")
-		return Bool(strings.HasPrefix(s, th.strArg(name, a[0])))
-	case "ends_with":
-		a := th.margs(recv, name, args, names, 1, "suffix")
-		return Bool(strings.HasSuffix(s, th.strArg(name, a[0])))
-	case "split":
-		a := th.margs(recv, name, args, names, 0, "sep")
-		sep := " "
-		if a[0].k != kAbsent {
-			sep = th.strArg(name, a[0])
-		}
-		parts := strings.Split(s, sep)
-		return th.strList(parts, int64(len(s)))
-	case "lines":
-		th.margs(recv, name, args, names, 0)
-		text := strings.TrimSuffix(s, "\n")
-		if text == "" {
-			return NewList([]Value{})
-		}
-		parts := strings.Split(text, "\n")
-		for i, p := range parts {
-			parts[i] = strings.TrimSuffix(p, "\r")
-		}
-		return th.strList(parts, int64(len(s)))
-	case "replace":
-		a := th.margs(recv, name, args, names, 2, "old", "new")
-		old, nw := th.strArg(name, a[0]), th.strArg(name, a[1])
-		if n := int64(strings.Count(s, old)); n > 0 {
-			th.checkSize(int64(len(s)) + n*(int64(len(nw))-int64(len(old))))
-		}
-		th.charge(int64(len(s)))
-		return Str(strings.ReplaceAll(s, old, nw))
-	case "repeat":
-		a := th.margs(recv, name, args, names, 1, "n")
-		n := th.intArg(name, a[0])
-		if n < 0 {
-			th.Failf("repeat count must not be negative, got %d", n)
-		}
-		if len(s) > 0 && n > math.MaxInt64/int64(len(s)) {
-			th.limit(LimitValueSize, th.opts.MaxValueBytes)
-		}
-		th.checkSize(int64(len(s)) * n)
-		th.charge(int64(len(s)) * n)
-		return Str(strings.Repeat(s, int(n)))
-	case "slice":
-		a := th.margs(recv, name, args, names, 1, "start", "end")
-		if isASCII(s) {
-			lo, hi := sliceBounds(a[0], a[1], len(s))
-			return Str(s[lo:hi])
-		}
-		runes := []rune(s)
-		lo, hi := sliceBounds(a[0], a[1], len(runes))
-		return Str(string(runes[lo:hi]))
-	case "index_of":
-		a := th.margs(recv, name, args, names, 1, "s")
-		i := strings.Index(s, th.strArg(name, a[0]))
-		if i < 0 {
-			return None
-		}
-		return Some(Int(int64(utf8.RuneCountInString(s[:i]))))
-	case "char_at":
-		a := th.margs(recv, name, args, names, 1, "index")
-		i := th.intArg(name, a[0])
-		n := int64(utf8.RuneCountInString(s))
-		if i < 0 {
-			i += n
-		}
-		if i < 0 || i >= n {
-			return None
-		}
-		for off := 0; off < len(s); {
-			_, size := decodeRune(s[off:])
-			if i == 0 {
-				return Some(Str(s[off : off+size]))
-			}
-			i--
-			off += size
-		}
-		return None
-	case "to_str":
-		th.margs(recv, name, args, names, 0)
-		return recv
-	}
-	th.Failf("str has no method %s", name)
-	return Unit
 }
 
 // strList makes a list of strings whose characters total about n bytes.
@@ -253,285 +629,10 @@ func (th *Thread) getOption(elems []Value, idx Value) Value {
 	return Some(elems[i])
 }
 
-func (th *Thread) listMethod(recv Value, name string, args []Value, names []string) Value {
-	l := recv.List()
-	switch name {
-	case "len":
-		th.margs(recv, name, args, names, 0)
-		return Int(int64(len(l.elems)))
-	case "is_empty":
-		th.margs(recv, name, args, names, 0)
-		return Bool(len(l.elems) == 0)
-	case "push":
-		a := th.margs(recv, name, args, names, 1, "value")
-		size := l.size + 16 + a[0].size()
-		th.checkSize(size)
-		l.elems = append(l.elems, a[0])
-		l.size = size
-		return Unit
-	case "pop":
-		th.margs(recv, name, args, names, 0)
-		if len(l.elems) == 0 {
-			return None
-		}
-		v := l.elems[len(l.elems)-1]
-		l.elems[len(l.elems)-1] = Unit
-		l.elems = l.elems[:len(l.elems)-1]
-		l.size -= 16 + v.size()
-		return Some(v)
-	case "first":
-		th.margs(recv, name, args, names, 0)
-		if len(l.elems) == 0 {
-			return None
-		}
-		return Some(l.elems[0])
-	case "last":
-		th.margs(recv, name, args, names, 0)
-		if len(l.elems) == 0 {
-			return None
-		}
-		return Some(l.elems[len(l.elems)-1])
-	case "get":
-		a := th.margs(recv, name, args, names, 1, "index")
-		return th.getOption(l.elems, a[0])
-	case "contains":
-		a := th.margs(recv, name, args, names, 1, "value")
-		for _, e := range l.elems {
-			if th.equal(e, a[0]) {
-				return True
-			}
-		}
-		return False
-	case "join":
-		a := th.margs(recv, name, args, names, 0, "sep")
-		sep := ""
-		if a[0].k != kAbsent {
-			sep = th.strArg(name, a[0])
-		}
-		var b strings.Builder
-		for i, e := range l.elems {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			if e.k == KStr {
-				b.WriteString(e.Str())
-			} else {
-				b.WriteString(th.display(e))
-			}
-			if i&1023 == 0 {
-				th.checkSize(int64(b.Len()))
-			}
-		}
-		th.checkSize(int64(b.Len()))
-		th.charge(int64(b.Len()))
-		return Str(b.String())
-	case "reverse":
-		th.margs(recv, name, args, names, 0)
-		th.charge(16 * int64(len(l.elems)))
-		out := slices.Clone(l.elems)
-		slices.Reverse(out)
-		return listValue(&List{elems: out, size: l.size})
-	case "sorted":
-		th.margs(recv, name, args, names, 0)
-		return th.sortedList(l.elems)
-	case "slice":
-		a := th.margs(recv, name, args, names, 1, "start", "end")
-		lo, hi := sliceBounds(a[0], a[1], len(l.elems))
-		th.charge(16 * int64(hi-lo))
-		return NewList(slices.Clone(l.elems[lo:hi]))
-	case "map":
-		a := th.margs(recv, name, args, names, 1, "f")
-		elems := l.elems
-		out := make([]Value, len(elems))
-		size := 16 * int64(len(elems))
-		th.checkSize(size)
-		th.charge(size)
-		for i, e := range elems {
-			out[i] = th.call1(a[0], e)
-			size += out[i].size()
-		}
-		th.checkSize(size)
-		return listValue(&List{elems: out, size: size})
-	case "filter":
-		a := th.margs(recv, name, args, names, 1, "f")
-		var out []Value
-		var size int64
-		for _, e := range l.elems {
-			if th.predicate(a[0], e) {
-				out = append(out, e)
-				size += 16 + e.size()
-			}
-		}
-		if out == nil {
-			out = []Value{}
-		}
-		return listValue(&List{elems: out, size: size})
-	case "any", "all":
-		a := th.margs(recv, name, args, names, 1, "f")
-		want := name == "any"
-		for _, e := range l.elems {
-			if th.predicate(a[0], e) == want {
-				return Bool(want)
-			}
-		}
-		return Bool(!want)
-	case "fold":
-		a := th.margs(recv, name, args, names, 2, "init", "f")
-		acc := a[0]
-		for _, e := range l.elems {
-			acc = th.call2(a[1], acc, e)
-		}
-		return acc
-	case "sort_by_key":
-		a := th.margs(recv, name, args, names, 1, "f")
-		type pair struct{ key, v Value }
-		pairs := make([]pair, len(l.elems))
-		for i, e := range l.elems {
-			pairs[i] = pair{th.call1(a[0], e), e}
-		}
-		pos := th.callPos
-		slices.SortStableFunc(pairs, func(x, y pair) int {
-			c := th.compare(pos, syntax.LT, x.key, y.key)
-			if c == 2 {
-				return 0
-			}
-			return c
-		})
-		out := make([]Value, len(pairs))
-		for i, p := range pairs {
-			out[i] = p.v
-		}
-		return listValue(&List{elems: out, size: l.size})
-	case "to_str":
-		th.margs(recv, name, args, names, 0)
-		return Str(th.display(recv))
-	}
-	th.Failf("list has no method %s", name)
-	return Unit
-}
-
 func (th *Thread) predicate(f, v Value) bool {
 	r := th.call1(f, v)
 	if r.k != KBool {
 		th.Failf("the function must return a bool, got %s", r.typeName())
 	}
 	return r.n != 0
-}
-
-func (th *Thread) objectMethod(recv Value, name string, args []Value, names []string) Value {
-	o := recv.Object()
-	switch name {
-	case "keys":
-		th.margs(recv, name, args, names, 0)
-		return th.strList(o.keys, 0)
-	case "values":
-		th.margs(recv, name, args, names, 0)
-		th.charge(16 * int64(len(o.vals)))
-		return NewList(slices.Clone(o.vals))
-	case "has":
-		a := th.margs(recv, name, args, names, 1, "key")
-		_, ok := o.Get(th.strArg(name, a[0]))
-		return Bool(ok)
-	case "get":
-		a := th.margs(recv, name, args, names, 1, "key")
-		if v, ok := o.Get(th.strArg(name, a[0])); ok {
-			return Some(v)
-		}
-		return None
-	case "len":
-		th.margs(recv, name, args, names, 0)
-		return Int(int64(o.Len()))
-	case "is_empty":
-		th.margs(recv, name, args, names, 0)
-		return Bool(o.Len() == 0)
-	case "to_str":
-		th.margs(recv, name, args, names, 0)
-		return Str(th.display(recv))
-	}
-	th.Failf("map has no method %s", name)
-	return Unit
-}
-
-func (th *Thread) numberMethod(recv Value, name string, args []Value, names []string) Value {
-	switch name {
-	case "to_str":
-		th.margs(recv, name, args, names, 0)
-		return Str(th.display(recv))
-	case "abs":
-		th.margs(recv, name, args, names, 0)
-		return th.absValue(recv)
-	case "min", "max":
-		a := th.margs(recv, name, args, names, 1, "other")
-		sign := -1
-		if name == "max" {
-			sign = 1
-		}
-		if th.compare(th.callPos, syntax.LT, a[0], recv)*sign > 0 {
-			return a[0]
-		}
-		return recv
-	case "floor":
-		return biFloor(th, []Value{recv}, nil)
-	case "ceil":
-		return biCeil(th, []Value{recv}, nil)
-	case "round":
-		return biRound(th, []Value{recv}, nil)
-	case "sqrt":
-		return biSqrt(th, []Value{recv}, nil)
-	}
-	th.Failf("%s has no method %s", recv.typeName(), name)
-	return Unit
-}
-
-func (th *Thread) optionMethod(recv Value, name string, args []Value, names []string) Value {
-	ok := recv.k == KSome || recv.k == KOk
-	switch name {
-	case "is_some":
-		th.margs(recv, name, args, names, 0)
-		return Bool(recv.k == KSome)
-	case "is_none":
-		th.margs(recv, name, args, names, 0)
-		return Bool(recv.k == KNone)
-	case "is_ok":
-		th.margs(recv, name, args, names, 0)
-		return Bool(recv.k == KOk)
-	case "is_err":
-		th.margs(recv, name, args, names, 0)
-		return Bool(recv.k == KErr)
-	case "unwrap":
-		th.margs(recv, name, args, names, 0)
-		if !ok {
-			th.Failf("unwrap of %s", th.display(recv))
-		}
-		return recv.Inner()
-	case "unwrap_or":
-		a := th.margs(recv, name, args, names, 1, "default")
-		if !ok {
-			return a[0]
-		}
-		return recv.Inner()
-	case "map":
-		a := th.margs(recv, name, args, names, 1, "f")
-		if !ok {
-			return recv
-		}
-		return boxed(recv.k, th.call1(a[0], recv.Inner()))
-	case "and_then":
-		a := th.margs(recv, name, args, names, 1, "f")
-		if !ok {
-			return recv
-		}
-		return th.call1(a[0], recv.Inner())
-	case "map_err":
-		a := th.margs(recv, name, args, names, 1, "f")
-		if recv.k != KErr {
-			return recv
-		}
-		return ErrVal(th.call1(a[0], recv.Inner()))
-	case "to_str":
-		th.margs(recv, name, args, names, 0)
-		return Str(th.display(recv))
-	}
-	th.Failf("%s has no method %s", recv.typeName(), name)
-	return Unit
 }

@@ -11,7 +11,7 @@ import (
 func compileSrc(t *testing.T, src string) *Program {
 	t.Helper()
 	f, diags := syntax.Parse("t.vox", []byte(src))
-	mod := resolve.File(f, Universe(), &diags)
+	mod := resolve.File(f, Universe([]string{"fs", "env", "json", "path", "time", "process"}), &diags)
 	if diags.HasErrors() {
 		t.Fatalf("%v", diags)
 	}

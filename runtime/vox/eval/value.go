@@ -29,6 +29,8 @@ const (
 	KBuiltin   // a builtin function or a bound method
 	KNamespace // a capability namespace used as a value
 	kCell      // internal: a frame slot holding a captured variable
+
+	kindCount // the number of kinds
 )
 
 // Value is a Vox value. It is a small struct rather than an interface so
@@ -86,6 +88,7 @@ type box struct {
 // Builtin is a builtin function, or a method bound to its receiver.
 type Builtin struct {
 	name string
+	spec *BuiltinSpec // the table entry of a builtin; nil for a bound method
 	recv Value
 	fn   func(th *Thread, b *Builtin, args []Value, names []string) Value
 }
@@ -160,6 +163,12 @@ func taggedValue(t *Tagged) Value {
 func closureValue(c *Closure) Value { return Value{k: KFunc, p: unsafe.Pointer(c)} }
 func builtinValue(b *Builtin) Value { return Value{k: KBuiltin, p: unsafe.Pointer(b)} }
 func cellValue(c *Value) Value      { return Value{k: kCell, p: unsafe.Pointer(c)} }
+
+// namespaceValue is a capability namespace used as a value; it holds the
+// namespace's name as a string does.
+func namespaceValue(name string) Value {
+	return Value{k: KNamespace, n: uint64(len(name)), p: unsafe.Pointer(unsafe.StringData(name))}
+}
 
 // Kind returns the kind of v.
 func (v Value) Kind() Kind { return v.k }

@@ -1,0 +1,131 @@
+package vox
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
+	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+)
+
+const (
+	languageDoc    = "../../docs/vox-language.md"
+	referenceBegin = "<!-- BEGIN reference: generated from the builtin, method and capability tables by `go test ./runtime/vox -run TestLanguageReference -update`; edit the tables, not this section -->\n"
+	referenceEnd   = "<!-- END reference -->\n"
+)
+
+// TestLanguageReference keeps the reference tables of docs/vox-language.md
+// equal to the tables the interpreter runs: it fails when the doc is
+// stale, and -update rewrites the section between the markers.
+func TestLanguageReference(t *testing.T) {
+	src, err := os.ReadFile(languageDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	i, j := strings.Index(doc, referenceBegin), strings.Index(doc, referenceEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no section between %q and %q", languageDoc, referenceBegin, referenceEnd)
+	}
+	want := doc[:i] + referenceBegin + reference() + doc[j:]
+	if want == doc {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(languageDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the reference section is stale; run go test ./runtime/vox -run TestLanguageReference -update", languageDoc)
+}
+
+// reference renders the tables as Markdown.
+func reference() string {
+	var b strings.Builder
+	row := func(name, sig, result, notes string) {
+		b.WriteString("| " + name + " | " + sig + " | " + result + " | " + cell(notes) + " |\n")
+	}
+	header := func(title string) {
+		b.WriteString("\n#### " + title + "\n\n| name | signature | result | notes |\n|---|---|---|---|\n")
+	}
+	header("Builtins")
+	for _, bi := range eval.Builtins() {
+		if bi.Value {
+			row(code(bi.Name), "value", code(bi.Sig.Result), bi.Sig.Notes)
+			continue
+		}
+		row(code(bi.Name), code(params(bi.Name, bi.Sig)), code(bi.Sig.Result), bi.Sig.Notes)
+	}
+	for _, mt := range eval.MethodTables() {
+		header("Methods of `" + strings.ReplaceAll(mt.Receiver, "|", `\|`) + "`")
+		for _, m := range mt.Methods {
+			row(code(m.Name), code("."+params(m.Name, m.Sig)), code(m.Sig.Result), m.Sig.Notes)
+		}
+	}
+	header("Capability functions")
+	for _, ns := range capability.Table() {
+		if len(ns.Funcs) == 0 {
+			row(code(ns.Name+".*"), "—", "—", "every call fails with `capability denied: "+ns.Name+".<method>`")
+			continue
+		}
+		for _, f := range ns.Funcs {
+			q := ns.Name + "." + f.Name
+			row(code(q), code(params(q, f.Sig)), code(f.Sig.Result), f.Sig.Notes)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// params is the signature without its result.
+func params(name string, sig eval.Signature) string {
+	s := sig.Format(name)
+	return s[:strings.LastIndex(s, " to ")]
+}
+
+func code(s string) string { return "`" + strings.ReplaceAll(s, "|", `\|`) + "`" }
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// TestEveryBuiltinIsTested requires each builtin, method and capability
+// function to appear in the run tests (testdata/run), so that adding one
+// without a test fails here.
+func TestEveryBuiltinIsTested(t *testing.T) {
+	files, err := filepath.Glob("testdata/run/*.vox")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no run tests: %v", err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(src)
+	}
+	src := all.String()
+	used := func(pattern string) bool { return regexp.MustCompile(pattern).MatchString(src) }
+	for _, bi := range eval.Builtins() {
+		if !used(`\b` + regexp.QuoteMeta(bi.Name) + `\b`) {
+			t.Errorf("builtin %s appears in no test of testdata/run", bi.Name)
+		}
+	}
+	for _, mt := range eval.MethodTables() {
+		for _, m := range mt.Methods {
+			if !used(`\.` + regexp.QuoteMeta(m.Name) + `\(`) {
+				t.Errorf("method %s.%s appears in no test of testdata/run", mt.Receiver, m.Name)
+			}
+		}
+	}
+	for _, ns := range capability.Table() {
+		for _, f := range ns.Funcs {
+			if !used(`\b` + ns.Name + `\.` + regexp.QuoteMeta(f.Name) + `\(`) {
+				t.Errorf("capability function %s.%s appears in no test of testdata/run", ns.Name, f.Name)
+			}
+		}
+	}
+}
