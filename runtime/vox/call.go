@@ -13,7 +13,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 )
 
-// Limits bound one call (spec 20 §6). Zero means unlimited for Steps and
+// Limits bound one call (docs/vox-language.md, Limits). Zero means unlimited for Steps and
 // Timeout only; a zero MaxDepth, MaxOutputBytes or MaxValueBytes means the
 // default.
 type Limits struct {

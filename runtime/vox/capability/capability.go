@@ -1,5 +1,5 @@
 // Package capability provides the namespaces through which Vox code reaches
-// outside the interpreter (spec 20-vox-language §6): fs (read-only, confined
+// outside the interpreter (docs/vox-language.md, Capabilities): fs (read-only, confined
 // to the workspace root), env (an allowlist), json, path and time. Writing
 // files, running processes and network access do not exist: every such
 // call fails with "capability denied: <ns>.<method>".

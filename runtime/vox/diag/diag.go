@@ -52,7 +52,8 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.Path, d.Line, d.Col, d.Severity, d.Message, d.Code)
 }
 
-// jsonForm is the D shape of spec 35-tool-results: exactly these keys.
+// jsonForm is the JSON form of a diagnostic in tool results (vox_check):
+// exactly these keys.
 type jsonForm struct {
 	Path     string `json:"path"`
 	Line     int    `json:"line"`

@@ -9,7 +9,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
-// display returns the display form of v (spec 20 §5): what str(), string
+// display returns the display form of v (docs/vox-language.md, Values): what str(), string
 // concatenation, templates, print and the text of Err use.
 func (th *Thread) display(v Value) string {
 	switch v.k {

@@ -10,7 +10,7 @@ import (
 // Kind is the type of a Value.
 type Kind uint8
 
-// The kinds of values (spec 20 §5). Null is Unit.
+// The kinds of values (docs/vox-language.md, Values). Null is Unit.
 const (
 	KNull Kind = iota
 	KBool
@@ -205,7 +205,7 @@ func (v Value) cell() *Value      { return (*Value)(v.p) }
 // Elems returns the elements of a list.
 func (l *List) Elems() []Value { return l.elems }
 
-// size is what a value accounts for inside a container (spec 20 §6: a
+// size is what a value accounts for inside a container (docs/vox-language.md, Limits: a
 // list counts 16 bytes per element plus its elements): the bytes of a
 // string, the accounted size of a container, nothing more for scalars.
 // Containers record their size when they are built or grow, so this is

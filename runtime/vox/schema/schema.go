@@ -1,5 +1,5 @@
 // Package schema maps the parameter types of Vox tools to JSON Schema
-// (spec 20-vox-language §4). It works on the syntax tree alone, so the
+// (docs/vox-language.md, Arguments and results). It works on the syntax tree alone, so the
 // schemas of a file are known without running anything.
 package schema
 

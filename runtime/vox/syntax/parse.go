@@ -1,5 +1,5 @@
 // Package syntax is the front end of the Vox subset: the scanner, the
-// syntax tree and the parser (spec 20-vox-language §1–§3).
+// syntax tree and the parser (docs/vox-language.md: lexical rules, statements and expressions).
 //
 // The parser reads a whole .vox file and collects every diagnostic instead
 // of stopping at the first. It recognises tools, resources, plain

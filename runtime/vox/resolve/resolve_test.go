@@ -1,0 +1,109 @@
+package resolve_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/internal/chunkedfile"
+	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// universe is a small fixed universe, so that these tests do not depend
+// on eval's table of builtins.
+var universe = resolve.Universe{Builtins: []string{"len", "print", "Unit"}, Namespaces: []string{"fs", "json"}}
+
+// TestResolve resolves every chunk of testdata/*.vox and compares what it
+// reports with the chunk's ### markers. Besides diagnostics, a line with
+// a "bind" marker reports how each name on it is bound, as
+// "name:scope" in column order:
+//
+//	let y = x + len(x)   ### bind "^y:local x:free len:builtin x:free$"
+func TestResolve(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.vox")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files: %v", err)
+	}
+	for _, file := range files {
+		chunks, err := chunkedfile.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range chunks {
+			path := filepath.ToSlash(file)
+			f, diags := syntax.Parse(path, []byte(c.Source))
+			resolve.File(f, universe, &diags)
+			var reports []chunkedfile.Report
+			for _, d := range diags {
+				reports = append(reports, chunkedfile.Report{Line: d.Line, Col: d.Col, Code: d.Code, Message: d.Message})
+			}
+			bindLines := map[int]bool{}
+			for _, m := range c.Expect {
+				if m.Code == "bind" {
+					bindLines[m.Line] = true
+				}
+			}
+			byLine := map[int][]*syntax.Ident{}
+			collectIdents(reflect.ValueOf(f), func(id *syntax.Ident) {
+				if l := int(id.NamePos.Line); bindLines[l] {
+					byLine[l] = append(byLine[l], id)
+				}
+			})
+			for line, ids := range byLine {
+				slices.SortStableFunc(ids, func(a, b *syntax.Ident) int { return int(a.NamePos.Col) - int(b.NamePos.Col) })
+				var parts []string
+				for _, id := range ids {
+					scope := "unresolved"
+					if b, ok := id.Binding.(*resolve.Binding); ok {
+						scope = b.Scope.String()
+					}
+					parts = append(parts, id.Name+":"+scope)
+				}
+				reports = append(reports, chunkedfile.Report{Line: line, Code: "bind", Message: strings.Join(slices.Compact(parts), " ")})
+			}
+			for _, p := range c.Match(reports) {
+				t.Error(p)
+			}
+		}
+	}
+}
+
+// collectIdents calls f for every identifier of the tree, each node once
+// (a parameter's identifier is also reachable through its Ident field).
+func collectIdents(x reflect.Value, f func(*syntax.Ident)) {
+	seen := map[*syntax.Ident]bool{}
+	var walk func(x reflect.Value)
+	walk = func(x reflect.Value) {
+		switch x.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if x.IsNil() {
+				return
+			}
+			if id, ok := x.Interface().(*syntax.Ident); ok {
+				if !seen[id] {
+					seen[id] = true
+					f(id)
+				}
+				return
+			}
+			if _, ok := x.Interface().(*resolve.Function); ok {
+				return // the resolver's annotations lead back into the tree
+			}
+			walk(x.Elem())
+		case reflect.Struct:
+			for i := 0; i < x.NumField(); i++ {
+				if x.Type().Field(i).IsExported() {
+					walk(x.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < x.Len(); i++ {
+				walk(x.Index(i))
+			}
+		}
+	}
+	walk(x)
+}
