@@ -13,6 +13,8 @@
 //
 //	exec vox ... / exec vox-mcp ...   the binaries under test, on PATH
 //	mcp [flags] REQUESTS [-- ARGS]    a stdio session with vox-mcp
+//	repeat N TEXT FILE                appends TEXT N times to FILE (for
+//	                                  inputs too large to keep in a case)
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
 // sends every request of the file REQUESTS (one JSON object per line with
@@ -41,6 +43,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,7 +107,8 @@ func TestAttacks(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mcp": cmdMCP,
+			"mcp":    cmdMCP,
+			"repeat": cmdRepeat,
 		},
 	})
 }
@@ -129,6 +133,21 @@ func TestAttackCasesSayWhat(t *testing.T) {
 			t.Errorf("%s: start with a line \"# attack: ...\" followed by \"# holds: ...\"", f)
 		}
 	}
+}
+
+// cmdRepeat is the repeat command (see the package comment).
+func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: repeat N TEXT FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 0 {
+		ts.Fatalf("repeat: want a count, got %q", args[0])
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[2]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	ts.Check(err)
+	_, err = f.WriteString(strings.Repeat(args[1], n))
+	ts.Check(errors.Join(err, f.Close()))
 }
 
 // serverEnvNames are the variables of the script passed to the server.

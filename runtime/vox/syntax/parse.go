@@ -20,8 +20,13 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/internal/slab"
 )
 
-// maxDepth bounds syntactic nesting so that parsing, resolving and
-// evaluating never exhaust the Go stack.
+// maxDepth bounds the height of the syntax tree so that parsing and every
+// recursive pass after it (resolving, schemas, compiling, evaluating)
+// never exhaust the Go stack. Each level of nesting counts (parentheses,
+// lists, objects, blocks, if and match, unary operators, lambdas, types,
+// patterns), and so does each link of a chain that builds a tree one
+// level deeper per link: a binary operator (a + b + c is ((a + b) + c)),
+// a call, an index, a field access, a '?' or a pipe.
 const maxDepth = 512
 
 // Parse parses a file. path is used in diagnostics. It never fails: every
@@ -50,7 +55,11 @@ type parser struct {
 	sc    scanner
 	path  string
 	diags diag.List
-	depth int
+	depth int // the nesting levels entered
+	// peak is the greatest depth a subtree parsed since it was last reset
+	// reaches, counting chain links: binary and postfix reset it to their
+	// base to learn the height of an operand.
+	peak int
 
 	// spec is set while parsing a plain function: its first error aborts
 	// it (bailout) and makes it unavailable instead of failing the file.
@@ -226,8 +235,18 @@ func (p *parser) skipNewlines() {
 // enter counts one level of syntactic nesting.
 func (p *parser) enter() {
 	p.depth++
+	p.peak = max(p.peak, p.depth)
 	if p.depth > maxDepth {
 		p.fail(p.pos, "vox/parse/too-deep", "nesting deeper than %d levels", maxDepth)
+	}
+}
+
+// chainLink records that a chain (binary operators, or calls, indexing
+// and field accesses) grew a tree of height h above base, and fails when
+// that passes maxDepth.
+func (p *parser) chainLink(pos Pos, base, h int) {
+	if base+h > maxDepth {
+		p.fail(pos, "vox/parse/too-deep", "expression nested deeper than %d levels: each operator, call, index or field access of a chain counts one level; split it with let", maxDepth)
 	}
 }
 
@@ -241,7 +260,7 @@ func (p *parser) topDecl(f *File) {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			p.spec, p.specErr, p.depth, p.noBrace = false, nil, 0, 0
+			p.spec, p.specErr, p.depth, p.peak, p.noBrace = false, nil, 0, 0, 0
 			p.syncTop(p.sc.start)
 		}
 	}()
@@ -505,7 +524,7 @@ func (p *parser) plainFn(f *File, head Pos, decs []Decorator) {
 	reason := p.specErr
 	p.specErr = nil
 	p.diags = p.diags[:ndiags]
-	p.depth, p.noBrace = 0, 0
+	p.depth, p.peak, p.noBrace = 0, 0, 0
 	p.restore(st)
 	fn.Unavailable, fn.Body, fn.Params, fn.Result = reason, nil, nil, nil
 	name := "function"
@@ -855,7 +874,7 @@ func (p *parser) stmtRecover() (s Stmt) {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			p.depth, p.noBrace = depth, 0
+			p.depth, p.peak, p.noBrace = depth, depth, 0
 			p.syncStmt(nb)
 			s = nil
 		}
@@ -1004,16 +1023,28 @@ func precedence(t Token) int {
 
 // binary parses by precedence climbing; its recursion is bounded by the
 // number of precedence levels, so only primary and unary count nesting.
+//
+// A chain a + b + c is parsed by a loop but builds a tree one level deeper
+// per operator, which the passes after the parser walk recursively: the
+// loop tracks the height of the tree it builds (h, in levels above base)
+// and stops it at maxDepth.
 func (p *parser) binary(min int) Expr {
+	base, outer := p.depth, p.peak
+	p.peak = base
 	x := p.unary()
+	h := p.peak - base
 	for {
 		prec := precedence(p.tok)
 		if prec < min || prec == 0 {
+			p.peak = max(outer, base+h)
 			return x
 		}
 		op, pos := p.tok, p.pos
 		p.next()
+		p.peak = base
 		y := p.binary(prec + 1)
+		h = max(h, p.peak-base) + 1
+		p.chainLink(pos, base, h)
 		x = p.binaries.Make(BinaryExpr{X: x, OpPos: pos, Op: op, Y: y})
 	}
 }
@@ -1035,15 +1066,31 @@ func (p *parser) unary() Expr {
 		}
 		return p.unaries.Make(UnaryExpr{Pos: pos, Op: op, X: x})
 	}
-	return p.postfix(p.primary())
+	base, outer := p.depth, p.peak
+	p.peak = base
+	x := p.primary()
+	x = p.postfix(x, base)
+	p.peak = max(outer, p.peak)
+	return x
 }
 
 // afterMinus is the position just after a '-' at pos: a literal there is
 // folded into a negative literal.
 func (p *parser) afterMinus(pos Pos) Pos { return Pos{pos.Line, pos.Col + 1} }
 
-func (p *parser) postfix(x Expr) Expr {
+// postfix parses the calls, indexing, field accesses and '?' after x, a
+// tree of height p.peak-base, and leaves p.peak at base plus the height
+// of the result (see binary).
+func (p *parser) postfix(x Expr, base int) Expr {
+	h := p.peak - base
 	for {
+		pos := p.pos
+		switch p.tok {
+		case LPAREN, DOT, LBRACK, QUESTION:
+			h++
+			p.chainLink(pos, base, h)
+		}
+		p.peak = base
 		switch p.tok {
 		case LPAREN:
 			x = p.calls.Make(CallExpr{Fn: x, Lparen: p.pos, Args: p.args()})
@@ -1074,14 +1121,19 @@ func (p *parser) postfix(x Expr) Expr {
 			// A method chain may continue on the next line with a leading
 			// dot: items\n  .map(f).
 			if !p.dotContinues() {
+				p.peak = base + h
 				return x
 			}
 			for p.tok == NEWLINE {
 				p.next()
 			}
 		default:
+			p.peak = base + h
 			return x
 		}
+		// The arguments or the index are one level below the new node.
+		h = max(h, p.peak-base+1)
+		p.chainLink(pos, base, h)
 	}
 }
 
