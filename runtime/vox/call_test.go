@@ -261,10 +261,11 @@ func TestLimits(t *testing.T) {
 }
 
 // TestDeepRecursionThroughNestedExpressions recurses at the highest depth
-// the configuration allows through a body nested 400 levels deep: the call
+// the configuration allows through a body nested nearly as deep as the
+// syntax allows (each level is a parenthesis and an operator): the call
 // fails with the depth limit instead of overflowing the Go stack.
 func TestDeepRecursionThroughNestedExpressions(t *testing.T) {
-	src := "fn f(n) { " + strings.Repeat("(", 400) + "f(n + 1)" + strings.Repeat(" + 1)", 400) + " }\n"
+	src := "fn f(n) { " + strings.Repeat("(", 250) + "f(n + 1)" + strings.Repeat(" + 1)", 250) + " }\n"
 	m := compileOK(t, src)
 	_, err := call(t, m, "f", `{"n":0}`, &Env{Limits: Limits{MaxDepth: 1 << 20, Steps: 0}})
 	if err == nil || err.Kind != LimitError || err.Limit != "max_depth" {
