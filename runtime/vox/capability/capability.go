@@ -18,6 +18,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -261,8 +262,31 @@ func errText(p string, err error) string {
 	return p + ": " + err.Error()
 }
 
+// openFlags open whatever a path names without waiting and without side
+// effects on the call: O_NONBLOCK makes opening a FIFO that has no writer
+// return at once (instead of blocking the worker for good), O_NOCTTY
+// keeps a terminal from becoming the server's controlling terminal. What
+// was opened is then checked with fstat on the descriptor itself, so a
+// file swapped between a check and the open cannot slip through.
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// kindOf names what a file that is neither regular nor a directory is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
 func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
-	f, err := root.Open(rel)
+	f, err := root.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		if isEscape(err) {
 			th.Failf("capability denied: fs.read outside the workspace")
@@ -276,6 +300,9 @@ func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 	}
 	if info.IsDir() {
 		return eval.ErrVal(eval.Str(p + ": is a directory"))
+	}
+	if !info.Mode().IsRegular() {
+		return eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs.read reads regular files only"))
 	}
 	th.CheckSize(info.Size())
 	limit := th.MaxValueBytes()
@@ -296,7 +323,7 @@ func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 }
 
 func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
-	f, err := root.Open(rel)
+	f, err := root.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		if isEscape(err) {
 			th.Failf("capability denied: fs.list_dir outside the workspace")
@@ -304,6 +331,12 @@ func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 		return eval.ErrVal(eval.Str(errText(p, err)))
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil && !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs.list_dir lists directories only"))
+		}
+		return eval.ErrVal(eval.Str(p + ": not a directory"))
+	}
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return eval.ErrVal(eval.Str(p + ": not a directory"))
