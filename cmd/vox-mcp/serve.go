@@ -24,6 +24,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (HOST:PORT, endpoint /mcp) instead of stdio")
 	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
 	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change")
+	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
 		if cliutil.IsHelp(err) {
@@ -38,6 +39,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *showVersion {
 		fmt.Fprintln(stdout, buildinfo.Line("vox-mcp"))
 		return cliutil.ExitOK
+	}
+	if err := limits.apply(); err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitUsage
 	}
 	auth := server.AuthFromEnv(os.Getenv)
 	if *httpAddr != "" {

@@ -33,8 +33,9 @@ func runRun(s *streams, args []string) int {
 	def := voxlang.DefaultLimits()
 	steps := flags.Int64("steps", def.Steps, "step limit (0: unlimited)")
 	timeout := flags.Duration("timeout", def.Timeout, "wall-clock limit (0: unlimited)")
+	alloc := flags.Int64("max-alloc-bytes", def.MaxAllocBytes, "bytes of values the call may allocate in all (0: unlimited)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox run FILE FUNC [--args JSON] [--root DIR] [--steps N] [--timeout DUR]")
+		fmt.Fprintln(s.err, "usage: vox run FILE FUNC [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-alloc-bytes N]")
 		flags.PrintDefaults()
 	}
 	pos, err := cliutil.Parse(flags, args)
@@ -62,7 +63,7 @@ func runRun(s *streams, args []string) int {
 		return cliutil.ExitProblem
 	}
 	lim := def
-	lim.Steps, lim.Timeout = *steps, *timeout
+	lim.Steps, lim.Timeout, lim.MaxAllocBytes = *steps, *timeout, *alloc
 	env := &voxlang.Env{
 		Root:   *root,
 		Limits: lim,
@@ -73,8 +74,12 @@ func runRun(s *streams, args []string) int {
 		var e *voxlang.Error
 		if errors.As(err, &e) {
 			msg := e.Positioned()
-			if e.Kind == voxlang.LimitError && (e.Limit == "steps" || e.Limit == "timeout_ms") {
+			switch {
+			case e.Kind != voxlang.LimitError:
+			case e.Limit == "steps" || e.Limit == "timeout_ms":
 				msg += " or pass --steps/--timeout"
+			case e.Limit == "max_alloc_bytes":
+				msg += " or pass --max-alloc-bytes"
 			}
 			fmt.Fprintln(s.err, msg)
 		} else {

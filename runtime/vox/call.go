@@ -6,28 +6,126 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 )
 
-// Limits bound one call (docs/vox-language.md, Limits). Zero means unlimited for Steps and
-// Timeout only; a zero MaxDepth, MaxOutputBytes or MaxValueBytes means the
-// default.
+// Limits bound one call (docs/vox-language.md, Limits). Zero means
+// unlimited for Steps, Timeout and MaxAllocBytes (vox run --steps 0; a
+// server never passes zero, see Maxima); a zero MaxDepth, MaxOutputBytes or
+// MaxValueBytes means the default.
 type Limits struct {
 	Steps          int64
 	MaxDepth       int
 	Timeout        time.Duration
 	MaxOutputBytes int64
 	MaxValueBytes  int64
+	MaxAllocBytes  int64 // the bytes of values one call may allocate in all
 }
 
 // DefaultLimits returns the defaults: 1,000,000 steps, call depth 256, 10
-// s, 1 MiB of result, 16 MiB per value.
+// s, 1 MiB of result, 16 MiB per value, 256 MiB allocated per call.
 func DefaultLimits() Limits {
-	return Limits{Steps: 1_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20}
+	return Limits{Steps: 1_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20, MaxAllocBytes: 256 << 20}
+}
+
+// Maxima are the process-wide bounds of the interpreter, which belong to
+// whoever runs it, not to the repository (docs/vox-language.md, Limits):
+// the most a repository's scan config may set for each limit (it may only
+// lower them), how many calls run at once, and after how many allocated
+// bytes a call returns memory to the operating system.
+type Maxima struct {
+	Limits          Limits // every field set; zero fields take DefaultLimits'
+	ConcurrentCalls int    // calls beyond it wait, up to their timeout; 0: DefaultMaxima's
+	// FreeOSMemoryAfter: a call that allocated at least this many bytes
+	// ends with debug.FreeOSMemory, so that the peak of one large call
+	// does not stay in the process; 0: DefaultMaxima's, < 0: never.
+	FreeOSMemoryAfter int64
+	// Hint ends the error of a call that waited for a free slot until its
+	// timeout; "" names no flag.
+	Hint string
+}
+
+// DefaultMaxima returns the defaults: DefaultLimits, 4 concurrent calls,
+// memory returned after a call that allocated 64 MiB.
+func DefaultMaxima() Maxima {
+	return Maxima{Limits: DefaultLimits(), ConcurrentCalls: 4, FreeOSMemoryAfter: 64 << 20}
+}
+
+// bounds is the process-wide bounds with the semaphore of their calls.
+type bounds struct {
+	m     Maxima
+	slots *semaphore.Weighted
+}
+
+var current atomic.Pointer[bounds]
+
+func init() { SetMaxima(Maxima{}) }
+
+// SetMaxima sets the process-wide bounds; vox-mcp calls it once at start
+// from its flags and environment. Zero fields take the defaults.
+func SetMaxima(m Maxima) {
+	def := DefaultMaxima()
+	m.Limits = fill(m.Limits, def.Limits)
+	if m.ConcurrentCalls <= 0 {
+		m.ConcurrentCalls = def.ConcurrentCalls
+	}
+	if m.FreeOSMemoryAfter == 0 {
+		m.FreeOSMemoryAfter = def.FreeOSMemoryAfter
+	}
+	current.Store(&bounds{m: m, slots: semaphore.NewWeighted(int64(m.ConcurrentCalls))})
+}
+
+// CurrentMaxima returns the process-wide bounds.
+func CurrentMaxima() Maxima { return current.Load().m }
+
+// fill sets the zero fields of l from def.
+func fill(l, def Limits) Limits {
+	if l.Steps <= 0 {
+		l.Steps = def.Steps
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = def.MaxDepth
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = def.Timeout
+	}
+	if l.MaxOutputBytes <= 0 {
+		l.MaxOutputBytes = def.MaxOutputBytes
+	}
+	if l.MaxValueBytes <= 0 {
+		l.MaxValueBytes = def.MaxValueBytes
+	}
+	if l.MaxAllocBytes <= 0 {
+		l.MaxAllocBytes = def.MaxAllocBytes
+	}
+	return l
+}
+
+// Lower returns the limits of max lowered by the values req sets (> 0):
+// what a repository's config may do. A zero or larger value keeps the
+// maximum, so a config can neither lift a limit (0 once meant unlimited)
+// nor raise it.
+func Lower(max Limits, req Limits) Limits {
+	low := func(v, m int64) int64 {
+		if v > 0 && v < m {
+			return v
+		}
+		return m
+	}
+	max.Steps = low(req.Steps, max.Steps)
+	max.MaxDepth = int(low(int64(req.MaxDepth), int64(max.MaxDepth)))
+	max.Timeout = time.Duration(low(int64(req.Timeout), int64(max.Timeout)))
+	max.MaxOutputBytes = low(req.MaxOutputBytes, max.MaxOutputBytes)
+	max.MaxValueBytes = low(req.MaxValueBytes, max.MaxValueBytes)
+	max.MaxAllocBytes = low(req.MaxAllocBytes, max.MaxAllocBytes)
+	return max
 }
 
 // DefaultLimitHint is appended to limit errors; <key> is the limit's key.
@@ -128,6 +226,20 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		ctx, cancel = context.WithTimeoutCause(ctx, lim.Timeout, eval.ErrTimeout)
 		defer cancel()
 	}
+	// At most Maxima.ConcurrentCalls calls run at once: each call is
+	// bounded, but calls side by side were not (three holding large
+	// strings drove a server to 2 GB). A call waits for a slot up to its
+	// timeout.
+	b := current.Load()
+	mx, sem := &b.m, b.slots
+	if err := sem.Acquire(ctx, 1); err != nil {
+		msg := fmt.Sprintf("too many interpreter calls at once: the limit of %d concurrent calls stayed reached until this call's timeout", mx.ConcurrentCalls)
+		if mx.Hint != "" {
+			msg += "; " + mx.Hint
+		}
+		return res, &Error{Kind: LimitError, Limit: "concurrent_calls", Message: msg}
+	}
+	defer sem.Release(1)
 	hint := env.LimitHint
 	if hint == "" {
 		hint = DefaultLimitHint
@@ -137,6 +249,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		MaxDepth:       lim.MaxDepth,
 		MaxOutputBytes: lim.MaxOutputBytes,
 		MaxValueBytes:  lim.MaxValueBytes,
+		MaxAllocBytes:  lim.MaxAllocBytes,
 		TimeoutMS:      lim.Timeout.Milliseconds(),
 		Hint:           hint,
 		Log:            env.Log,
@@ -146,7 +259,14 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 	if prog == nil {
 		return res, &Error{Kind: Internal, Message: "internal error: " + m.path + " could not be prepared for calls"}
 	}
-	return prog.Run(ctx, fn, args, &opts, resource)
+	res, err = prog.Run(ctx, fn, args, &opts, resource)
+	if after := mx.FreeOSMemoryAfter; after > 0 && res.Allocated >= after {
+		// Give the memory of a large call back now rather than keep the
+		// peak of every large call resident until the runtime's
+		// scavenger gets to it.
+		debug.FreeOSMemory()
+	}
+	return res, err
 }
 
 // nsCache is the capability namespaces of the last environment a module

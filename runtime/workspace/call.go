@@ -11,33 +11,41 @@ import (
 )
 
 // Env is the interpreter environment of calls on this surface: fs.* rooted
-// at the workspace, env.get limited to the config's env_allow, the config's
-// limits over the interpreter's defaults, print to log.
+// at the workspace, env.get limited to the config's env_allow, the
+// server's maxima lowered by the config's limits, print to log.
 func (s *Surface) Env(log *slog.Logger) *vox.Env {
 	env := s.env(log)
 	return &env
 }
 
-// env is Env as a value, so that a call can keep it on its stack.
+// LimitHint ends the limit errors of workspace calls: the repository may
+// lower a limit in its scan config, and only whoever runs the server may
+// raise the maximum (docs/vox-language.md, Limits).
+const LimitHint = "raise limits.<key> in " + ConfigPath + ", up to the server's maximum, which vox-mcp --limit-<flag> or VOX_MCP_LIMIT_<KEY> raises"
+
+// env is Env as a value, so that a call can keep it on its stack. The
+// config may only lower the server's maxima (vox.Lower): a value of 0,
+// which once meant unlimited, or above the maximum keeps the maximum.
 func (s *Surface) env(log *slog.Logger) vox.Env {
-	lim := vox.DefaultLimits()
+	var req vox.Limits
 	c := s.Config.Limits
 	if c.Steps != nil {
-		lim.Steps = *c.Steps
+		req.Steps = *c.Steps
 	}
 	if c.MaxDepth != nil {
-		lim.MaxDepth = int(*c.MaxDepth)
+		req.MaxDepth = int(min(*c.MaxDepth, 1<<30))
 	}
-	if c.TimeoutMS != nil {
-		lim.Timeout = time.Duration(*c.TimeoutMS) * time.Millisecond
+	if c.TimeoutMS != nil && *c.TimeoutMS < int64(1<<62/time.Millisecond) {
+		req.Timeout = time.Duration(*c.TimeoutMS) * time.Millisecond
 	}
 	if c.MaxOutputBytes != nil {
-		lim.MaxOutputBytes = *c.MaxOutputBytes
+		req.MaxOutputBytes = *c.MaxOutputBytes
 	}
 	if c.MaxValueBytes != nil {
-		lim.MaxValueBytes = *c.MaxValueBytes
+		req.MaxValueBytes = *c.MaxValueBytes
 	}
-	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log}
+	lim := vox.Lower(vox.CurrentMaxima().Limits, req)
+	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log, LimitHint: LimitHint}
 }
 
 // CallTool runs tool t with the JSON object args (nil means {}) in the

@@ -377,6 +377,7 @@ func envGet(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 
 func jsonParse(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
 	s := strArg(th, "json", "parse", args[0])
+	th.Charge(int64(len(s)))
 	v, err := eval.DecodeJSON([]byte(s), th.MaxValueBytes())
 	if err != nil {
 		return eval.ErrVal(eval.Str(err.Error()))

@@ -23,6 +23,9 @@ import (
 type Result struct {
 	JSON []byte // compact JSON of the result (Ok and Some unwrapped, None is null)
 	Text string // the string itself for a Str result, else JSON
+	// Allocated is the bytes of values the call allocated (counted
+	// against max_alloc_bytes), set whether or not it failed.
+	Allocated int64
 }
 
 // Run calls the module function fnName with JSON arguments. When resource
@@ -45,6 +48,7 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		res = th.encodeResult(v, resource)
 		return v
 	})
+	res.Allocated = th.allocated
 	th.recycle(err)
 	return res, err
 }

@@ -235,7 +235,7 @@ func biRange(th *Thread, args []Value) Value {
 		th.limit(LimitValueSize, th.opts.MaxValueBytes)
 	}
 	th.checkSize(16 * n)
-	th.charge(16 * n)
+	th.allocate(16 * n)
 	elems := make([]Value, n)
 	for i := range elems {
 		elems[i] = Int(start + int64(i)*step)
@@ -323,7 +323,7 @@ func biSorted(th *Thread, args []Value) Value {
 
 func (th *Thread) sortedList(elems []Value) Value {
 	out := slices.Clone(elems)
-	th.charge(16 * int64(len(out)))
+	th.allocate(16 * int64(len(out)))
 	pos := th.callPos
 	slices.SortStableFunc(out, func(a, b Value) int {
 		if a.k == KInt && b.k == KInt {

@@ -1271,7 +1271,7 @@ func (c *compiler) template(e *syntax.TemplateLit) exprFn {
 				th.checkSize(int64(b.Len()))
 			}
 		}
-		th.charge(int64(b.Len()))
+		th.allocate(int64(b.Len()))
 		return Str(b.String())
 	}
 }

@@ -127,7 +127,7 @@ func (th *Thread) writeJSON(b *strings.Builder, v Value, depth int, strict bool)
 		}
 		b.WriteString(jsonFloat(f))
 	case KStr:
-		th.charge(int64(v.n))
+		th.allocate(int64(v.n))
 		writeJSONString(b, v.Str())
 	case KList:
 		th.writeJSONList(b, v.List().elems, depth, strict)

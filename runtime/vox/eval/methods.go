@@ -236,7 +236,7 @@ var strMethods = []*Method{
 			if n := int64(strings.Count(s, old)); n > 0 {
 				th.checkSize(int64(len(s)) + n*(int64(len(nw))-int64(len(old))))
 			}
-			th.charge(int64(len(s)))
+			th.allocate(int64(len(s)))
 			return Str(strings.ReplaceAll(s, old, nw))
 		}},
 	{Name: "repeat", Sig: Signature{Params: []Param{{Name: "n", Type: "int"}}, Result: "str", Notes: "n must not be negative"},
@@ -250,7 +250,7 @@ var strMethods = []*Method{
 				th.limit(LimitValueSize, th.opts.MaxValueBytes)
 			}
 			th.checkSize(int64(len(s)) * n)
-			th.charge(int64(len(s)) * n)
+			th.allocate(int64(len(s)) * n)
 			return Str(strings.Repeat(s, int(n)))
 		}},
 	{Name: "slice", Sig: Signature{Params: pSlice, Result: "str", Notes: "by characters; negative bounds count from the end; out-of-range bounds are clamped"},
@@ -370,13 +370,13 @@ var listMethods = []*Method{
 				}
 			}
 			th.checkSize(int64(b.Len()))
-			th.charge(int64(b.Len()))
+			th.allocate(int64(b.Len()))
 			return Str(b.String())
 		}},
 	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "a new list"},
 		fn: func(th *Thread, r Value, _ *[3]Value) Value {
 			l := r.List()
-			th.charge(16 * int64(len(l.elems)))
+			th.allocate(16 * int64(len(l.elems)))
 			out := slices.Clone(l.elems)
 			slices.Reverse(out)
 			return listValue(&List{elems: out, size: l.size})
@@ -387,7 +387,7 @@ var listMethods = []*Method{
 		fn: func(th *Thread, r Value, a *[3]Value) Value {
 			l := r.List()
 			lo, hi := sliceBounds(a[0], a[1], len(l.elems))
-			th.charge(16 * int64(hi-lo))
+			th.allocate(16 * int64(hi-lo))
 			return NewList(slices.Clone(l.elems[lo:hi]))
 		}},
 	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "list[U]"},
@@ -396,7 +396,7 @@ var listMethods = []*Method{
 			out := make([]Value, len(elems))
 			size := 16 * int64(len(elems))
 			th.checkSize(size)
-			th.charge(size)
+			th.allocate(size)
 			for i, e := range elems {
 				out[i] = th.call1(a[0], e)
 				size += out[i].size()
@@ -482,7 +482,7 @@ var mapMethods = []*Method{
 	{Name: "values", Sig: Signature{Result: "list[V]", Notes: "in insertion order"},
 		fn: func(th *Thread, r Value, _ *[3]Value) Value {
 			o := r.Object()
-			th.charge(16 * int64(len(o.vals)))
+			th.allocate(16 * int64(len(o.vals)))
 			return NewList(slices.Clone(o.vals))
 		}},
 	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool"},
@@ -607,7 +607,7 @@ func sliceBounds(a, b Value, n int) (int, int) {
 func (th *Thread) strList(parts []string, n int64) Value {
 	size := 16*int64(len(parts)) + n
 	th.checkSize(size)
-	th.charge(size)
+	th.allocate(size)
 	elems := make([]Value, len(parts))
 	for i, p := range parts {
 		elems[i] = Str(p)

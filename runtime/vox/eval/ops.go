@@ -36,7 +36,7 @@ func (th *Thread) arith(pos syntax.Pos, op syntax.Token, x, y Value) Value {
 		if x.k == KList && y.k == KList {
 			a, b := x.List(), y.List()
 			th.checkSize(a.size + b.size)
-			th.charge(16 * int64(len(a.elems)+len(b.elems)))
+			th.allocate(16 * int64(len(a.elems)+len(b.elems)))
 			elems := make([]Value, 0, len(a.elems)+len(b.elems))
 			elems = append(append(elems, a.elems...), b.elems...)
 			return listValue(&List{elems: elems, size: a.size + b.size})
@@ -59,7 +59,7 @@ func (th *Thread) concat(pos syntax.Pos, x, y Value) Value {
 		b = th.display(y)
 	}
 	th.checkSize(int64(len(a)) + int64(len(b)))
-	th.charge(int64(len(a)) + int64(len(b)))
+	th.allocate(int64(len(a)) + int64(len(b)))
 	return Str(a + b)
 }
 

@@ -68,6 +68,7 @@ const (
 	LimitTimeout   = "timeout_ms"
 	LimitOutput    = "max_output_bytes"
 	LimitValueSize = "max_value_bytes"
+	LimitAlloc     = "max_alloc_bytes"
 )
 
 // MaxDepthCap bounds the call depth whatever the configuration says, so
@@ -89,8 +90,9 @@ type Options struct {
 	MaxDepth       int
 	MaxOutputBytes int64
 	MaxValueBytes  int64
+	MaxAllocBytes  int64  // the bytes of values a call may allocate in all; 0: unlimited
 	TimeoutMS      int64  // for the message of the timeout limit
-	Hint           string // ends limit errors, "<key>" replaced by the limit's key; "" for the default
+	Hint           string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
 	Log            *slog.Logger
 	Namespaces     map[string]Namespace
 }
@@ -125,6 +127,8 @@ type Thread struct {
 	optsBuf   Options // opts points here: the caller's Options need not escape
 	steps     int64
 	stepLimit int64 // math.MaxInt64 when unlimited
+	allocated  int64 // bytes of values allocated so far (see allocate)
+	allocLimit int64 // math.MaxInt64 when unlimited
 	nextCheck int64
 	depth     int
 	maxDepth  int
@@ -169,7 +173,11 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 	th.ctx, th.done, th.prog = ctx, ctx.Done(), p
 	th.optsBuf = *opts
 	th.opts = &th.optsBuf
-	th.steps, th.depth, th.nest = 0, 0, 0
+	th.steps, th.depth, th.nest, th.allocated = 0, 0, 0, 0
+	th.allocLimit = opts.MaxAllocBytes
+	if th.allocLimit <= 0 {
+		th.allocLimit = math.MaxInt64
+	}
 	th.stepLimit = opts.Steps
 	if th.stepLimit <= 0 {
 		th.stepLimit = math.MaxInt64
@@ -282,7 +290,7 @@ func (th *Thread) canceled() {
 func (th *Thread) limit(key string, n int64) {
 	hint := "raise limits." + key + " in contracts/mcp/workspace-mcp-surface.v1.yaml"
 	if th.opts.Hint != "" {
-		hint = strings.ReplaceAll(th.opts.Hint, "<key>", key)
+		hint = strings.NewReplacer("<key>", key, "<flag>", strings.ReplaceAll(key, "_", "-"), "<KEY>", strings.ToUpper(key)).Replace(th.opts.Hint)
 	}
 	panic(&Error{Kind: LimitError, Limit: key, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
 }
@@ -457,8 +465,26 @@ func (th *Thread) charge(n int64) {
 	}
 }
 
-// Charge counts the work of allocating n bytes in a namespace function.
-func (th *Thread) Charge(n int64) { th.charge(n) }
+// allocate counts n bytes of values allocated against the call's
+// allocation budget (max_alloc_bytes), and their work as charge does.
+// Every place that builds a string, list or map in proportion to its
+// input calls it: concatenation, repeat, join, replace, split, map,
+// slices, sorting, templates, conversions to text, JSON and fs.read. The
+// budget bounds what one call can make the process hold or collect, even
+// when each value stays under max_value_bytes.
+func (th *Thread) allocate(n int64) {
+	th.allocated += n
+	if th.allocated > th.allocLimit {
+		th.limit(LimitAlloc, th.allocLimit)
+	}
+	if n >= 1024 {
+		th.step(n >> 10)
+	}
+}
+
+// Charge counts the bytes a namespace function allocated for its result
+// (see allocate).
+func (th *Thread) Charge(n int64) { th.allocate(n) }
 
 // CheckSize enforces the value-size limit on a string or list of n bytes
 // built by a namespace function.
