@@ -120,27 +120,27 @@ type frame struct {
 // Thread is the state of one call. It is not safe for concurrent use; each
 // call takes its own from a pool and gives it back when the call ends.
 type Thread struct {
-	ctx       context.Context
-	done      <-chan struct{}
-	prog      *Program
-	opts      *Options
-	optsBuf   Options // opts points here: the caller's Options need not escape
-	steps     int64
-	stepLimit int64 // math.MaxInt64 when unlimited
+	ctx        context.Context
+	done       <-chan struct{}
+	prog       *Program
+	opts       *Options
+	optsBuf    Options // opts points here: the caller's Options need not escape
+	steps      int64
+	stepLimit  int64 // math.MaxInt64 when unlimited
 	allocated  int64 // bytes of values allocated so far (see allocate)
 	allocLimit int64 // math.MaxInt64 when unlimited
-	nextCheck int64
-	depth     int
-	maxDepth  int
-	nest      int // the sum of Func.nest over the calls in progress
-	frames    []*frame
-	chunks    [][]Value
-	chunk     int
-	cur       []Value
-	sp        int
-	hw        int // the highest sp reached in any chunk: what recycle clears
-	consts    []Value
-	constInit []uint8 // 0 not started, 1 running, 2 done
+	nextCheck  int64
+	depth      int
+	maxDepth   int
+	nest       int // the sum of Func.nest over the calls in progress
+	frames     []*frame
+	chunks     [][]Value
+	chunk      int
+	cur        []Value
+	sp         int
+	hw         int // the highest sp reached in any chunk: what recycle clears
+	consts     []Value
+	constInit  []uint8 // 0 not started, 1 running, 2 done
 
 	locals  map[string]any
 	callPos syntax.Pos // the call being made to a builtin, method or namespace
