@@ -72,7 +72,7 @@ type Method struct {
 	Name string
 	Sig  Signature
 
-	fn       func(th *Thread, recv Value, a *[3]Value) Value
+	fn       func(th *Thread, recv Value, a [3]Value) Value
 	required int
 }
 
@@ -153,7 +153,7 @@ func (th *Thread) callMethod(m *Method, recv Value, args []Value, names []string
 		th.charge(int64(recv.n)) // string methods scan their receiver
 	}
 	a := th.margs(recv, m, args, names)
-	return m.fn(th, recv, &a)
+	return m.fn(th, recv, a)
 }
 
 // method calls the method name of recv, or fails saying it has none. A
@@ -183,33 +183,33 @@ var (
 
 var strMethods = []*Method{
 	{Name: "len", Sig: Signature{Result: "int", Notes: "characters, not bytes"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.n == 0) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.n == 0) }},
 	{Name: "to_upper", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.ToUpper(r.Str())) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.ToUpper(r.Str())) }},
 	{Name: "to_lower", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.ToLower(r.Str())) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.ToLower(r.Str())) }},
 	{Name: "trim", Sig: Signature{Result: "str", Notes: "removes white space at both ends"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimSpace(r.Str())) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.TrimSpace(r.Str())) }},
 	{Name: "trim_start", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimLeft(r.Str(), " \t\r\n\f\v")) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.TrimLeft(r.Str(), " \t\r\n\f\v")) }},
 	{Name: "trim_end", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(strings.TrimRight(r.Str(), " \t\r\n\f\v")) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.TrimRight(r.Str(), " \t\r\n\f\v")) }},
 	{Name: "contains", Sig: Signature{Params: pStr("s"), Result: "bool"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.Contains(r.Str(), th.strArg("contains", a[0])))
 		}},
 	{Name: "starts_with", Sig: Signature{Params: pStr("prefix"), Result: "bool"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.HasPrefix(r.Str(), th.strArg("starts_with", a[0])))
 		}},
 	{Name: "ends_with", Sig: Signature{Params: pStr("suffix"), Result: "bool"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.HasSuffix(r.Str(), th.strArg("ends_with", a[0])))
 		}},
 	{Name: "split", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `" "`}}, Result: "list[str]"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s, sep := r.Str(), " "
 			if a[0].k != kAbsent {
 				sep = th.strArg("split", a[0])
@@ -217,7 +217,7 @@ var strMethods = []*Method{
 			return th.strList(strings.Split(s, sep), int64(len(s)))
 		}},
 	{Name: "lines", Sig: Signature{Result: "list[str]", Notes: "without the line ends (\\n or \\r\\n); no last empty line"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			s := r.Str()
 			text := strings.TrimSuffix(s, "\n")
 			if text == "" {
@@ -230,7 +230,7 @@ var strMethods = []*Method{
 			return th.strList(parts, int64(len(s)))
 		}},
 	{Name: "replace", Sig: Signature{Params: []Param{{Name: "old", Type: "str"}, {Name: "new", Type: "str"}}, Result: "str", Notes: "every occurrence"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
 			old, nw := th.strArg("replace", a[0]), th.strArg("replace", a[1])
 			if n := int64(strings.Count(s, old)); n > 0 {
@@ -240,7 +240,7 @@ var strMethods = []*Method{
 			return Str(strings.ReplaceAll(s, old, nw))
 		}},
 	{Name: "repeat", Sig: Signature{Params: []Param{{Name: "n", Type: "int"}}, Result: "str", Notes: "n must not be negative"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
 			n := th.intArg("repeat", a[0])
 			if n < 0 {
@@ -254,7 +254,7 @@ var strMethods = []*Method{
 			return Str(strings.Repeat(s, int(n)))
 		}},
 	{Name: "slice", Sig: Signature{Params: pSlice, Result: "str", Notes: "by characters; negative bounds count from the end; out-of-range bounds are clamped"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
 			if isASCII(s) {
 				lo, hi := sliceBounds(a[0], a[1], len(s))
@@ -265,7 +265,7 @@ var strMethods = []*Method{
 			return Str(string(runes[lo:hi]))
 		}},
 	{Name: "index_of", Sig: Signature{Params: pStr("s"), Result: "Option[int]", Notes: "the character index of the first occurrence"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
 			i := strings.Index(s, th.strArg("index_of", a[0]))
 			if i < 0 {
@@ -274,7 +274,7 @@ var strMethods = []*Method{
 			return Some(Int(int64(utf8.RuneCountInString(s[:i]))))
 		}},
 	{Name: "char_at", Sig: Signature{Params: pIndex, Result: "Option[str]", Notes: "negative indices count from the end"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
 			i := th.intArg("char_at", a[0])
 			n := int64(utf8.RuneCountInString(s))
@@ -295,16 +295,16 @@ var strMethods = []*Method{
 			return None
 		}},
 	{Name: "to_str", Sig: Signature{Result: "str", Notes: "the string itself"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return r }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return r }},
 }
 
 var listMethods = []*Method{
 	{Name: "len", Sig: Signature{Result: "int"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(len(r.List().elems))) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(len(r.List().elems) == 0) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }},
 	{Name: "push", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "Unit", Notes: "appends, changing the list"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			l := r.List()
 			size := l.size + 16 + a[0].size()
 			th.checkSize(size)
@@ -313,7 +313,7 @@ var listMethods = []*Method{
 			return Unit
 		}},
 	{Name: "pop", Sig: Signature{Result: "Option[T]", Notes: "removes the last element, changing the list; None when empty"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			l := r.List()
 			if len(l.elems) == 0 {
 				return None
@@ -325,23 +325,23 @@ var listMethods = []*Method{
 			return Some(v)
 		}},
 	{Name: "first", Sig: Signature{Result: "Option[T]"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			if l := r.List(); len(l.elems) > 0 {
 				return Some(l.elems[0])
 			}
 			return None
 		}},
 	{Name: "last", Sig: Signature{Result: "Option[T]"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			if l := r.List(); len(l.elems) > 0 {
 				return Some(l.elems[len(l.elems)-1])
 			}
 			return None
 		}},
 	{Name: "get", Sig: Signature{Params: pIndex, Result: "Option[T]", Notes: "negative indices count from the end"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.getOption(r.List().elems, a[0]) }},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.List().elems, a[0]) }},
 	{Name: "contains", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "bool", Notes: "compares with =="},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			for _, e := range r.List().elems {
 				if th.equal(e, a[0]) {
 					return True
@@ -350,7 +350,7 @@ var listMethods = []*Method{
 			return False
 		}},
 	{Name: "join", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `""`}}, Result: "str", Notes: "elements that are not strings in display form"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			sep := ""
 			if a[0].k != kAbsent {
 				sep = th.strArg("join", a[0])
@@ -374,7 +374,7 @@ var listMethods = []*Method{
 			return Str(b.String())
 		}},
 	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "a new list"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			l := r.List()
 			th.allocate(16 * int64(len(l.elems)))
 			out := slices.Clone(l.elems)
@@ -382,16 +382,16 @@ var listMethods = []*Method{
 			return listValue(&List{elems: out, size: l.size})
 		}},
 	{Name: "sorted", Sig: Signature{Result: "list[T]", Notes: "a new list, as sorted(xs)"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.sortedList(r.List().elems) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) }},
 	{Name: "slice", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "a new list; negative bounds count from the end; out-of-range bounds are clamped"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			l := r.List()
 			lo, hi := sliceBounds(a[0], a[1], len(l.elems))
 			th.allocate(16 * int64(hi-lo))
 			return NewList(slices.Clone(l.elems[lo:hi]))
 		}},
 	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "list[U]"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			elems := r.List().elems
 			out := make([]Value, len(elems))
 			size := 16 * int64(len(elems))
@@ -405,7 +405,7 @@ var listMethods = []*Method{
 			return listValue(&List{elems: out, size: size})
 		}},
 	{Name: "filter", Sig: Signature{Params: pPred, Result: "list[T]", Notes: "f must return a bool"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			var out []Value
 			var size int64
 			for _, e := range r.List().elems {
@@ -420,7 +420,7 @@ var listMethods = []*Method{
 			return listValue(&List{elems: out, size: size})
 		}},
 	{Name: "any", Sig: Signature{Params: pPred, Result: "bool", Notes: "stops at the first true"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			for _, e := range r.List().elems {
 				if th.predicate(a[0], e) {
 					return True
@@ -429,7 +429,7 @@ var listMethods = []*Method{
 			return False
 		}},
 	{Name: "all", Sig: Signature{Params: pPred, Result: "bool", Notes: "stops at the first false"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			for _, e := range r.List().elems {
 				if !th.predicate(a[0], e) {
 					return False
@@ -438,7 +438,7 @@ var listMethods = []*Method{
 			return True
 		}},
 	{Name: "fold", Sig: Signature{Params: []Param{{Name: "init", Type: "A"}, {Name: "f", Type: "fn(A, T) to A"}}, Result: "A"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			acc := a[0]
 			for _, e := range r.List().elems {
 				acc = th.call2(a[1], acc, e)
@@ -446,7 +446,7 @@ var listMethods = []*Method{
 			return acc
 		}},
 	{Name: "sort_by_key", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to K"}}, Result: "list[T]", Notes: "a new list, stable, ordered by f's results"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			l := r.List()
 			type pair struct{ key, v Value }
 			pairs := make([]pair, len(l.elems))
@@ -471,53 +471,53 @@ var listMethods = []*Method{
 
 var tupleMethods = []*Method{
 	{Name: "len", Sig: Signature{Result: "int"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(len(r.Tuple()))) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.Tuple()))) }},
 	{Name: "get", Sig: Signature{Params: pIndex, Result: "Option[any]", Notes: "negative indices count from the end"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.getOption(r.Tuple(), a[0]) }},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.Tuple(), a[0]) }},
 }
 
 var mapMethods = []*Method{
 	{Name: "keys", Sig: Signature{Result: "list[str]", Notes: "in insertion order"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.strList(r.Object().keys, 0) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.strList(r.Object().keys, 0) }},
 	{Name: "values", Sig: Signature{Result: "list[V]", Notes: "in insertion order"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			o := r.Object()
 			th.allocate(16 * int64(len(o.vals)))
 			return NewList(slices.Clone(o.vals))
 		}},
 	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			_, ok := r.Object().Get(th.strArg("has", a[0]))
 			return Bool(ok)
 		}},
 	{Name: "get", Sig: Signature{Params: pStr("key"), Result: "Option[V]"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if v, ok := r.Object().Get(th.strArg("get", a[0])); ok {
 				return Some(v)
 			}
 			return None
 		}},
 	{Name: "len", Sig: Signature{Result: "int"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Int(int64(r.Object().Len())) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(r.Object().Len())) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.Object().Len() == 0) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.Object().Len() == 0) }},
 }
 
 var numberMethods = []*Method{
 	{Name: "abs", Sig: Signature{Result: "N"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.absValue(r) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.absValue(r) }},
 	{Name: "min", Sig: Signature{Params: []Param{{Name: "other", Type: "int | float"}}, Result: "int | float", Notes: "the smaller of the two, the receiver on a tie"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.pick(r, a[0], -1) }},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pick(r, a[0], -1) }},
 	{Name: "max", Sig: Signature{Params: []Param{{Name: "other", Type: "int | float"}}, Result: "int | float", Notes: "the larger of the two, the receiver on a tie"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value { return th.pick(r, a[0], 1) }},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pick(r, a[0], 1) }},
 	{Name: "floor", Sig: Signature{Result: "int"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("floor", []Value{r}, math.Floor) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("floor", []Value{r}, math.Floor) }},
 	{Name: "ceil", Sig: Signature{Result: "int"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("ceil", []Value{r}, math.Ceil) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("ceil", []Value{r}, math.Ceil) }},
 	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return th.roundWith("round", []Value{r}, math.Round) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("round", []Value{r}, math.Round) }},
 	{Name: "sqrt", Sig: Signature{Result: "float"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return biSqrt(th, []Value{r}) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return biSqrt(th, []Value{r}) }},
 }
 
 // pick implements min and max of numbers: other when it compares before
@@ -531,43 +531,43 @@ func (th *Thread) pick(recv, other Value, sign int) Value {
 
 var optionMethods = []*Method{
 	{Name: "is_some", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KSome) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KSome) }},
 	{Name: "is_none", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KNone) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KNone) }},
 	{Name: "is_ok", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KOk) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KOk) }},
 	{Name: "is_err", Sig: Signature{Result: "bool"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Bool(r.k == KErr) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KErr) }},
 	{Name: "unwrap", Sig: Signature{Result: "T", Notes: "fails on None or Err, naming the value"},
-		fn: func(th *Thread, r Value, _ *[3]Value) Value {
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			if !holds(r) {
 				th.Failf("unwrap of %s", th.display(r))
 			}
 			return r.Inner()
 		}},
 	{Name: "unwrap_or", Sig: Signature{Params: []Param{{Name: "default", Type: "T"}}, Result: "T"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if !holds(r) {
 				return a[0]
 			}
 			return r.Inner()
 		}},
 	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if !holds(r) {
 				return r
 			}
 			return boxed(r.k, th.call1(a[0], r.Inner()))
 		}},
 	{Name: "and_then", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to Option[U] | Result[U, E]"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if !holds(r) {
 				return r
 			}
 			return th.call1(a[0], r.Inner())
 		}},
 	{Name: "map_err", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(E) to F"}}, Result: "Result[T, F]", Notes: "anything but Err passes through"},
-		fn: func(th *Thread, r Value, a *[3]Value) Value {
+		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if r.k != KErr {
 				return r
 			}
@@ -581,7 +581,7 @@ func holds(v Value) bool { return v.k == KSome || v.k == KOk }
 // anyMethods apply to every receiver that has no method of the name.
 var anyMethods = []*Method{
 	{Name: "to_str", Sig: toStrSig,
-		fn: func(th *Thread, r Value, _ *[3]Value) Value { return Str(th.display(r)) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(th.display(r)) }},
 }
 
 // sliceBounds clamps a..b (negative counting from the end) to 0..n.
