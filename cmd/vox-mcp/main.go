@@ -23,9 +23,12 @@
 // Skills are found in the workspace's and the user's .vox, .cursor, .agents
 // and .claude skills folders and the workspace's assets/skills, or in the
 // folders of VOX_SKILL_ROOTS. vox_skill_run isolates commands with Linux
-// namespaces; VOX_SKILL_SANDBOX=off runs them without isolation (warned on
-// every run). VOX_MCP_ALLOW_NETWORK=1 allows network tools, among them
-// vox_skill_add from a git URL.
+// namespaces, rlimits, cgroups where writable, seccomp and Landlock where
+// the kernel has it; VOX_SKILL_SANDBOX_REQUIRE=cgroups,landlock refuses to
+// run commands without those, VOX_SKILL_CGROUP_ROOT says where cgroups are
+// mounted, and VOX_SKILL_SANDBOX=off runs commands without isolation
+// (warned on every run). VOX_MCP_ALLOW_NETWORK=1 allows network tools,
+// among them vox_skill_add from a git URL.
 package main
 
 import (

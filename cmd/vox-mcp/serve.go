@@ -12,6 +12,7 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
 )
 
@@ -61,6 +62,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Logger:          logger,
 		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
 		SkillSandboxOff: skillSandboxOff(logger),
+		SkillSandbox:    sandbox.ConfigFromEnv(os.Getenv),
 		WorkspaceTools:  server.WorkspaceToolsAdvertised(*workspaceTools, os.LookupEnv, logger),
 	})
 	if err != nil {

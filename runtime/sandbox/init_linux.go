@@ -42,8 +42,9 @@ var hostPaths = []string{
 }
 
 // devNodes are bound from the host's /dev: mknod is not allowed in a user
-// namespace.
-var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+// namespace. There is no tty: a command that could open the terminal the
+// server was started from could inject keystrokes into it.
+var devNodes = []string{"null", "zero", "full", "random", "urandom"}
 
 // devLinks make /dev/stdout and friends work; they point into the fresh /proc.
 var devLinks = [][2]string{
@@ -52,6 +53,12 @@ var devLinks = [][2]string{
 	{"stdout", "/proc/self/fd/1"},
 	{"stderr", "/proc/self/fd/2"},
 }
+
+// rootMountPoints are existing host folders the init may mount the new
+// root's tmpfs over, inside its private mount namespace only: the first
+// that is a real folder is used, so that a run creates nothing on the host.
+// None of them holds a path the sandbox binds.
+var rootMountPoints = []string{"/tmp", "/mnt", "/run", "/var", "/srv", "/opt", "/media", "/home", "/root", "/boot"}
 
 // The set-up steps with fixed names, in order. Binds and symlinks of host
 // paths and device nodes are named "bind <path>", "symlink <path>" and
@@ -62,6 +69,7 @@ const (
 	stepCloseFiles = "close inherited files"
 	stepCheck      = "check namespaces"
 	stepPrivate    = "make mounts private"
+	stepOpenSkill  = StepOpenSkill
 	stepRoot       = "mount root tmpfs"
 	stepProc       = "mount /proc"
 	stepDev        = "create /dev"
@@ -77,24 +85,40 @@ const (
 	stepAmbient    = "clear ambient capabilities"
 	stepNoNewPriv  = "set no_new_privs"
 	stepCapset     = "drop capabilities"
+	stepRlimits    = "set resource limits"
+	stepLandlock   = "restrict file access with landlock"
+	stepSeccomp    = "install seccomp filter"
 	stepExec       = "exec " + shellPath
+	// Only without isolation:
+	stepSubreaper = "become child subreaper"
 )
 
 // initConfig is what Run tells the init.
 type initConfig struct {
-	Root     string // empty host folder to mount the new root on
+	// Isolated builds the sandbox; otherwise the init is the unisolated
+	// helper: no namespaces, the command in WorkDir, every descendant
+	// killed at the end.
+	Isolated bool
 	SkillDir string
+	Skill    FolderID // the folder as discovered
 	SkillID  string
 	Command  string
-	FailStep string // test hook: fail this step with EPERM
+	WorkDir  string // unisolated only: working folder and $HOME, made by Run
+	// CPUSeconds is RLIMIT_CPU: the timeout in whole seconds plus one.
+	CPUSeconds      uint64
+	RequireLandlock bool
+	FailStep        string // test hook: fail this step with EPERM
 }
 
-// initStatus is what the init tells Run: OK, or the step that failed.
+// initStatus is what the init tells Run: OK and what it applied, or the
+// step that failed.
 type initStatus struct {
-	OK     bool   `json:"ok,omitempty"`
-	Step   string `json:"step,omitempty"`
-	Errno  int    `json:"errno,omitempty"`
-	Detail string `json:"detail,omitempty"` // the error text when it is no errno
+	OK       bool   `json:"ok,omitempty"`
+	Step     string `json:"step,omitempty"`
+	Errno    int    `json:"errno,omitempty"`
+	Detail   string `json:"detail,omitempty"`   // the error text when it is no errno
+	Landlock int    `json:"landlock,omitempty"` // the Landlock ABI applied, 0 for none
+	Seccomp  bool   `json:"seccomp,omitempty"`  // the filter is installed
 }
 
 func (s initStatus) err() *SetupError {
@@ -156,7 +180,7 @@ func initMain() (code int) {
 			code = 1
 		}
 	}()
-	shell, err := setUp()
+	st, err := setUp()
 	if err != nil {
 		st := initStatus{Step: "init", Detail: err.Error()}
 		var se *stepError
@@ -170,8 +194,11 @@ func initMain() (code int) {
 		report(status, st)
 		return 1
 	}
-	report(status, initStatus{OK: true})
-	return reap(shell)
+	report(status, initStatus{OK: true, Landlock: st.landlock, Seccomp: true})
+	if st.control != nil {
+		return superviseUnisolated(st.shell, st.control)
+	}
+	return reap(st.shell)
 }
 
 // report sends the status to Run and closes the pipe. Without the pipe (the
@@ -200,17 +227,68 @@ func reap(shell int) int {
 		if pid != shell {
 			continue
 		}
-		if ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ws.ExitStatus()
+		return waitCode(ws)
 	}
+}
+
+func waitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// superviseUnisolated is the unisolated helper's life after the shell
+// started: it reaps every child (orphans of the command's processes come to
+// it as their subreaper) until the shell exits, or until the control pipe
+// closes (Run's timeout, or the server died). Then it kills every process
+// left below it and returns the shell's status, or 128+SIGKILL when it was
+// stopped first.
+func superviseUnisolated(shell int, control *os.File) int {
+	stop := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, control) // returns at EOF
+		close(stop)
+	}()
+	shellDone := make(chan int, 1)
+	go func() {
+		// The only goroutine that waits: it reaps the shell, every orphan
+		// and whatever killDescendants kills, until nothing is left.
+		sent := false
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				if !sent {
+					shellDone <- 1
+				}
+				return // ECHILD: no child left
+			}
+			if pid == shell && !sent {
+				shellDone <- waitCode(ws)
+				sent = true
+			}
+		}
+	}()
+	code := 128 + int(syscall.SIGKILL)
+	select {
+	case code = <-shellDone:
+	case <-stop:
+		_ = syscall.Kill(shell, syscall.SIGKILL)
+	}
+	killDescendants()
+	return code
 }
 
 // setup runs the set-up steps in order; the first failure stops it.
 type setup struct {
 	failStep string
 	err      error
+	// granted collects the Landlock rules for what was bound.
+	granted []landlockRule
 }
 
 // do runs step unless an earlier one failed.
@@ -227,19 +305,33 @@ func (s *setup) do(step string, fn func() error) {
 	}
 }
 
-// setUp builds the sandbox and starts the shell in it, returning its PID.
-func setUp() (int, error) {
+// started is what setUp leaves running.
+type started struct {
+	shell    int
+	landlock int      // the Landlock ABI applied, 0 for none
+	control  *os.File // unisolated only: closes when the helper must stop
+}
+
+// setUp reads the config, then builds the sandbox and starts the shell in
+// it, or (unisolated) starts the shell as the helper's child.
+func setUp() (started, error) {
 	s := &setup{}
 	var cfg initConfig
+	var configFile *os.File
 	s.do(stepConfig, func() error {
-		f := os.NewFile(configFD, "config")
-		defer f.Close()
-		return gob.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&cfg)
+		configFile = os.NewFile(configFD, "config")
+		return gob.NewDecoder(io.LimitReader(configFile, 1<<20)).Decode(&cfg)
 	})
 	if s.err != nil {
-		return 0, s.err
+		return started{}, s.err
 	}
 	s.failStep = cfg.FailStep
+	if !cfg.Isolated {
+		// The config pipe stays open: its end is the signal to stop.
+		unix.CloseOnExec(configFD)
+		return setUpUnisolated(s, cfg, configFile)
+	}
+	configFile.Close()
 	// Only the thread that forks the shell drops its capabilities; the
 	// init's other threads keep theirs. Being undumpable denies the command
 	// ptrace and /proc/1/{mem,fd,environ,...}, which would otherwise reach
@@ -249,15 +341,31 @@ func setUp() (int, error) {
 	// Refuse to touch mounts unless this is a fresh namespace set: someone
 	// running the binary by hand with InitArg must not pivot the host.
 	s.do(stepCheck, checkNamespaces)
-	root := cfg.Root
 
 	s.do(stepPrivate, func() error {
 		// Nothing mounted from here on may propagate back to the host.
 		return unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
 	})
-	s.do(stepRoot, func() error {
-		return unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, rootTmpfsOpts)
+	// The skill folder is opened first, before the root's tmpfs may hide
+	// its path, and bound through the descriptor later.
+	skillFD := -1
+	s.do(stepOpenSkill, func() (err error) {
+		skillFD, err = openDiscovered(cfg.SkillDir, cfg.Skill)
+		return err
 	})
+	var root string
+	s.do(stepRoot, func() error {
+		for _, p := range rootMountPoints {
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				root = p
+				return unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, rootTmpfsOpts)
+			}
+		}
+		return fmt.Errorf("no existing folder to mount the new root on (tried %s)", strings.Join(rootMountPoints, ", "))
+	})
+	if s.err != nil {
+		return started{}, s.err
+	}
 	for _, p := range hostPaths {
 		bindHostPath(s, root, p)
 	}
@@ -288,7 +396,11 @@ func setUp() (int, error) {
 		if err := os.Mkdir(skillTarget, 0o755); err != nil {
 			return err
 		}
-		return unix.Mount(cfg.SkillDir, skillTarget, "", unix.MS_BIND|unix.MS_REC, "")
+		// The magic link names the very folder checked by openDiscovered,
+		// whatever its path leads to now.
+		err := unix.Mount("/proc/self/fd/"+strconv.Itoa(skillFD), skillTarget, "", unix.MS_BIND|unix.MS_REC, "")
+		unix.Close(skillFD)
+		return err
 	})
 	s.do(stepSkillRO, func() error { return remountTreeReadOnly(skillTarget, unix.MS_NODEV) })
 
@@ -324,24 +436,112 @@ func setUp() (int, error) {
 		var data [2]unix.CapUserData // effective, permitted, inheritable: all empty
 		return unix.Capset(&hdr, &data[0])
 	})
+	s.do(stepRlimits, func() error { return setRlimits(cfg.CPUSeconds) })
+	abi := 0
+	s.do(stepLandlock, func() error {
+		abi = landlockABI()
+		if abi == 0 {
+			if cfg.RequireLandlock {
+				return errors.New("the kernel has no Landlock, and " + EnvRequire + " requires it")
+			}
+			return nil
+		}
+		rules := append([]landlockRule{
+			{"/", llReadDir},
+			{"/proc", llReadFile | llReadDir},
+			{"/dev", llReadDir},
+			// The working folder: everything (the skill folder below it
+			// is a read-only mount all the same).
+			{workDir, landlockHandled(abi)},
+		}, s.granted...)
+		return restrictLandlock(abi, rules)
+	})
+	s.do(stepSeccomp, installSeccomp)
 
 	var shell int
 	s.do(stepExec, func() error {
+		// Standard input is the new root's /dev/null, not the host's that
+		// the init inherited: reopening it through /dev/stdin must stay
+		// inside the bound paths (Landlock would refuse the host's).
+		null, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open /dev/null: %w", err)
+		}
+		defer unix.Close(null)
 		// The shell is a child rather than the init's successor: PID 1 of a
 		// namespace ignores signals it has no handler for, so a shell as
 		// PID 1 would survive `kill -TERM $$`, and nobody would reap the
-		// orphans of background jobs. ForkExec reports a failed exec, so a
-		// nil error means the command is running.
-		var err error
+		// orphans of background jobs. It starts a new session, which has
+		// no controlling terminal. ForkExec reports a failed exec, so a nil
+		// error means the command is running.
 		shell, err = syscall.ForkExec(shellPath, []string{"sh", "-c", cfg.Command}, &syscall.ProcAttr{
 			Dir:   workDir,
 			Env:   commandEnv(workDir, cfg.SkillID),
-			Files: []uintptr{0, 1, 2},
-			Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+			Files: []uintptr{uintptr(null), 1, 2},
+			Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 		})
 		return err
 	})
-	return shell, s.err
+	return started{shell: shell, landlock: abi}, s.err
+}
+
+// setUpUnisolated starts the shell without namespaces, after checking the
+// skill folder and setting the same limits and seccomp filter as the
+// sandbox. The helper becomes the child subreaper of everything the shell
+// starts.
+func setUpUnisolated(s *setup, cfg initConfig, control *os.File) (started, error) {
+	s.do(stepCloseFiles, closeInheritedFiles)
+	s.do(stepOpenSkill, func() error {
+		fd, err := openDiscovered(cfg.SkillDir, cfg.Skill)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	})
+	s.do(stepSubreaper, func() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	s.do(stepNoNewPriv, func() error { return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })
+	s.do(stepRlimits, func() error { return setRlimits(cfg.CPUSeconds) })
+	s.do(stepSeccomp, installSeccomp)
+	var shell int
+	s.do(stepExec, func() error {
+		var err error
+		shell, err = syscall.ForkExec(shellPath, []string{"sh", "-c", cfg.Command}, &syscall.ProcAttr{
+			Dir:   cfg.WorkDir,
+			Env:   commandEnv(cfg.WorkDir, cfg.SkillID),
+			Files: []uintptr{0, 1, 2},
+			Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+		})
+		return err
+	})
+	return started{shell: shell, control: control}, s.err
+}
+
+// setRlimits lowers the resource limits of the process to the sandbox's,
+// soft and hard alike, so that the command cannot raise them again. A
+// host limit that is already lower stays. syscall.Setrlimit, unlike a raw
+// call, also stops ForkExec from restoring the RLIMIT_NOFILE that Go found
+// at start-up.
+func setRlimits(cpuSeconds uint64) error {
+	for _, l := range []struct {
+		name string
+		res  int
+		v    uint64
+	}{
+		{"RLIMIT_AS", unix.RLIMIT_AS, LimitAddressSpace},
+		{"RLIMIT_CPU", unix.RLIMIT_CPU, cpuSeconds},
+		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, LimitFileSize},
+		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, LimitOpenFiles},
+	} {
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(l.res, &cur); err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+		v := min(l.v, cur.Max)
+		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+	}
+	return nil
 }
 
 // closeInheritedFiles closes the descriptors that reached the init without
@@ -418,6 +618,7 @@ func bindHostPath(s *setup, root, p string) {
 		return unix.Mount(p, target, "", unix.MS_BIND|unix.MS_REC, "")
 	})
 	s.do("remount "+p+" read-only", func() error { return remountTreeReadOnly(target, unix.MS_NODEV) })
+	s.granted = append(s.granted, landlockRule{p, llReadFile | llReadDir | llExecute})
 }
 
 // bindDevNode binds host device node p into the new root, if it exists. It
@@ -436,6 +637,7 @@ func bindDevNode(s *setup, root, p string) {
 		}
 		return remount(target, unix.MS_NOSUID|unix.MS_NOEXEC)
 	})
+	s.granted = append(s.granted, landlockRule{p, llReadFile | llWriteFile | llTruncate | llIoctlDev})
 }
 
 // makeMountPoint creates an empty folder or file at target to mount on.

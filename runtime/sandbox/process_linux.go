@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -69,20 +68,29 @@ func (c *capture) text() string {
 }
 
 // drainGrace bounds how long output is still read after the process group is
-// dead. Inside the sandbox nothing can outlive the init, so it only matters
-// for an unisolated command whose children left the process group (setsid)
-// while holding stdout or stderr open.
+// dead. Inside the sandbox nothing can outlive the init, and the unisolated
+// helper kills everything below it, so it only matters for a process that
+// escaped both (the helper itself was killed, with no cgroup to kill the
+// rest) while holding stdout or stderr open.
 const drainGrace = 2 * time.Second
 
-// process is a started command whose output is being captured.
+// helperGrace bounds how long the unisolated helper may take to kill what
+// is below it after its control pipe closed; then it is killed itself.
+const helperGrace = 10 * time.Second
+
+// process is a started init (or unisolated helper) whose output is being
+// captured.
 type process struct {
 	cmd            *exec.Cmd
 	stdout, stderr *capture
 	exited         chan struct{} // closed when the process has exited, before it is reaped
+	cg             *runCgroup    // the run's cgroup, killed and removed at the end
+	control        *os.File      // unisolated: closing it tells the helper to stop
 }
 
 // startProcess starts cmd with stdout and stderr captured. The caller's
-// SysProcAttr must set Setpgid, so that the group can be killed as a whole.
+// SysProcAttr must set Setsid (or Setpgid), so that the group can be killed
+// as a whole.
 func startProcess(cmd *exec.Cmd) (*process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -139,21 +147,43 @@ func (p *process) wait(ctx context.Context) Result {
 	}
 }
 
-// finish kills the process group (what is left of it), reaps the process,
-// collects the output and builds the result.
+// finish stops what is left of the run: the unisolated helper is told to
+// kill everything below it first; then the process group and the cgroup
+// are killed. It reaps the process, collects the output, removes the
+// cgroup and builds the result.
 func (p *process) finish(timedOut bool) Result {
+	if p.control != nil {
+		p.control.Close()
+		timer := time.NewTimer(helperGrace)
+		select {
+		case <-p.exited:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
 	p.killGroup()
+	if p.cg != nil {
+		p.cg.kill()
+	}
 	_ = p.cmd.Wait() // the status is read from ProcessState below
 	p.collect()
+	var res Result
 	if timedOut {
-		return timedOutResult(p.stdout, p.stderr)
+		res = timedOutResult(p.stdout, p.stderr)
+	} else {
+		res = Result{
+			ExitCode:  exitCode(p.cmd.ProcessState),
+			Stdout:    p.stdout.text(),
+			Stderr:    p.stderr.text(),
+			Truncated: p.stdout.truncated || p.stderr.truncated,
+		}
 	}
-	return Result{
-		ExitCode:  exitCode(p.cmd.ProcessState),
-		Stdout:    p.stdout.text(),
-		Stderr:    p.stderr.text(),
-		Truncated: p.stdout.truncated || p.stderr.truncated,
+	if p.cg != nil {
+		if err := p.cg.remove(); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
 	}
+	return res
 }
 
 // killGroup sends SIGKILL to the whole process group. Call it only before
@@ -194,50 +224,6 @@ func exitCode(st *os.ProcessState) int {
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
-}
-
-// RunUnisolated runs spec.Command without isolation: the explicit opt-out
-// (VOX_SKILL_SANDBOX=off) for hosts where Run cannot set up namespaces. It
-// keeps the timeout, the output caps, the scrubbed environment and the
-// process-group kill; the working directory and $HOME are a fresh temporary
-// folder, removed afterwards, in which ./skill is a symbolic link to the skill
-// folder. The command can read and write whatever the calling user can. It
-// logs nothing: warning about the opt-out is the caller's job.
-func RunUnisolated(ctx context.Context, spec Spec) (res Result, err error) {
-	defer recoverError(&err)
-	timeout, err := spec.check()
-	if err != nil {
-		return Result{}, err
-	}
-	if ctx.Err() != nil {
-		return timedOutResult(nil, nil), nil
-	}
-	dir, err := os.MkdirTemp("", "vox-skill-run-")
-	if err != nil {
-		return Result{}, fmt.Errorf("sandbox: create working folder: %w", err)
-	}
-	defer removeTree(dir)
-	if err := os.Symlink(spec.SkillDir, filepath.Join(dir, "skill")); err != nil {
-		return Result{}, fmt.Errorf("sandbox: link ./skill: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	defer holdThread()()
-	cmd := &exec.Cmd{
-		Path: shellPath,
-		Args: []string{"sh", "-c", spec.Command},
-		Env:  commandEnv(dir, spec.SkillID),
-		Dir:  dir,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
-	}
-	p, err := startProcess(cmd)
-	if err != nil {
-		return Result{}, fmt.Errorf("sandbox: start %s: %w", shellPath, unwrapPathError(err))
-	}
-	return p.wait(ctx), nil
 }
 
 // holdThread keeps the calling goroutine on its thread until the returned

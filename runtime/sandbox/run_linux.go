@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Run runs spec.Command with /bin/sh -c in the sandbox and returns what it
@@ -18,46 +20,175 @@ import (
 // *SetupError naming the step and the errno, and the command does not run.
 // A command that exits non-zero, is killed or times out is a Result, not an
 // error. Cancelling ctx stops the run like its timeout.
-func Run(ctx context.Context, spec Spec) (res Result, err error) {
+func (c Config) Run(ctx context.Context, spec Spec) (res Result, err error) {
 	defer recoverError(&err)
-	return run(ctx, spec, "")
+	res, _, err = c.run(ctx, spec, true, "")
+	return res, err
 }
 
-// run is Run with a test hook: failStep names a set-up step that the init
-// fails with EPERM instead of performing it.
-func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
+// RunUnisolated runs spec.Command without isolation: the explicit opt-out
+// (VOX_SKILL_SANDBOX=off) for hosts where Run cannot set up namespaces. It
+// keeps the timeout, the output caps, the scrubbed environment, the check
+// of the skill folder, the resource limits, the cgroup and the seccomp
+// filter; the working directory and $HOME are a fresh temporary folder,
+// removed afterwards, in which ./skill is a symbolic link to the skill
+// folder. The command runs under a helper that is the child subreaper of
+// everything it starts and kills all of it when the command ends or times
+// out, also what left the session with setsid. The command can read and
+// write whatever the calling user can. It logs nothing: warning about the
+// opt-out is the caller's job.
+func (c Config) RunUnisolated(ctx context.Context, spec Spec) (res Result, err error) {
+	defer recoverError(&err)
+	res, _, err = c.run(ctx, spec, false, "")
+	return res, err
+}
+
+// SelfTest runs `true` once in the sandbox, as the server does at start-up
+// to learn whether isolation works on this host and which protections the
+// host gives. It creates no folder on the host: the skill folder of the
+// test run is /usr (bound read-only, as it is anyway), and the new root is
+// a tmpfs over an existing folder of the init's private mount namespace.
+func (c Config) SelfTest(ctx context.Context) (rep Report) {
+	rep.config = c
+	defer func() {
+		if r := recover(); r != nil {
+			rep.Err = fmt.Errorf("sandbox: internal error: %v", r)
+		}
+	}()
+	var dir string
+	var folder FolderID
+	for _, d := range []string{"/usr", "/etc"} {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() {
+			dir, folder = d, FolderOf(st)
+			break
+		}
+	}
+	if dir == "" {
+		rep.Err = errors.New("sandbox: self-test: neither /usr nor /etc is a folder")
+		return rep
+	}
+	// The run itself requires nothing: the report says what the host
+	// gives, and Problem weighs it against the requirements.
+	probe := c
+	probe.RequireCgroups, probe.RequireLandlock = false, false
+	res, info, err := probe.run(ctx, Spec{SkillID: "sandbox-self-test", SkillDir: dir, Folder: folder, Command: "true"}, true, "")
+	rep.Cgroups, rep.Landlock, rep.Seccomp = info.cgroups, info.landlock, info.seccomp
+	switch {
+	case err != nil:
+		rep.Err = err
+	case res.TimedOut:
+		rep.Err = errors.New("sandbox: self-test: `true` timed out")
+	case res.ExitCode != 0:
+		rep.Err = fmt.Errorf("sandbox: self-test: `true` exited with status %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr))
+	}
+	if rep.Err != nil {
+		return rep
+	}
+	if !rep.Cgroups.Complete() {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cgroups: %s (%s); commands run with rlimits only, set %s=cgroups to refuse that",
+			rep.Cgroups, rep.Cgroups.Why, EnvRequire))
+	}
+	if rep.Landlock == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the kernel has no Landlock: file access is confined by the mount namespace only; set %s=landlock to refuse that", EnvRequire))
+	}
+	rep.Warnings = append(rep.Warnings, res.Warnings...)
+	return rep
+}
+
+// runInfo is what a run applied, for the self-test's report.
+type runInfo struct {
+	cgroups  CgroupSupport
+	landlock int
+	seccomp  bool
+}
+
+// run is Run (isolated) or RunUnisolated, with a test hook: failStep names
+// a set-up step that the init fails with EPERM instead of performing it.
+func (c Config) run(ctx context.Context, spec Spec, isolated bool, failStep string) (Result, runInfo, error) {
+	var info runInfo
+	if c.invalid != "" {
+		return Result{}, info, &SetupError{Step: "read configuration", Err: errors.New(c.invalid)}
+	}
 	timeout, err := spec.check()
 	if err != nil {
-		return Result{}, err
+		return Result{}, info, err
 	}
 	if !initReady.Load() {
-		return Result{}, errors.New("sandbox: MaybeRunInit was not called at the start of main, so the binary cannot act as the sandbox init")
+		return Result{}, info, errors.New("sandbox: MaybeRunInit was not called at the start of main, so the binary cannot act as the sandbox init")
 	}
 	if ctx.Err() != nil {
-		return timedOutResult(nil, nil), nil
+		return timedOutResult(nil, nil), info, nil
+	}
+	var warnings []string
+
+	cfg := initConfig{
+		Isolated:        isolated,
+		SkillDir:        spec.SkillDir,
+		Skill:           spec.Folder,
+		SkillID:         spec.SkillID,
+		Command:         spec.Command,
+		CPUSeconds:      uint64((timeout+time.Second-1)/time.Second) + 1,
+		RequireLandlock: c.RequireLandlock,
+		FailStep:        failStep,
+	}
+	if !isolated {
+		dir, err := os.MkdirTemp("", "vox-skill-run-")
+		if err != nil {
+			return Result{}, info, &SetupError{Step: "create working folder", Err: unwrapPathError(err)}
+		}
+		defer removeTree(dir)
+		if err := os.Symlink(spec.SkillDir, filepath.Join(dir, "skill")); err != nil {
+			return Result{}, info, &SetupError{Step: "link ./skill", Err: unwrapPathError(err)}
+		}
+		cfg.WorkDir = dir
 	}
 
-	// The new root is mounted on an empty folder of the host; only the
-	// init's private mount namespace ever sees anything in it.
-	root, err := os.MkdirTemp("", "vox-sandbox-")
+	// The cgroup exists, with its limits, before the init starts.
+	cg, err := newRunCgroup(cgroupHostFor(c.cgroupRoot()))
 	if err != nil {
-		return Result{}, &SetupError{Step: "create root mount point", Err: unwrapPathError(err)}
+		if c.RequireCgroups {
+			return Result{}, info, &SetupError{Step: "create cgroup", Err: err}
+		}
+		warnings = append(warnings, "this run has no cgroup limits: "+err.Error())
+		cg = &runCgroup{support: CgroupSupport{Why: err.Error()}}
 	}
-	defer os.Remove(root)
+	info.cgroups = cg.support
+	if c.RequireCgroups && !cg.support.Complete() {
+		cg.remove()
+		return Result{}, info, &SetupError{Step: "create cgroup", Err: fmt.Errorf("%s=cgroups, but this host gives %s (%s)", EnvRequire, cg.support, cg.support.Why)}
+	}
 
 	configR, configW, err := os.Pipe()
 	if err != nil {
-		return Result{}, &SetupError{Step: "create config pipe", Err: unwrapSyscall(err)}
+		cg.remove()
+		return Result{}, info, &SetupError{Step: "create config pipe", Err: unwrapSyscall(err)}
 	}
 	defer configW.Close()
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		configR.Close()
-		return Result{}, &SetupError{Step: "create status pipe", Err: unwrapSyscall(err)}
+		cg.remove()
+		return Result{}, info, &SetupError{Step: "create status pipe", Err: unwrapSyscall(err)}
 	}
 	defer statusR.Close()
 
-	uid, gid := os.Getuid(), os.Getgid()
+	attr := &syscall.SysProcAttr{
+		// A new session: the command can never reach the terminal the
+		// server may have been started from, and the whole session's
+		// process group is killed at the end.
+		Setsid: true,
+	}
+	if isolated {
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+		// The init is PID 1 of its namespace: its death kills everything
+		// in it. The unisolated helper instead notices the server's death
+		// by its control pipe, and kills what is below it first.
+		attr.Pdeathsig = syscall.SIGKILL
+	}
 	cmd := &exec.Cmd{
 		// /proc/self/exe rather than os.Executable: it still works when the
 		// binary on disk was replaced or deleted after start-up.
@@ -66,15 +197,8 @@ func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
 		Env:  initEnv,
 		Dir:  "/", // do not hold the caller's working folder
 		// Files 3 and 4 of the init; see configFD and statusFD.
-		ExtraFiles: []*os.File{configR, statusW},
-		SysProcAttr: &syscall.SysProcAttr{
-			Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
-				syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
-			Setpgid:     true,
-			Pdeathsig:   syscall.SIGKILL,
-		},
+		ExtraFiles:  []*os.File{configR, statusW},
+		SysProcAttr: attr,
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -83,24 +207,38 @@ func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
 	configR.Close()
 	statusW.Close()
 	if err != nil {
-		return Result{}, withHint(&SetupError{Step: stepStart, Err: unwrapSyscall(err)})
+		cg.remove()
+		if !isolated {
+			return Result{}, info, &SetupError{Step: "start helper", Err: unwrapSyscall(err)}
+		}
+		return Result{}, info, withHint(&SetupError{Step: stepStart, Err: unwrapSyscall(err)})
+	}
+	p.cg = cg
+	if !isolated {
+		p.control = configW
+	}
+	// The init waits for its config before doing anything, so joining the
+	// cgroup now puts it there before any command process exists.
+	if err := cg.add(p.cmd.Process.Pid); err != nil {
+		if c.RequireCgroups {
+			p.finish(false)
+			return Result{}, info, &SetupError{Step: "join cgroup", Err: err}
+		}
+		warnings = append(warnings, "this run has no cgroup limits: "+err.Error())
 	}
 
 	// The init reads its whole config before anything else; writing from a
 	// goroutine keeps a large command from blocking on a full pipe, and the
 	// write fails with EPIPE if the init dies first. Gob, unlike JSON, keeps
-	// strings that are not valid UTF-8 byte for byte.
+	// strings that are not valid UTF-8 byte for byte. The unisolated
+	// helper's config pipe stays open: closing it tells the helper to stop.
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		_ = gob.NewEncoder(configW).Encode(initConfig{
-			Root:     root,
-			SkillDir: spec.SkillDir,
-			SkillID:  spec.SkillID,
-			Command:  spec.Command,
-			FailStep: failStep,
-		})
-		configW.Close()
+		_ = gob.NewEncoder(configW).Encode(cfg)
+		if isolated {
+			configW.Close()
+		}
 	}()
 	defer func() { <-written }()
 
@@ -116,24 +254,30 @@ func run(ctx context.Context, spec Spec, failStep string) (Result, error) {
 	select {
 	case msg = <-statusCh:
 	case <-ctx.Done():
-		return p.finish(true), nil
+		res := p.finish(true)
+		res.Warnings = append(warnings, res.Warnings...)
+		return res, info, nil
 	}
+	<-written
 	var st initStatus
 	if len(msg) == 0 || json.Unmarshal(msg, &st) != nil {
 		res := p.finish(false)
 		if ctx.Err() != nil {
-			return timedOutResult(p.stdout, p.stderr), nil
+			return timedOutResult(p.stdout, p.stderr), info, nil
 		}
-		return Result{}, &SetupError{
+		return Result{}, info, &SetupError{
 			Step: "start init",
 			Err:  fmt.Errorf("init exited with status %d before starting the command: %s", res.ExitCode, firstLine(res.Stderr)),
 		}
 	}
 	if !st.OK {
 		p.finish(false)
-		return Result{}, withHint(st.err())
+		return Result{}, info, withHint(st.err())
 	}
-	return p.wait(ctx), nil
+	info.landlock, info.seccomp = st.Landlock, st.Seccomp
+	res := p.wait(ctx)
+	res.Warnings = append(warnings, res.Warnings...)
+	return res, info, nil
 }
 
 // stepStart is the step that creates the namespaces, in the parent.

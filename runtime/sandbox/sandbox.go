@@ -1,26 +1,41 @@
 // Package sandbox runs a command for an installed skill in Linux namespaces,
-// the isolation behind the MCP tool vox_skill_run (spec 40-skills.md §7).
+// the isolation behind the MCP tool vox_skill_run (docs/security.md, "The
+// skill sandbox").
 //
 // Run re-executes the running binary (/proc/self/exe) with the hidden first
-// argument InitArg in new user, mount, PID, network, IPC and UTS namespaces,
-// the caller's uid and gid mapped to 0. That init builds a root on tmpfs and
-// pivots into it:
+// argument InitArg, in a new session (no controlling terminal) and in new
+// user, mount, PID, network, IPC and UTS namespaces, the caller's uid and gid
+// mapped to 0. Before the init does anything, Run moves it into a fresh
+// cgroup where the host delegates one (memory, pids and CPU limits, killed
+// as a whole at the end). The init builds a root on a tmpfs mounted over an
+// existing folder of its private mount namespace (so nothing is created on
+// the host) and pivots into it:
 //
 //	/usr /bin /sbin /lib /lib64     read-only binds (symlinks such as /bin -> usr/bin recreated)
 //	/etc/{ld.so.cache,alternatives,ssl,passwd,group}   read-only binds, those that exist
 //	/proc                           a fresh proc of the new PID namespace, read-only
-//	/dev                            null zero full random urandom tty (bound from the host), fd stdin stdout stderr
+//	/dev                            null zero full random urandom (bound from the host), fd stdin stdout stderr; no tty
 //	/tmp                            writable tmpfs (256 MiB): working directory and $HOME
 //	/tmp/skill                      the skill folder, read-only
+//
+// The skill folder is bound only if it is still the folder that was
+// discovered: the init opens its path without following any symlink
+// (openat2 RESOLVE_NO_SYMLINKS) and compares device and inode with
+// Spec.Folder before binding through that descriptor.
 //
 // Everything else of the host (the workspace, /root, /home, ...) is absent,
 // / itself is read-only, and the network namespace has only a loopback
 // interface that is down. The init then empties the capability bounding set
 // and the ambient, effective, permitted and inheritable sets, sets
-// no_new_privs and starts /bin/sh -c as its child with exactly PATH, HOME,
-// LANG=C.UTF-8 and VOX_SKILL_ID in the environment. It stays PID 1 of the new
-// PID namespace and reaps; when the shell exits the init exits with its
-// status, and the kernel kills whatever the command left behind.
+// no_new_privs, sets resource limits (RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE,
+// RLIMIT_NOFILE), restricts file access to the bound paths with Landlock
+// where the kernel has it, installs a seccomp filter (no terminal
+// injection, ptrace, mounts, namespaces, keyrings, bpf, perf, userfaultfd
+// or kexec) and starts /bin/sh -c as its child, in a new session, with
+// exactly PATH, HOME, LANG=C.UTF-8 and VOX_SKILL_ID in the environment. It
+// stays PID 1 of the new PID namespace and reaps; when the shell exits the
+// init exits with its status, and the kernel kills whatever the command left
+// behind.
 //
 // Every binary that calls Run must call MaybeRunInit first thing in main (test
 // binaries in TestMain), because the re-executed copy of the binary has to
@@ -30,18 +45,18 @@
 // Run fails closed: when any set-up step fails it returns a *SetupError naming
 // the step and the errno, and the command does not run. RunUnisolated is the
 // explicit opt-out (VOX_SKILL_SANDBOX=off) with the same timeout, output caps,
-// scrubbed environment and process-group kill, but no isolation.
-//
-// The sandbox sets no CPU, memory or process-count limits (that would need a
-// delegated cgroup); the timeout bounds how long a command can use them.
+// scrubbed environment, resource limits and seccomp filter, but no
+// namespaces: a helper process, child subreaper of everything the command
+// starts, kills every descendant (also those that called setsid) when the
+// command ends or times out.
 package sandbox
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -58,6 +73,24 @@ const (
 	OutputCap      = 1 << 20 // bytes kept of each of stdout and stderr
 )
 
+// Resource limits of every command (docs/security.md). The rlimits hold on
+// every host; the cgroup limits where the host delegates a writable cgroup.
+const (
+	LimitAddressSpace = 8 << 30   // RLIMIT_AS: virtual memory of each process (a JVM needs 4 GiB)
+	LimitFileSize     = 256 << 20 // RLIMIT_FSIZE: largest file a process may write, the size of /tmp
+	LimitOpenFiles    = 4096      // RLIMIT_NOFILE: descriptors of each process
+	CgroupMemory      = 2 << 30   // memory (and memory+swap) of the whole command
+	CgroupPids        = 512       // processes and threads of the whole command
+	// RLIMIT_CPU is the timeout in whole seconds plus one: a process that
+	// spins past it dies even if the timeout's kill failed. The cgroup's CPU
+	// quota is cgroupCPUs().
+)
+
+// cgroupCPUs is the CPU quota of a command: half of the host's CPUs, at
+// least one, so that a busy command leaves room for the server and the
+// agent.
+func cgroupCPUs() int { return max(1, runtime.NumCPU()/2) }
+
 // maxCommandLen is the longest command execve accepts as one argument
 // (MAX_ARG_STRLEN, 32 pages, including the terminating NUL).
 const maxCommandLen = 32*4096 - 1
@@ -73,11 +106,19 @@ const commandPath = "/usr/local/bin:/usr/bin:/bin"
 
 // Spec says what to run for which skill.
 type Spec struct {
-	SkillID  string        // becomes VOX_SKILL_ID
-	SkillDir string        // absolute path of the skill folder, bound read-only at ./skill
-	Command  string        // run with /bin/sh -c
-	Timeout  time.Duration // 0 means DefaultTimeout; callers validate MaxTimeout
+	SkillID  string // becomes VOX_SKILL_ID
+	SkillDir string // absolute path of the skill folder without symlinks, bound read-only at ./skill
+	// Folder identifies SkillDir as it was when the skill was discovered.
+	// The command runs only if SkillDir, opened without following any
+	// symlink, is still that folder.
+	Folder  FolderID
+	Command string        // run with /bin/sh -c
+	Timeout time.Duration // 0 means DefaultTimeout; callers validate MaxTimeout
 }
+
+// FolderID identifies a folder by device and inode, which stay the same
+// across mount namespaces. The zero FolderID is no record.
+type FolderID struct{ Dev, Ino uint64 }
 
 // Result is what a command did. A set-up failure is an error, never a Result.
 type Result struct {
@@ -86,7 +127,16 @@ type Result struct {
 	Stderr    string // at most OutputCap bytes, then the truncation marker
 	TimedOut  bool   // the timeout expired or the context was cancelled
 	Truncated bool   // stdout or stderr was cut
+	// Warnings say which protection this run went without because the
+	// host does not offer it (a cgroup controller, Landlock) and the
+	// Config does not require it; the caller logs them.
+	Warnings []string
 }
+
+// StepOpenSkill is the set-up step that opens the skill folder and checks
+// that it is the folder discovered: its SetupError means the folder changed
+// or went away, not that the host cannot isolate.
+const StepOpenSkill = "open skill folder"
 
 // SetupError reports that the sandbox could not be set up, so the command did
 // not run. Err is usually a syscall.Errno, so errors.Is(err, syscall.EPERM)
@@ -100,32 +150,145 @@ func (e *SetupError) Error() string { return "sandbox: " + e.Step + ": " + e.Err
 
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// initReady records that MaybeRunInit ran in this process, so that Run can
-// refuse to re-execute a binary whose main would not turn into the init.
-var initReady atomic.Bool
+// Config is how the sandbox uses the host; the zero Config is the default.
+type Config struct {
+	// RequireCgroups makes a run fail closed unless the memory, pids and
+	// CPU limits and the cgroup kill all apply
+	// (VOX_SKILL_SANDBOX_REQUIRE=cgroups). Without it a missing cgroup is
+	// a warning.
+	RequireCgroups bool
+	// RequireLandlock makes a run fail closed where the kernel has no
+	// Landlock (VOX_SKILL_SANDBOX_REQUIRE=landlock).
+	RequireLandlock bool
+	// CgroupRoot is where the host's cgroup file systems are mounted
+	// (VOX_SKILL_CGROUP_ROOT); "" means /sys/fs/cgroup. Only cgroup mounts
+	// at or below it are used.
+	CgroupRoot string
 
-// SelfTest runs `true` once in the sandbox; the server calls it at start-up to
-// learn whether isolation works on this host.
-func SelfTest(ctx context.Context) (err error) {
-	defer recoverError(&err)
-	dir, err := os.MkdirTemp("", "vox-sandbox-selftest-")
-	if err != nil {
-		return fmt.Errorf("sandbox: self-test: %w", err)
+	// invalid is set by ConfigFromEnv for a value it does not know: the
+	// sandbox then fails closed, naming it.
+	invalid string
+}
+
+// Environment variables read by ConfigFromEnv.
+const (
+	EnvRequire    = "VOX_SKILL_SANDBOX_REQUIRE"
+	EnvCgroupRoot = "VOX_SKILL_CGROUP_ROOT"
+)
+
+// ConfigFromEnv reads VOX_SKILL_SANDBOX_REQUIRE (a comma-separated list of
+// cgroups and landlock) and VOX_SKILL_CGROUP_ROOT. An unknown requirement
+// is not ignored: every run fails closed, saying which value is wrong.
+func ConfigFromEnv(getenv func(string) string) Config {
+	var c Config
+	for _, w := range strings.Split(getenv(EnvRequire), ",") {
+		switch w = strings.ToLower(strings.TrimSpace(w)); w {
+		case "":
+		case "cgroups":
+			c.RequireCgroups = true
+		case "landlock":
+			c.RequireLandlock = true
+		default:
+			c.invalid = fmt.Sprintf("%s=%s: unknown requirement %q; allowed: cgroups, landlock (comma-separated)",
+				EnvRequire, getenv(EnvRequire), w)
+		}
 	}
-	defer os.Remove(dir)
-	res, err := Run(ctx, Spec{SkillID: "sandbox-self-test", SkillDir: dir, Command: "true"})
-	if err != nil {
-		return err
+	c.CgroupRoot = getenv(EnvCgroupRoot)
+	return c
+}
+
+func (c Config) cgroupRoot() string {
+	if c.CgroupRoot == "" {
+		return "/sys/fs/cgroup"
 	}
-	if res.TimedOut {
-		return errors.New("sandbox: self-test: `true` timed out")
+	return filepath.Clean(c.CgroupRoot)
+}
+
+// Report is what the start-up self-test found: whether commands can run
+// isolated on this host, and which protections the host gives.
+type Report struct {
+	// Err is why isolation cannot be set up (the self-test's `true` run
+	// failed), nil when it works.
+	Err error
+	// Seccomp is true when the filter was installed.
+	Seccomp bool
+	// Landlock is the Landlock ABI version applied, 0 when the kernel has
+	// none.
+	Landlock int
+	// Cgroups says what the host's cgroups give.
+	Cgroups CgroupSupport
+	// Warnings name the protections missing on this host that the
+	// Config does not require; the server logs them.
+	Warnings []string
+
+	config Config
+}
+
+// CgroupSupport says where each cgroup protection comes from: "v2" or
+// "v1" (a cgroup v1 hierarchy), "" when the host does not give it.
+type CgroupSupport struct {
+	Memory, Pids, CPU string
+	// Kill is "cgroup.kill" (v2), "freezer" (v1: freeze, kill every
+	// task, thaw) or "".
+	Kill string
+	// Why explains what is missing, "" when everything is there.
+	Why string
+}
+
+// Complete reports whether every cgroup protection applies.
+func (c CgroupSupport) Complete() bool {
+	return c.Memory != "" && c.Pids != "" && c.CPU != "" && c.Kill != ""
+}
+
+func (c CgroupSupport) String() string {
+	name := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
 	}
-	if res.ExitCode != 0 {
-		return fmt.Errorf("sandbox: self-test: `true` exited with status %d: %s",
-			res.ExitCode, strings.TrimSpace(res.Stderr))
+	return fmt.Sprintf("memory %s, pids %s, cpu %s, kill %s", name(c.Memory), name(c.Pids), name(c.CPU), name(c.Kill))
+}
+
+// Problem is why vox_skill_run must fail closed with this report: isolation
+// does not work, or the Config requires what the host lacks. nil means
+// commands may run.
+func (r Report) Problem() error {
+	switch {
+	case r.config.invalid != "":
+		return errors.New("sandbox: " + r.config.invalid)
+	case r.Err != nil:
+		return r.Err
+	case r.config.RequireCgroups && !r.Cgroups.Complete():
+		return fmt.Errorf("sandbox: %s=cgroups, but this host gives no complete writable cgroup (%s: %s); "+
+			"run vox-mcp in a cgroup it may write (docs/security.md), or drop cgroups from %s",
+			EnvRequire, r.Cgroups, r.Cgroups.Why, EnvRequire)
+	case r.config.RequireLandlock && r.Landlock == 0:
+		return fmt.Errorf("sandbox: %s=landlock, but this kernel has no Landlock; "+
+			"boot with landlock in the lsm= list, or drop landlock from %s", EnvRequire, EnvRequire)
 	}
 	return nil
 }
+
+// String is a one-line summary for the log.
+func (r Report) String() string {
+	if r.Err != nil {
+		return "isolation unavailable: " + r.Err.Error()
+	}
+	ll := "landlock none"
+	if r.Landlock > 0 {
+		ll = "landlock ABI " + strconv.Itoa(r.Landlock)
+	}
+	sc := "seccomp none"
+	if r.Seccomp {
+		sc = "seccomp filter"
+	}
+	return "namespaces, " + sc + ", " + ll + ", cgroups: " + r.Cgroups.String()
+}
+
+// initReady records that MaybeRunInit ran in this process, so that Run can
+// refuse to re-execute a binary whose main would not turn into the init.
+var initReady atomic.Bool
 
 // recoverError turns a panic in an exported entry point into its error.
 func recoverError(err *error) {
@@ -143,12 +306,16 @@ func (s Spec) check() (time.Duration, error) {
 		return 0, fmt.Errorf("sandbox: timeout %v exceeds the maximum %v", s.Timeout, MaxTimeout)
 	case !filepath.IsAbs(s.SkillDir):
 		return 0, fmt.Errorf("sandbox: skill folder %q is not an absolute path", s.SkillDir)
+	case filepath.Clean(s.SkillDir) != s.SkillDir:
+		return 0, fmt.Errorf("sandbox: skill folder %q is not a clean path", s.SkillDir)
 	case strings.ContainsRune(s.SkillDir, 0), strings.ContainsRune(s.SkillID, 0):
 		return 0, errors.New("sandbox: skill id or folder contains a NUL byte")
 	case strings.ContainsRune(s.Command, 0):
 		return 0, errors.New("sandbox: command contains a NUL byte")
 	case len(s.Command) > maxCommandLen:
 		return 0, fmt.Errorf("sandbox: command is %d bytes long, at most %d are allowed", len(s.Command), maxCommandLen)
+	case s.Folder == FolderID{}:
+		return 0, fmt.Errorf("sandbox: no record of the skill folder %s as discovered", s.SkillDir)
 	}
 	if s.Timeout == 0 {
 		return DefaultTimeout, nil
@@ -165,3 +332,14 @@ func commandEnv(home, skillID string) []string {
 		"VOX_SKILL_ID=" + skillID,
 	}
 }
+
+// Run runs spec.Command in the sandbox with the default Config.
+func Run(ctx context.Context, spec Spec) (Result, error) { return Config{}.Run(ctx, spec) }
+
+// RunUnisolated runs spec.Command without namespaces with the default Config.
+func RunUnisolated(ctx context.Context, spec Spec) (Result, error) {
+	return Config{}.RunUnisolated(ctx, spec)
+}
+
+// SelfTest runs the self-test with the default Config.
+func SelfTest(ctx context.Context) Report { return Config{}.SelfTest(ctx) }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -20,7 +21,14 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunInit()
-	os.Exit(m.Run())
+	if h := os.Getenv(helperEnv); h != "" {
+		os.Exit(runHelper(h))
+	}
+	code := m.Run()
+	if probeDir != "" {
+		os.RemoveAll(probeDir)
+	}
+	os.Exit(code)
 }
 
 const skillMD = "---\nname: test-skill\ndescription: a skill for the sandbox tests\n---\nBody.\n"
@@ -42,6 +50,17 @@ func newSkill(t *testing.T) string {
 	return dir
 }
 
+// specFor is the spec of command for the skill in dir, recorded as
+// discovered now.
+func specFor(t testing.TB, dir, command string) sandbox.Spec {
+	t.Helper()
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sandbox.Spec{SkillID: "test-skill", SkillDir: dir, Folder: sandbox.FolderOf(fi), Command: command, Timeout: 2 * time.Minute}
+}
+
 type runFunc func(context.Context, sandbox.Spec) (sandbox.Result, error)
 
 var modes = []struct {
@@ -60,9 +79,7 @@ func mustRun(t *testing.T, run runFunc, command string) sandbox.Result {
 
 func mustRunIn(t *testing.T, run runFunc, skillDir, command string) sandbox.Result {
 	t.Helper()
-	res, err := run(context.Background(), sandbox.Spec{
-		SkillID: "test-skill", SkillDir: skillDir, Command: command, Timeout: 2 * time.Minute,
-	})
+	res, err := run(context.Background(), specFor(t, skillDir, command))
 	if err != nil {
 		t.Fatalf("run %q: %v", command, err)
 	}
@@ -75,8 +92,19 @@ func mustRunIn(t *testing.T, run runFunc, skillDir, command string) sandbox.Resu
 func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
 func TestSelfTest(t *testing.T) {
-	if err := sandbox.SelfTest(context.Background()); err != nil {
+	rep := sandbox.SelfTest(context.Background())
+	if err := rep.Problem(); err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("this host: %s", rep)
+	for _, w := range rep.Warnings {
+		t.Logf("warning: %s", w)
+	}
+	if !rep.Seccomp {
+		t.Error("the self-test ran without the seccomp filter")
+	}
+	if abi := sandbox.LandlockABI(); rep.Landlock != abi {
+		t.Errorf("the self-test applied Landlock ABI %d, the kernel has %d", rep.Landlock, abi)
 	}
 }
 
@@ -169,10 +197,9 @@ func TestConcurrentRuns(t *testing.T) {
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
-			res, err := sandbox.Run(context.Background(), sandbox.Spec{
-				SkillID: fmt.Sprintf("skill-%d", i), SkillDir: skill,
-				Command: "echo $VOX_SKILL_ID; echo " + fmt.Sprint(i) + " > ./n; cat ./n; exit " + fmt.Sprint(i),
-			})
+			spec := specFor(t, skill, "echo $VOX_SKILL_ID; echo "+fmt.Sprint(i)+" > ./n; cat ./n; exit "+fmt.Sprint(i))
+			spec.SkillID = fmt.Sprintf("skill-%d", i)
+			res, err := sandbox.Run(context.Background(), spec)
 			if want := fmt.Sprintf("skill-%d\n%d\n", i, i); err == nil && (res.Stdout != want || res.ExitCode != i) {
 				err = fmt.Errorf("run %d: got %q exit %d, want %q exit %d", i, res.Stdout, res.ExitCode, want, i)
 			}
@@ -286,7 +313,7 @@ echo "hostname:" $(hostname)
 	}
 	subset("/", []string{"usr", "bin", "sbin", "lib", "lib64", "etc", "proc", "dev", "tmp"}, []string{"usr", "bin", "etc", "proc", "dev", "tmp"})
 	subset("/etc", []string{"ld.so.cache", "alternatives", "ssl", "passwd", "group"}, []string{"passwd"})
-	subset("/dev", []string{"null", "zero", "full", "random", "urandom", "tty", "fd", "stdin", "stdout", "stderr"}, []string{"null", "zero", "urandom"})
+	subset("/dev", []string{"null", "zero", "full", "random", "urandom", "fd", "stdin", "stdout", "stderr"}, []string{"null", "zero", "urandom"})
 	// A fresh PID namespace: only the init (PID 1) and the shell exist.
 	if want := []string{"/proc/1", "/proc/" + strings.Join(got["self"], "")}; !slices.Equal(got["pids"], want) {
 		t.Errorf("processes %q, want %q", got["pids"], want)
@@ -382,14 +409,10 @@ func TestCancelKillsEverything(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			marker := newMarker()
-			cmd := fmt.Sprintf("sleep %[1]s & (sleep %[1]s &); sleep %[1]s", marker)
-			want := 3
-			if m.name == "isolated" {
-				// setsid leaves the process group; only the PID namespace
-				// catches it, so the unisolated run cannot promise this.
-				cmd = fmt.Sprintf("setsid sleep %[1]s & ", marker) + cmd
-				want = 4
-			}
+			// setsid leaves the process group and the session: the PID
+			// namespace, or the unisolated helper as subreaper, catches it.
+			cmd := fmt.Sprintf("setsid sleep %[1]s & setsid sh -c 'sleep %[1]s' & sleep %[1]s & (sleep %[1]s &); sleep %[1]s", marker)
+			want := 5
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() {
@@ -399,7 +422,7 @@ func TestCancelKillsEverything(t *testing.T) {
 				}
 				cancel()
 			}()
-			res, err := m.run(ctx, sandbox.Spec{SkillID: "test-skill", SkillDir: newSkill(t), Command: cmd, Timeout: 2 * time.Minute})
+			res, err := m.run(ctx, specFor(t, newSkill(t), cmd))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,7 +441,9 @@ func TestTimeout(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			marker := newMarker()
 			cmd := fmt.Sprintf("sleep %[1]s & sleep %[1]s", marker)
-			res, err := m.run(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: newSkill(t), Command: cmd, Timeout: time.Second})
+			spec := specFor(t, newSkill(t), cmd)
+			spec.Timeout = time.Second
+			res, err := m.run(context.Background(), spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +461,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, m := range modes {
-		res, err := m.run(ctx, sandbox.Spec{SkillID: "t", SkillDir: newSkill(t), Command: "echo ran"})
+		res, err := m.run(ctx, specFor(t, newSkill(t), "echo ran"))
 		if err != nil || !res.TimedOut || res.ExitCode != -1 || res.Stdout != "" {
 			t.Errorf("%s: got %+v, %v", m.name, res, err)
 		}
@@ -479,13 +504,16 @@ func TestOutputCap(t *testing.T) {
 	})
 }
 
+// zero reports whether res is the empty Result of a run that did not happen.
+func zero(res sandbox.Result) bool { return reflect.DeepEqual(res, sandbox.Result{}) }
+
 func TestFailsClosed(t *testing.T) {
 	ranMarker := filepath.Join(t.TempDir(), "ran")
 	// Were the command run outside the sandbox, it would create ranMarker.
 	command := "touch " + ranMarker + "; echo ran"
 	assertNotRun := func(t *testing.T, res sandbox.Result) {
 		t.Helper()
-		if res != (sandbox.Result{}) {
+		if !zero(res) {
 			t.Errorf("result %+v for a run that failed", res)
 		}
 		if _, err := os.Stat(ranMarker); err == nil {
@@ -493,17 +521,24 @@ func TestFailsClosed(t *testing.T) {
 		}
 	}
 
-	t.Run("missing skill folder", func(t *testing.T) {
-		res, err := sandbox.Run(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: "/nonexistent/vox-skill", Command: command})
-		assertNotRun(t, res)
-		var se *sandbox.SetupError
-		if !errors.As(err, &se) || se.Step != "bind skill folder" || !errors.Is(err, syscall.ENOENT) {
-			t.Fatalf("got %v", err)
-		}
-		if want := "sandbox: bind skill folder: no such file or directory"; err.Error() != want {
-			t.Errorf("error %q, want %q", err, want)
-		}
-	})
+	for _, m := range modes {
+		t.Run(m.name+"/missing skill folder", func(t *testing.T) {
+			dir := newSkill(t)
+			spec := specFor(t, dir, command)
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			res, err := m.run(context.Background(), spec)
+			assertNotRun(t, res)
+			var se *sandbox.SetupError
+			if !errors.As(err, &se) || se.Step != "open skill folder" || !errors.Is(err, syscall.ENOENT) {
+				t.Fatalf("got %v", err)
+			}
+			if want := "sandbox: open skill folder: " + dir + ": no such file or directory"; err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
+			}
+		})
+	}
 
 	steps := slices.Clone(sandbox.FixedSetupSteps)
 	for _, p := range []string{"/usr", "/bin", "/etc/passwd"} {
@@ -514,18 +549,28 @@ func TestFailsClosed(t *testing.T) {
 		}
 	}
 	steps = append(steps, "bind /dev/null")
-	for _, step := range steps {
-		t.Run(step, func(t *testing.T) {
-			res, err := sandbox.RunFailingAt(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: newSkill(t), Command: command}, step)
-			assertNotRun(t, res)
-			// Some steps add a hint in parentheses about the usual cause.
-			if want := "sandbox: " + step + ": operation not permitted"; err == nil || (err.Error() != want && !strings.HasPrefix(err.Error(), want+" (")) {
-				t.Fatalf("got error %v, want %q", err, want)
-			}
-			if !errors.Is(err, syscall.EPERM) {
-				t.Errorf("%v does not wrap EPERM", err)
-			}
-		})
+	failing := []struct {
+		mode  string
+		steps []string
+		run   func(context.Context, sandbox.Spec, string) (sandbox.Result, error)
+	}{
+		{"isolated", steps, sandbox.Config{}.RunFailingAt},
+		{"unisolated", sandbox.UnisolatedSetupSteps, sandbox.Config{}.RunUnisolatedFailingAt},
+	}
+	for _, f := range failing {
+		for _, step := range f.steps {
+			t.Run(f.mode+"/"+step, func(t *testing.T) {
+				res, err := f.run(context.Background(), specFor(t, newSkill(t), command), step)
+				assertNotRun(t, res)
+				// Some steps add a hint in parentheses about the usual cause.
+				if want := "sandbox: " + step + ": operation not permitted"; err == nil || (err.Error() != want && !strings.HasPrefix(err.Error(), want+" (")) {
+					t.Fatalf("got error %v, want %q", err, want)
+				}
+				if !errors.Is(err, syscall.EPERM) {
+					t.Errorf("%v does not wrap EPERM", err)
+				}
+			})
+		}
 	}
 }
 
@@ -535,12 +580,12 @@ func TestFailsClosed(t *testing.T) {
 func TestFailsClosedWithoutUserNamespaces(t *testing.T) {
 	if os.Getenv("VOX_SANDBOX_TEST_NO_USERNS") == "1" {
 		skill := newSkill(t)
-		res, err := sandbox.Run(context.Background(), sandbox.Spec{SkillID: "t", SkillDir: skill, Command: "echo ran"})
+		res, err := sandbox.Run(context.Background(), specFor(t, skill, "echo ran"))
 		want := "sandbox: start namespaces: no space left on device (no user namespace may be created: sysctl user.max_user_namespaces is 0 or used up)"
-		if res != (sandbox.Result{}) || err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
+		if !zero(res) || err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("got %+v, %v; want error %q", res, err, want)
 		}
-		if err := sandbox.SelfTest(context.Background()); err == nil || err.Error() != want {
+		if err := sandbox.SelfTest(context.Background()).Problem(); err == nil || err.Error() != want {
 			t.Errorf("self-test: got %v, want %q", err, want)
 		}
 		return
@@ -561,22 +606,29 @@ func TestFailsClosedWithoutUserNamespaces(t *testing.T) {
 
 func TestInvalidSpecs(t *testing.T) {
 	skill := newSkill(t)
+	st, err := os.Lstat(skill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi := sandbox.FolderOf(st)
 	cases := []struct {
 		name string
 		spec sandbox.Spec
 		want string
 	}{
-		{"relative folder", sandbox.Spec{SkillDir: "skills/x", Command: "true"}, `sandbox: skill folder "skills/x" is not an absolute path`},
-		{"timeout too long", sandbox.Spec{SkillDir: skill, Command: "true", Timeout: sandbox.MaxTimeout + time.Millisecond}, "sandbox: timeout 5m0.001s exceeds the maximum 5m0s"},
-		{"negative timeout", sandbox.Spec{SkillDir: skill, Command: "true", Timeout: -time.Second}, "sandbox: negative timeout -1s"},
-		{"NUL in command", sandbox.Spec{SkillDir: skill, Command: "true\x00"}, "sandbox: command contains a NUL byte"},
-		{"command too long", sandbox.Spec{SkillDir: skill, Command: strings.Repeat("x", 1<<17)}, "sandbox: command is 131072 bytes long, at most 131071 are allowed"},
+		{"relative folder", sandbox.Spec{SkillDir: "skills/x", Folder: fi, Command: "true"}, `sandbox: skill folder "skills/x" is not an absolute path`},
+		{"unclean folder", sandbox.Spec{SkillDir: skill + "/../x", Folder: fi, Command: "true"}, fmt.Sprintf("sandbox: skill folder %q is not a clean path", skill+"/../x")},
+		{"no record", sandbox.Spec{SkillDir: skill, Command: "true"}, "sandbox: no record of the skill folder " + skill + " as discovered"},
+		{"timeout too long", sandbox.Spec{SkillDir: skill, Folder: fi, Command: "true", Timeout: sandbox.MaxTimeout + time.Millisecond}, "sandbox: timeout 5m0.001s exceeds the maximum 5m0s"},
+		{"negative timeout", sandbox.Spec{SkillDir: skill, Folder: fi, Command: "true", Timeout: -time.Second}, "sandbox: negative timeout -1s"},
+		{"NUL in command", sandbox.Spec{SkillDir: skill, Folder: fi, Command: "true\x00"}, "sandbox: command contains a NUL byte"},
+		{"command too long", sandbox.Spec{SkillDir: skill, Folder: fi, Command: strings.Repeat("x", 1<<17)}, "sandbox: command is 131072 bytes long, at most 131071 are allowed"},
 	}
 	for _, m := range modes {
 		for _, c := range cases {
 			t.Run(m.name+"/"+c.name, func(t *testing.T) {
 				res, err := m.run(context.Background(), c.spec)
-				if err == nil || err.Error() != c.want || res != (sandbox.Result{}) {
+				if err == nil || err.Error() != c.want || !zero(res) {
 					t.Errorf("got %+v, %v; want error %q", res, err, c.want)
 				}
 			})
@@ -593,18 +645,18 @@ func TestLongestCommand(t *testing.T) {
 }
 
 func BenchmarkRun(b *testing.B) {
-	dir := b.TempDir()
+	spec := specFor(b, b.TempDir(), "true")
 	for b.Loop() {
-		if _, err := sandbox.Run(context.Background(), sandbox.Spec{SkillID: "b", SkillDir: dir, Command: "true"}); err != nil {
+		if _, err := sandbox.Run(context.Background(), spec); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkRunUnisolated(b *testing.B) {
-	dir := b.TempDir()
+	spec := specFor(b, b.TempDir(), "true")
 	for b.Loop() {
-		if _, err := sandbox.RunUnisolated(context.Background(), sandbox.Spec{SkillID: "b", SkillDir: dir, Command: "true"}); err != nil {
+		if _, err := sandbox.RunUnisolated(context.Background(), spec); err != nil {
 			b.Fatal(err)
 		}
 	}

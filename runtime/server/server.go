@@ -38,6 +38,7 @@ import (
 	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -63,6 +64,10 @@ type Options struct {
 	// SkillSandboxOff runs vox_skill_run without isolation
 	// (VOX_SKILL_SANDBOX=off), with a warning on every run.
 	SkillSandboxOff bool
+	// SkillSandbox says how vox_skill_run uses the host: what it requires
+	// and where cgroups are mounted (sandbox.ConfigFromEnv reads
+	// VOX_SKILL_SANDBOX_REQUIRE and VOX_SKILL_CGROUP_ROOT).
+	SkillSandbox sandbox.Config
 	// WorkspaceTools advertises the workspace tools in tools/list (see
 	// WorkspaceToolsAdvertised); they are callable by name either way.
 	WorkspaceTools bool

@@ -80,22 +80,34 @@ func (s *Server) initSkills() {
 	if p.sandboxOff {
 		s.log.Warn("VOX_SKILL_SANDBOX=off: vox_skill_run runs commands without isolation")
 	} else {
-		logger := s.log
+		logger, cfg := s.log, s.opts.SkillSandbox
 		go func() {
-			if err := sandboxSelfTest(); err != nil {
+			rep := sandboxSelfTest(cfg)
+			if err := rep.Problem(); err != nil {
 				logger.Warn("sandbox self-test failed: vox_skill_run fails closed", "err", err)
-			} else {
-				logger.Debug("sandbox self-test passed")
+				return
+			}
+			logger.Info("sandbox self-test passed", "host", rep.String())
+			for _, w := range rep.Warnings {
+				logger.Warn("sandbox: " + w)
 			}
 		}()
 	}
 }
 
-// sandboxSelfTest runs the sandbox self-test once per process: whether
-// namespaces work is a property of the host, and every server of the
-// process shares it. The server starts it at start-up without waiting;
-// the sandbox requirement waits for its result.
-var sandboxSelfTest = sync.OnceValue(func() error { return sandbox.SelfTest(context.Background()) })
+// sandboxSelfTests memoizes sandboxSelfTest by sandbox.Config.
+var sandboxSelfTests sync.Map
+
+// sandboxSelfTest runs the sandbox self-test once per process and
+// configuration: what the host gives is a property of the host, and every
+// server of the process shares it. The server starts it at start-up
+// without waiting; the sandbox requirement waits for its result.
+func sandboxSelfTest(cfg sandbox.Config) sandbox.Report {
+	once, _ := sandboxSelfTests.LoadOrStore(cfg, sync.OnceValue(func() sandbox.Report {
+		return cfg.SelfTest(context.Background())
+	}))
+	return once.(func() sandbox.Report)()
+}
 
 // changed follows every registry change: it re-registers the resources and
 // the tools (macro tools come and go with skills).
@@ -313,9 +325,13 @@ func (p *skillPlane) sandboxRequirement() (bool, string) {
 	if p.sandboxOff {
 		return true, ""
 	}
-	if err := sandboxSelfTest(); err != nil {
+	rep := sandboxSelfTest(p.s.opts.SkillSandbox)
+	if rep.Err != nil {
 		return false, fmt.Sprintf("the sandbox self-test failed on this host (%v), so vox_skill_run fails closed; "+
-			"let the server create user namespaces, or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation", err)
+			"let the server create user namespaces, or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation", rep.Err)
+	}
+	if err := rep.Problem(); err != nil {
+		return false, fmt.Sprintf("vox_skill_run fails closed: %v", err)
 	}
 	return true, ""
 }

@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
@@ -11,33 +11,40 @@ import (
 
 func init() { registerHandler("vox_skill_run", skillRun) }
 
-// skillRun runs a command for an installed skill in the sandbox (spec
-// 40-skills §7). The sandbox requirement was checked before: the start-up
-// self-test passed, or VOX_SKILL_SANDBOX=off chose the unisolated run.
+// skillRun runs a command for an installed skill in the sandbox
+// (docs/security.md, "The skill sandbox"). The sandbox requirement was
+// checked before: the start-up self-test passed, or VOX_SKILL_SANDBOX=off
+// chose the unisolated run. The sandbox binds the folder the registry
+// discovered, checked by device and inode, never what its path leads to
+// now.
 func skillRun(ctx context.Context, s *Server, args Args) (any, error) {
 	in, err := s.skills.reg.Snapshot().Lookup(args.String("id"))
 	if err != nil {
 		return nil, err
 	}
-	// The sandbox binds the folder itself, not a symlink leading to it.
-	dir, err := filepath.EvalSymlinks(in.Path)
-	if err != nil {
-		return nil, fmt.Errorf("skill %s: its folder %s cannot be read (%v): vox_skill_discover shows where skills are", in.ID, in.Path, err)
-	}
 	spec := sandbox.Spec{
 		SkillID:  in.ID,
-		SkillDir: dir,
+		SkillDir: in.RealPath(),
+		Folder:   sandbox.FolderID{Dev: in.Dev, Ino: in.Ino},
 		Command:  args.String("command"),
 		Timeout:  time.Duration(args.Int("timeout_ms", 0)) * time.Millisecond,
 	}
+	cfg := s.opts.SkillSandbox
 	var res sandbox.Result
 	if s.skills.sandboxOff {
 		s.log.Warn("VOX_SKILL_SANDBOX=off: running a skill command without isolation", "skill", in.ID)
-		res, err = sandbox.RunUnisolated(ctx, spec)
+		res, err = cfg.RunUnisolated(ctx, spec)
 	} else {
-		res, err = sandbox.Run(ctx, spec)
+		res, err = cfg.Run(ctx, spec)
 	}
-	if err != nil {
+	for _, w := range res.Warnings {
+		s.log.Warn("vox_skill_run: "+w, "skill", in.ID)
+	}
+	var se *sandbox.SetupError
+	switch {
+	case errors.As(err, &se) && se.Step == sandbox.StepOpenSkill:
+		return nil, fmt.Errorf("skill %s: the command did not run: %v", in.ID, err)
+	case err != nil:
 		return nil, fmt.Errorf("the command did not run: %v; fix the host's sandbox support, or start vox-mcp with VOX_SKILL_SANDBOX=off to run without isolation", err)
 	}
 	return runResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, TimedOut: res.TimedOut, Truncated: res.Truncated}, nil

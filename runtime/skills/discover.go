@@ -139,9 +139,17 @@ type Installed struct {
 	// Files lists every file of the folder (SKILL.md included), sorted by
 	// path; symlinks leaving the folder and .git folders are left out.
 	Files []File
+	// Dev and Ino identify the folder at RealPath when the skill was
+	// loaded (0 where the system has none): vox_skill_run runs a command
+	// only in that same folder, never in whatever a path swapped since
+	// leads to (docs/security.md).
+	Dev, Ino uint64
 
 	real string // Path with symlinks resolved
 }
+
+// RealPath is the skill folder with symlinks resolved, as loaded.
+func (in *Installed) RealPath() string { return in.real }
 
 // FilePaths are the relative paths of the skill's files.
 func (in *Installed) FilePaths() []string {
@@ -281,7 +289,12 @@ func Load(dir, root string) (*Installed, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	folder, err := os.Lstat(real)
+	if err != nil {
+		return nil, nil, err
+	}
 	in := &Installed{Path: dir, Root: root, real: real}
+	in.Dev, in.Ino = folderIdentity(folder)
 	in.Skill = &Skill{ID: filepath.Base(dir)}
 	data, err := in.ReadFile("SKILL.md")
 	if err != nil {

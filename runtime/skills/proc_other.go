@@ -2,7 +2,10 @@
 
 package skills
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // oNoFollow is 0 where the system has no O_NOFOLLOW (Windows): the copy
 // still refuses anything that is not a regular file before opening it.
@@ -11,3 +14,6 @@ const oNoFollow = 0
 // killGroupOnCancel keeps exec's default on systems without process
 // groups: the context kills git itself.
 func killGroupOnCancel(*exec.Cmd) {}
+
+// folderIdentity has no device and inode to give here.
+func folderIdentity(os.FileInfo) (dev, ino uint64) { return 0, 0 }

@@ -3,6 +3,7 @@
 package skills
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -16,4 +17,12 @@ const oNoFollow = syscall.O_NOFOLLOW
 func killGroupOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
+// folderIdentity is the device and inode in fi, the Lstat of a folder.
+func folderIdentity(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
 }

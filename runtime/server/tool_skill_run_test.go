@@ -1,0 +1,99 @@
+package server
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+)
+
+// requireIsolation skips a test on a host where the sandbox cannot
+// isolate; TestSkillRun covers that host's fail-closed answer.
+func requireIsolation(t *testing.T) {
+	t.Helper()
+	if rep := sandboxSelfTest(sandbox.Config{}); rep.Err != nil {
+		t.Skip("this host cannot isolate:", rep.Err)
+	}
+}
+
+// A skill folder swapped for a symlink after start-up is not followed: the
+// command does not run, and the secret it leads to never shows.
+func TestSkillRunRefusesSwappedFolder(t *testing.T) {
+	requireIsolation(t)
+	for _, off := range []bool{false, true} {
+		s, root := skillServer(t, Options{SkillSandboxOff: off}, "release-notes")
+		secret := t.TempDir()
+		if err := os.WriteFile(filepath.Join(secret, "secret"), []byte("TOP-SECRET"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, "release-notes")
+		if err := os.Rename(dir, dir+".moved"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, dir); err != nil {
+			t.Fatal(err)
+		}
+		text, isErr, _ := call(t, s, "vox_skill_run", `{"id":"release-notes","command":"cat skill/secret"}`)
+		want := "skill release-notes: the command did not run: sandbox: open skill folder: " + dir +
+			": a symlink is now on the path (too many levels of symbolic links): the folder is no longer the one discovered"
+		if !isErr || text != want {
+			t.Errorf("sandbox off %v: got %v %q, want %q", off, isErr, text, want)
+		}
+	}
+}
+
+// syncBuffer is a log destination safe for the self-test's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// Where no cgroup can be made (an empty cgroup root stands for such a
+// host), commands still run and the start-up log warns; with
+// VOX_SKILL_SANDBOX_REQUIRE=cgroups vox_skill_run fails closed.
+func TestSkillRunWithoutCgroups(t *testing.T) {
+	requireIsolation(t)
+	var logs syncBuffer
+	cgroupRoot := t.TempDir()
+	s, _ := skillServer(t, Options{
+		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
+		SkillSandbox: sandbox.Config{CgroupRoot: cgroupRoot},
+	}, "release-notes")
+	text := ok(t, s, "vox_skill_run", `{"id":"release-notes","command":"echo ran"}`)
+	if text != `{"exit_code":0,"stdout":"ran\n","stderr":"","timed_out":false,"truncated":false}` {
+		t.Errorf("run: %s", text)
+	}
+	// The start-up goroutine logs once the self-test is done.
+	warning := "sandbox: cgroups: memory none, pids none, cpu none, kill none (no cgroup file system of this process is mounted under " + cgroupRoot
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), warning) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), warning) {
+		t.Errorf("no cgroup warning in the log:\n%s", logs.String())
+	}
+
+	required, _ := skillServer(t, Options{SkillSandbox: sandbox.Config{CgroupRoot: cgroupRoot, RequireCgroups: true}}, "release-notes")
+	text, isErr, _ := call(t, required, "vox_skill_run", `{"id":"release-notes","command":"echo ran"}`)
+	want := "requirement sandbox not met: vox_skill_run fails closed: sandbox: VOX_SKILL_SANDBOX_REQUIRE=cgroups, but this host gives no complete writable cgroup (memory none, pids none, cpu none, kill none: no cgroup file system of this process is mounted under " + cgroupRoot
+	if !isErr || !strings.HasPrefix(text, want) {
+		t.Errorf("required: got %v %q, want it to start %q", isErr, text, want)
+	}
+}
