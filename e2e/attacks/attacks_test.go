@@ -15,24 +15,41 @@
 //	mcp [flags] REQUESTS [-- ARGS]    a stdio session with vox-mcp
 //	repeat N TEXT FILE                appends TEXT N times to FILE (for
 //	                                  inputs too large to keep in a case)
+//	sleep DURATION                    wait, e.g. to give an escaped process the time to act
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
 // sends every request of the file REQUESTS (one JSON object per line with
 // "method" and optional "params"; blank lines and lines starting with #
-// are skipped) and waits for each answer before the next. It writes one
-// line per answer to stdout, "<method> <result or error as compact JSON>",
-// and the server's log to stderr. It fails when an answer does not come
-// within -timeout (default 20s: the server froze), when the server exits
-// before the last answer (it crashed), or when -maxrss is given and the
-// server's peak resident memory exceeded it. Flags:
+// are skipped) and waits for each answer before the next. A line starting
+// with @ is instead an action on the file system, done between two
+// requests (paths relative to the current directory):
+//
+//	@rename OLD NEW        rename OLD to NEW
+//	@symlink TARGET LINK   create the symlink LINK pointing to TARGET
+//	@remove PATH           remove a file, symlink or empty folder
+//
+// It writes one line per answer to stdout, "<method> <result or error as
+// compact JSON>", and the server's log to stderr. It fails when an answer
+// does not come within -timeout (default 20s: the server froze), when the
+// server exits before the last answer (it crashed), or when -maxrss is
+// given and the server's peak resident memory exceeded it. Flags:
 //
 //	-timeout D   the longest wait for one answer
 //	-maxrss N    the largest allowed peak RSS, in MiB
 //	-env K=V     an extra environment variable of the server (repeatable)
+//	-pty FILE    start the server in a new session whose controlling
+//	             terminal is a new pseudo-terminal, also its stderr, as
+//	             when it is started from a terminal; write everything the
+//	             terminal showed (the log, and the echo of any keystroke
+//	             typed or injected into it) to FILE
 //
 // The server's environment is PATH, HOME ($WORK/home) and
 // VOX_SKILL_ROOTS ($WORK/skills) plus any variable the script set with
 // env whose name starts with VOX_, and the -env flags.
+//
+// $PROBE is the path of syscallprobe (runtime/sandbox/internal/syscallprobe),
+// which a case copies into a skill folder to try, from a skill command,
+// what the sandbox must deny.
 //
 // A case added with a fix must fail against vox-mcp without that fix (its
 // author checks this before committing the fix); docs/security.md lists the
@@ -77,8 +94,12 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/vox", "./cmd/vox-mcp")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"./cmd/vox", "./cmd/vox-mcp", "./runtime/sandbox/internal/syscallprobe")
 	build.Dir = root
+	// The probe runs inside the sandbox, where only system folders are
+	// bound: a static binary needs none of them.
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1
@@ -104,11 +125,13 @@ func TestAttacks(t *testing.T) {
 			}
 			e.Setenv("HOME", home)
 			e.Setenv("VOX_SKILL_ROOTS", skills)
+			e.Setenv("PROBE", filepath.Join(binDir, "syscallprobe"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mcp":    cmdMCP,
 			"repeat": cmdRepeat,
+			"sleep":  cmdSleep,
 		},
 	})
 }
@@ -162,6 +185,16 @@ type envFlags []string
 func (e *envFlags) String() string     { return strings.Join(*e, " ") }
 func (e *envFlags) Set(v string) error { *e = append(*e, v); return nil }
 
+// cmdSleep is the sleep command: sleep DURATION.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
+
 // cmdMCP is the mcp command (see the package comment).
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -172,6 +205,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	maxRSS := fs.Int64("maxrss", 0, "the largest allowed peak RSS in MiB (0: unchecked)")
 	var extra envFlags
 	fs.Var(&extra, "env", "K=V for the server")
+	ptyOut := fs.String("pty", "", "run the server under a new pseudo-terminal; write what it showed to `FILE`")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		ts.Fatalf("mcp: %v", err)
@@ -199,11 +233,27 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Env = append(cmd.Env, extra...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	var master, slave *os.File
+	if *ptyOut != "" {
+		master, slave = openPTY(ts)
+		cmd.Stderr = slave
+		// Child descriptor 2 (stderr) becomes the controlling terminal.
+		cmd.SysProcAttr = controllingTerminal(2)
+	}
 	stdin, err := cmd.StdinPipe()
 	ts.Check(err)
 	stdout, err := cmd.StdoutPipe()
 	ts.Check(err)
 	ts.Check(cmd.Start())
+	shown := make(chan []byte, 1)
+	if master != nil {
+		slave.Close()
+		go func() {
+			// EIO once no process holds the terminal any more.
+			b, _ := io.ReadAll(master)
+			shown <- b
+		}()
+	}
 	exited := make(chan struct{})
 	answers := make(chan map[string]json.RawMessage, 16)
 	go func() {
@@ -228,6 +278,19 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 			<-exited
 		}
 		ts.Stderr().Write(stderr.Bytes())
+		if master != nil {
+			var screen []byte
+			select {
+			case screen = <-shown:
+			case <-time.After(10 * time.Second):
+				// Something still holds the terminal; take what came.
+				master.Close()
+				screen = <-shown
+			}
+			master.Close()
+			ts.Stderr().Write(screen)
+			ts.Check(os.WriteFile(ts.MkAbs(*ptyOut), screen, 0o644))
+		}
 	}()
 
 	id := 0
@@ -267,6 +330,10 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	for i, line := range strings.Split(string(requests), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "@") {
+			fileAction(ts, fmt.Sprintf("%s:%d", rest[0], i+1), line)
 			continue
 		}
 		var req struct {
@@ -309,4 +376,23 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// fileAction does one @ line of a requests file (see the package comment).
+func fileAction(ts *testscript.TestScript, where, line string) {
+	f := strings.Fields(strings.TrimPrefix(line, "@"))
+	var err error
+	switch {
+	case len(f) == 3 && f[0] == "rename":
+		err = os.Rename(ts.MkAbs(f[1]), ts.MkAbs(f[2]))
+	case len(f) == 3 && f[0] == "symlink":
+		err = os.Symlink(f[1], ts.MkAbs(f[2]))
+	case len(f) == 2 && f[0] == "remove":
+		err = os.Remove(ts.MkAbs(f[1]))
+	default:
+		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK or @remove PATH, got %q", where, line)
+	}
+	if err != nil {
+		ts.Fatalf("%s: %v", where, err)
+	}
 }
