@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +20,22 @@ import (
 )
 
 // cgroupPrefix starts the name of every cgroup a run creates; the server's
-// PID and a sequence number follow, so that a cgroup left behind by a
+// PID, a random token (a server in another PID namespace may have the same
+// PID) and a sequence number follow, so that a cgroup left behind by a
 // server that was killed can be recognised and removed by the next one.
 const cgroupPrefix = "vox-sandbox-"
+
+// cgroupToken is this process's random part of its cgroup names.
+var cgroupToken = func() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// staleAge is how old an abandoned cgroup must be before the sweep removes
+// it: a server whose PID is not visible here (another PID namespace) may
+// have just created it and be about to join it.
+const staleAge = time.Minute
 
 // cgroupHost is where this process may create cgroups: its own cgroup in
 // each usable hierarchy mounted at or below the configured root.
@@ -49,7 +64,7 @@ func cgroupHostFor(root string) *cgroupHost {
 		return h
 	}
 	h := detectCgroups(root, "/proc/self/mountinfo", "/proc/self/cgroup")
-	h.sweep()
+	h.sweep(staleAge)
 	hosts[root] = h
 	return h
 }
@@ -191,9 +206,10 @@ func (h *cgroupHost) cgroupDirs() []string {
 	return dirs
 }
 
-// sweep removes the empty cgroups that runs of servers no longer alive
-// left behind (a server killed during a run cannot remove its own).
-func (h *cgroupHost) sweep() {
+// sweep removes the empty cgroups, older than minAge, that runs of servers
+// no longer alive left behind (a server killed during a run cannot remove
+// its own). The kernel refuses to remove a cgroup that holds a process.
+func (h *cgroupHost) sweep(minAge time.Duration) {
 	for _, dir := range h.cgroupDirs() {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
@@ -202,6 +218,10 @@ func (h *cgroupHost) sweep() {
 		for _, e := range ents {
 			pid, ok := cgroupOwner(e.Name())
 			if !ok || !e.IsDir() || pid == os.Getpid() {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil || time.Since(fi.ModTime()) < minAge {
 				continue
 			}
 			if err := unix.Kill(pid, 0); err == unix.ESRCH {
@@ -246,7 +266,7 @@ var cgroupSeq atomic.Uint64
 // created is removed again.
 func newRunCgroup(h *cgroupHost) (*runCgroup, error) {
 	cg := &runCgroup{}
-	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1))
+	name := fmt.Sprintf("%s%d-%s-%d", cgroupPrefix, os.Getpid(), cgroupToken, cgroupSeq.Add(1))
 	why := append([]string(nil), h.why...)
 	cpus := cgroupCPUs()
 	period := 100000

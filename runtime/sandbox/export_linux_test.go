@@ -81,7 +81,8 @@ func CgroupsOf(root string) (CgroupSupport, error) {
 // CgroupOwner exposes the parsing of run cgroup names.
 var CgroupOwner = cgroupOwner
 
-// SweepCgroups removes the cgroups of servers no longer alive under root.
+// SweepCgroups removes the cgroups of servers no longer alive under root,
+// however young.
 func SweepCgroups(root string) {
-	detectCgroups(root, "/proc/self/mountinfo", "/proc/self/cgroup").sweep()
+	detectCgroups(root, "/proc/self/mountinfo", "/proc/self/cgroup").sweep(0)
 }

@@ -233,7 +233,7 @@ func TestDetectCgroups(t *testing.T) {
 
 func TestCgroupOwner(t *testing.T) {
 	for name, want := range map[string]int{
-		"vox-sandbox-123-4": 123, "vox-sandbox-123": 0, "vox-sandbox-x-1": 0, "other-1-2": 0, "vox-sandbox-0-1": 0,
+		"vox-sandbox-123-0a1b2c3d-4": 123, "vox-sandbox-123": 0, "vox-sandbox-x-1": 0, "other-1-2": 0, "vox-sandbox-0-1": 0,
 	} {
 		if got, ok := cgroupOwner(name); got != want || ok != (want > 0) {
 			t.Errorf("cgroupOwner(%q) = %d, %v; want %d", name, got, ok, want)
