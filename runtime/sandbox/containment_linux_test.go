@@ -947,3 +947,46 @@ func TestLandlockRules(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestCgroupKillCatchesWhatTheHelperMisses: an unisolated command that
+// kills its own helper leaves its setsid process to the cgroup alone. Each
+// kill mechanism is tried by itself, with the cgroup root narrowed to its
+// hierarchy: v2 cgroup.kill, and the v1 freezer. The control, without
+// cgroups, shows the process does escape then (docs/security.md says so).
+func TestCgroupKillCatchesWhatTheHelperMisses(t *testing.T) {
+	for _, c := range []struct{ root, kill string }{
+		{"/sys/fs/cgroup/unified", "cgroup.kill"},
+		{"/sys/fs/cgroup", "cgroup.kill"},
+		{"/sys/fs/cgroup/freezer", "freezer"},
+		{t.TempDir(), ""}, // the control
+	} {
+		t.Run(c.root, func(t *testing.T) {
+			cfg := sandbox.Config{CgroupRoot: c.root}
+			if got := cfg.SelfTest(context.Background()).Cgroups.Kill; got != c.kill {
+				t.Skipf("under %s this host gives kill %q, not %q", c.root, got, c.kill)
+			}
+			marker := newMarker()
+			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > pid; exec sleep %[1]s' </dev/null >/dev/null 2>&1 &
+while ! [ -s pid ] || [ "$(tr '\0' ' ' </proc/$(cat pid)/cmdline)" != "sleep %[1]s " ]; do sleep 0.01; done
+kill -KILL $PPID`, marker)
+			res, err := cfg.RunUnisolated(context.Background(), specFor(t, newSkill(t), cmd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != 128+int(syscall.SIGKILL) {
+				t.Errorf("exit %d, want the helper's SIGKILL (stderr %q)", res.ExitCode, res.Stderr)
+			}
+			left := marked(marker)
+			for _, p := range left {
+				pid, _ := strconv.Atoi(strings.TrimPrefix(p, "/proc/"))
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			switch {
+			case c.kill != "" && len(left) > 0:
+				t.Errorf("still running after the run returned: %v", left)
+			case c.kill == "" && len(left) != 1:
+				t.Errorf("control: without a cgroup the process should have escaped the killed helper, found %v", left)
+			}
+		})
+	}
+}
