@@ -4,7 +4,12 @@
 // every value and object key, and reports JSON Schema validation failures as
 // positioned, readable messages. The generator (gen) and the runtime
 // loaders (runtime/workspace) share it so that every contract error names
-// file:line:col the same way (spec 10-contracts).
+// file:line:col the same way (docs/security.md lists the limits).
+//
+// ReadYAML is the product's one YAML reader — contracts and SKILL.md front
+// matter alike: it measures what aliases would expand to, and the nesting,
+// before anything expands them, so a small hostile file cannot cost
+// gigabytes.
 package contractdoc
 
 import (

@@ -11,24 +11,29 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
-// MaxDepth bounds nesting (and YAML alias expansion) of contract files.
+// MaxDepth bounds the nesting of contract files (YAML aliases expanded).
 const MaxDepth = 256
 
-// ParseYAML decodes src as a single YAML document and converts it to JSON
-// values through yaml.Node, keeping positions. Conversion errors are
-// collected, not stopped at. emptyHint completes the message for an empty
-// file ("the file is empty: want <emptyHint>").
+// ParseYAML decodes src as a single YAML document, read by ReadYAML with
+// ContractLimits, and converts it to JSON values through yaml.Node,
+// keeping positions. Conversion errors are collected, not stopped at.
+// emptyHint completes the message for an empty file ("the file is empty:
+// want <emptyHint>").
 func ParseYAML(src []byte, emptyHint string) (*Doc, []PosError) {
-	var n yaml.Node
-	if err := yaml.Unmarshal(src, &n); err != nil {
-		return nil, []PosError{yamlSyntaxError(err)}
+	root, problem := ReadYAML(src, ContractLimits)
+	switch {
+	case problem != nil && problem.OverLimit:
+		return nil, []PosError{problem.PosError}
+	case problem != nil:
+		// A contract error always names a column: the line's start.
+		return nil, []PosError{{Pos{problem.Pos.Line, 1}, "invalid YAML: " + problem.Msg}}
 	}
-	if n.Kind == 0 || len(n.Content) == 0 {
+	if root == nil {
 		return nil, []PosError{{Pos{1, 1}, "the file is empty: want " + emptyHint}}
 	}
-	doc := &Doc{yamlRoot: n.Content[0]}
+	doc := &Doc{yamlRoot: root}
 	c := &yamlConverter{}
-	doc.Root = c.convert(n.Content[0], 0)
+	doc.Root = c.convert(root, 0)
 	return doc, c.errs
 }
 
@@ -155,22 +160,4 @@ func (c *yamlConverter) scalar(n *yaml.Node) schemajson.Value {
 	}
 	c.errorf(n, "unsupported YAML tag %s: write plain strings, numbers, booleans, null, lists and mappings", n.Tag)
 	return schemajson.StringValue(n.Value)
-}
-
-// yamlSyntaxError converts a yaml.v3 error ("yaml: line 3: ...") into a
-// positioned error.
-func yamlSyntaxError(err error) PosError {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	line := 1
-	if strings.HasPrefix(msg, "line ") {
-		rest := msg[len("line "):]
-		if i := strings.IndexByte(rest, ':'); i > 0 {
-			if n, convErr := strconv.Atoi(rest[:i]); convErr == nil {
-				line = n
-				msg = strings.TrimSpace(rest[i+1:])
-			}
-		}
-	}
-	return PosError{Pos{line, 1}, "invalid YAML: " + msg}
 }

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
 )
 
 // Front matter formats.
@@ -113,12 +113,17 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("line %d:%d: %s", e.Line, e.Col, e.Msg)
 }
 
-// Limits that keep a hostile front matter (YAML alias bombs, absurd
-// nesting) from costing more than a real one ever would.
-const (
-	maxFrontMatterNodes = 100_000
-	maxFrontMatterDepth = 64
-)
+// FrontMatterLimits bound what reading a front matter may cost: the
+// shared YAML reader measures aliases before they are expanded, so a
+// hostile front matter (an alias bomb, one long string repeated
+// thousands of times into tags, absurd nesting) is refused at once with
+// its position.
+var FrontMatterLimits = contractdoc.YAMLLimits{
+	MaxBytes:       MaxFileSize,
+	MaxDepth:       64,
+	MaxAliasValues: 10_000,
+	MaxAliasBytes:  64 << 10,
+}
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -193,59 +198,22 @@ func (e *decodeError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.line, e.col, e.msg)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// yamlParserProblems are the messages of yaml.v3's parser (as opposed to
-// its scanner). The parser reports the 0-based line of its context where
-// the scanner reports a 1-based line, and neither reports a line on the
-// first line of the document; yamlError undoes both quirks.
-var yamlParserProblems = []string{
-	"did not find expected ',' or ']'",
-	"did not find expected ',' or '}'",
-	"did not find expected '-' indicator",
-	"did not find expected <document start>",
-	"did not find expected <stream-start>",
-	"did not find expected key",
-	"did not find expected node content",
-	"found duplicate %TAG directive",
-	"found duplicate %YAML directive",
-	"found incompatible YAML document",
-	"found undefined tag handle",
-}
-
-// yamlError positions a yaml.v3 syntax error in SKILL.md, whose line 2 is
-// the front matter's line 1.
-func yamlError(err error) *decodeError {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if !strings.HasPrefix(err.Error(), "yaml: ") || strings.HasPrefix(msg, "unmarshal errors") {
-		return &decodeError{msg: msg}
-	}
-	line := 1 // no line reported: both marks were on the first line
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = err.Error()[len(m[0]):]
-		if slices.Contains(yamlParserProblems, msg) {
-			line++
-		}
-	}
-	return &decodeError{line: line + 1, msg: msg}
-}
-
 func parseYAML(src string) ([]Field, *decodeError) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		return nil, yamlError(err)
+	root, problem := contractdoc.ReadYAML([]byte(src), FrontMatterLimits)
+	if problem != nil {
+		// A syntax error may still be TOML; a document over a limit is
+		// YAML, and refused.
+		return nil, &decodeError{line: problem.Pos.Line + 1, col: problem.Pos.Col, msg: problem.Msg, fatal: problem.OverLimit}
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+	if root == nil {
 		return nil, &decodeError{line: 2, msg: "front matter is empty, not a mapping"}
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, &decodeError{line: root.Line + 1, col: root.Column,
 			msg: fmt.Sprintf("front matter is a %s, not a mapping", yamlKind(root))}
 	}
-	c := yamlConverter{}
-	v, err := c.convert(root, 0)
+	var c yamlConverter
+	v, err := c.convert(root)
 	if err != nil {
 		err.fatal = true
 		return nil, err
@@ -265,17 +233,16 @@ func yamlKind(n *yaml.Node) string {
 	return "mapping"
 }
 
-type yamlConverter struct{ nodes int }
+// yamlConverter turns a front matter read by contractdoc.ReadYAML into
+// Values; the reader's limits bound the aliases it expands and the depth
+// of its recursion.
+type yamlConverter struct{}
 
-func (c *yamlConverter) convert(n *yaml.Node, depth int) (Value, *decodeError) {
-	c.nodes++
-	if c.nodes > maxFrontMatterNodes || depth > maxFrontMatterDepth {
-		return Value{}, &decodeError{line: n.Line + 1, msg: "front matter is too large or too deeply nested"}
-	}
+func (c *yamlConverter) convert(n *yaml.Node) (Value, *decodeError) {
 	v := Value{Line: n.Line + 1, Col: n.Column}
 	switch n.Kind {
 	case yaml.AliasNode:
-		a, err := c.convert(n.Alias, depth+1)
+		a, err := c.convert(n.Alias)
 		a.Line, a.Col = v.Line, v.Col
 		return a, err
 	case yaml.ScalarNode:
@@ -292,7 +259,7 @@ func (c *yamlConverter) convert(n *yaml.Node, depth int) (Value, *decodeError) {
 		v.Kind = KindList
 		v.Items = make([]Value, 0, len(n.Content))
 		for _, item := range n.Content {
-			iv, err := c.convert(item, depth+1)
+			iv, err := c.convert(item)
 			if err != nil {
 				return v, err
 			}
@@ -314,7 +281,7 @@ func (c *yamlConverter) convert(n *yaml.Node, depth int) (Value, *decodeError) {
 					msg: fmt.Sprintf("key %q is already defined on line %d", k.Value, first)}
 			}
 			seen[k.Value] = k.Line + 1
-			fv, err := c.convert(val, depth+1)
+			fv, err := c.convert(val)
 			if err != nil {
 				return v, err
 			}

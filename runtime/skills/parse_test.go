@@ -137,8 +137,15 @@ func TestParseErrors(t *testing.T) {
 		{"long id", "---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\n", 2, "is not valid"},
 		{"alias bomb", "---\nname: n\ndescription: d\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" +
 			"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n" +
-			"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\n", 0,
-			"front matter is too large or too deeply nested"},
+			"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\n", 7,
+			"line 7:36: alias *c repeats 1111 values, and aliases may repeat at most 10000 values in one file: write the repeated part out or use fewer aliases"},
+		// One long string repeated into tags would cost the search index
+		// gigabytes.
+		{"repeated string", "---\nname: n\ndescription: d\ns: &s " + strings.Repeat("tag ", 4<<10) + "\ntags: [" +
+			strings.TrimSuffix(strings.Repeat("*s, ", 1000), ", ") + "]\n---\n", 5,
+			"line 5:24: alias *s repeats 16383 bytes of text, and aliases may repeat at most 64 KiB of text in one file"},
+		{"nested too deep", "---\nname: n\ndescription: d\nx: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n---\n", 4,
+			"line 4:67: nested deeper than 64 levels: at most 64 are allowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

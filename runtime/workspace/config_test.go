@@ -46,7 +46,13 @@ func patterns(gs []Glob) string {
 func TestParseConfigErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"empty", "", "x.yaml:1:1: the file is empty: want a mapping with scan_globs"},
-		{"syntax", "scan_globs: [a\n", "x.yaml:1:1: invalid YAML: did not find expected ',' or ']'"},
+		// The list opens on line 1; the parser gives up at the end of
+		// the file, on line 2.
+		{"syntax", "scan_globs: [a\n", "x.yaml:2:1: invalid YAML: did not find expected ',' or ']'"},
+		{"alias bomb", "scan_globs: [a]\nx-a: &a [x, x, x, x, x, x, x, x, x, x]\nx-b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" +
+			"x-c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nx-d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n" +
+			"x-e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nx-f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+			"x.yaml:6:38: alias *d repeats 11111 values, and aliases may repeat at most 100000 values in one file"},
 		{"missing globs", "description: x\n", `x.yaml:1:1: top level: missing required key "scan_globs"`},
 		{"empty globs", "scan_globs: []\n", "x.yaml:1:13: scan_globs: want at least 1 item(s), got 0"},
 		{"unknown key", "scan_globs: [a]\nscan_glob: [b]\n", `x.yaml:2:1: unknown key "scan_glob" in top level; allowed: description, env_allow, exclude_globs, limits, scan_globs, x-vox-version`},
