@@ -3,10 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
@@ -50,32 +46,6 @@ func voxCheck(_ context.Context, s *Server, args Args) (any, error) {
 }
 
 // readWorkspaceFile reads a file named by a workspace-relative path,
-// refusing absolute paths and paths that leave the root (also through
-// symlinks). It returns the clean repo-relative path.
-func readWorkspaceFile(root, p string) (string, []byte, error) {
-	if filepath.IsAbs(p) {
-		return "", nil, fmt.Errorf("path %s: give a path relative to the workspace root", p)
-	}
-	abs := filepath.Join(root, filepath.FromSlash(p))
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", nil, err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if errors.Is(err, fs.ErrNotExist) && workspace.Inside(root, abs) {
-		return "", nil, fmt.Errorf("path %s: no such file in the workspace", p)
-	}
-	if err != nil || !workspace.Inside(realRoot, real) {
-		return "", nil, fmt.Errorf("path %s is outside the workspace", p)
-	}
-	src, err := os.ReadFile(real)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", nil, fmt.Errorf("path %s: %v", p, err)
-	}
-	rel, _ := filepath.Rel(root, abs)
-	return filepath.ToSlash(rel), src, nil
-}
+// beneath the root and never blocking (workspace.ReadSource). It returns
+// the clean repo-relative path.
+func readWorkspaceFile(root, p string) (string, []byte, error) { return workspace.ReadSource(root, p) }

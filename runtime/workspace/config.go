@@ -3,15 +3,12 @@ package workspace
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
@@ -81,12 +78,23 @@ func defaultExcludeGlobs() []Glob {
 // error (contractdoc.Errors with positions for an invalid one), never a
 // silent fallback.
 func LoadConfig(root string) (*Config, error) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ConfigPath)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultConfig(), nil
-	}
+	dir, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, err
+	}
+	defer dir.Close()
+	return loadConfig(dir)
+}
+
+// loadConfig is LoadConfig in the open root dir: the file is read beneath
+// it, never blocking on a FIFO and never through a symlink leading out.
+func loadConfig(dir *safefs.Root) (*Config, error) {
+	src, err := readContract(dir, ConfigPath, contractdoc.ContractLimits.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return DefaultConfig(), nil
 	}
 	cfg, errs := ParseConfig(ConfigPath, src)
 	if len(errs) > 0 {

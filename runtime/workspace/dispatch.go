@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
 )
 
@@ -14,14 +14,24 @@ const RefreshHint = "run vox_workspace_mcp_refresh"
 // current returns the file's compilation, recompiling it first when the
 // file's size or modification time differ from the last compilation
 // (spec 30-federation §3.4): an edited body takes effect on the next call.
-// Snapshot files are compiled here on their first call.
+// Snapshot files are compiled here on their first call. The check and the
+// reread resolve the file beneath the workspace root, as the scan did
+// (runtime/safefs): a symlink leading outside or a FIFO swapped in since
+// is refused at once, its target never read.
 func (f *File) current() (*compiled, error) {
 	if f.Abs == "" {
 		return f.embedded(), nil
 	}
-	info, err := os.Stat(f.Abs)
+	dir, err := f.root.open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read: %s; %s", f.Path, unwrapPathError(err), RefreshHint)
+		return nil, fmt.Errorf("%s: workspace root: %s; %s", f.Path, unwrapPathError(err), RefreshHint)
+	}
+	info, err := dir.Stat(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s; %s", f.Path, readError(err), RefreshHint)
+	}
+	if m := info.Mode(); !m.IsRegular() {
+		return nil, fmt.Errorf("%s: cannot read: is %s, not a regular file; %s", f.Path, safefs.KindOf(m), RefreshHint)
 	}
 	if c := f.cur.Load(); c != nil && c.module != nil && c.size == info.Size() && c.modTime.Equal(info.ModTime()) {
 		return c, nil
@@ -32,7 +42,7 @@ func (f *File) current() (*compiled, error) {
 	if prev != nil && prev.module != nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
 		return prev, nil // another call recompiled it meanwhile
 	}
-	c := compileFile(f.Path, f.Abs, prev, info.Size(), info.ModTime())
+	c := compileFile(dir, f.Path, prev)
 	if c.module == nil {
 		return nil, fmt.Errorf("%s: %s; %s", f.Path, c.readErr, RefreshHint)
 	}

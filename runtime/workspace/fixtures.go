@@ -2,15 +2,12 @@ package workspace
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
@@ -41,11 +38,13 @@ var fixturesSchema = sync.OnceValue(func() *contractdoc.Schema {
 // LoadFixtures reads the fixtures of the repository at root; it returns
 // nil, nil when the repository has none.
 func LoadFixtures(root string) (*Fixtures, error) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(FixturesPath)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	dir, err := safefs.OpenRoot(root)
 	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	src, err := readContract(dir, FixturesPath, contractdoc.ContractLimits.MaxBytes)
+	if err != nil || src == nil {
 		return nil, err
 	}
 	fx, errs := ParseFixtures(FixturesPath, src)

@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
@@ -81,6 +82,9 @@ type File struct {
 	Path string
 	Abs  string // "" for an embedded file, whose content is data
 	data []byte
+	// root is the workspace root the file is read beneath, at the scan
+	// and at every call's check (nil for an embedded file).
+	root *rootDir
 	mu   sync.Mutex // serialises recompiles
 	cur  atomic.Pointer[compiled]
 }
@@ -221,6 +225,7 @@ type Loader struct {
 
 	mu   sync.Mutex
 	last *loadState // the previous load; nil before the first
+	root *rootDir   // Root, open
 }
 
 // loadState is what a load leaves to the next: its files in scan order and
@@ -253,11 +258,18 @@ func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
 	if cfg.Missing {
 		log.Info("no workspace scan config; scanning with the defaults", "config", ConfigPath, "scan_globs", DefaultScanGlobs)
 	}
-	srcs, scanErrs, err := Scan(l.Root, cfg)
+	if l.root == nil || l.root.path != l.Root {
+		l.root = newRootDir(l.Root)
+	}
+	dir, err := l.root.reopen()
+	if err != nil {
+		return nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %s", l.Root, unwrapPathError(err))}
+	}
+	srcs, scanErrs, err := scan(dir, l.Root, cfg)
 	if err != nil {
 		return nil, err
 	}
-	files := l.compileAll(srcs)
+	files := l.compileAll(dir, srcs)
 	s, ms := l.mergeChanges(cfg, files, scanErrs)
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
@@ -290,14 +302,14 @@ func (l *Loader) log() *slog.Logger {
 // modification time match the previous load keeps its compilation without
 // being read; a changed one is read and hashed, and keeps its module when
 // the content is the same; the others are compiled in parallel.
-func (l *Loader) compileAll(srcs []SourceFile) []*File {
+func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile) []*File {
 	files := make([]*File, len(srcs))
 	olds := make([]*File, len(srcs))
 	var todo []int
 	for i, src := range srcs {
 		old := l.previous(i, src.Path)
 		olds[i] = old
-		if old != nil && old.Abs == src.Abs {
+		if old != nil && old.Abs == src.Abs && old.root == l.root {
 			if c := old.cur.Load(); c != nil && c.module != nil && c.size == src.Size && c.modTime.Equal(src.ModTime) {
 				files[i] = old
 				continue
@@ -330,8 +342,8 @@ func (l *Loader) compileAll(srcs []SourceFile) []*File {
 				if old := olds[i]; old != nil {
 					prevC = old.cur.Load()
 				}
-				f := &File{Path: src.Path, Abs: src.Abs}
-				f.cur.Store(compileFile(src.Path, src.Abs, prevC, src.Size, src.ModTime))
+				f := &File{Path: src.Path, Abs: src.Abs, root: l.root}
+				f.cur.Store(compileFile(dir, src.Path, prevC))
 				files[i] = f
 			}
 		}()
@@ -359,22 +371,31 @@ func (l *Loader) previous(i int, path string) *File {
 	return last.byPath[path]
 }
 
-// compileFile reads and compiles one file, reusing prev's module when the
-// content hash is unchanged. size and modTime are the file's, stat'ed
-// before it is read: when the file changes after that, the next check sees
-// a different stat and reads it again.
-func compileFile(rel, abs string, prev *compiled, size int64, modTime time.Time) *compiled {
-	src, err := os.ReadFile(abs)
+// compileFile reads the file rel beneath the root dir and compiles it,
+// reusing prev's module when the content hash is unchanged. It records the
+// size and modification time that the opened file's fstat gave before it
+// was read: when the file changes after that, the next check sees a
+// different stat and reads it again.
+func compileFile(dir *safefs.Root, rel string, prev *compiled) *compiled {
+	src, info, err := dir.ReadFileInfo(rel, MaxSourceBytes)
 	if err != nil {
-		return &compiled{readErr: "cannot read: " + unwrapPathError(err)}
+		return &compiled{readErr: readError(err)}
 	}
-	c := &compiled{size: size, modTime: modTime, hash: Hash(src)}
+	c := &compiled{size: info.Size(), modTime: info.ModTime(), hash: Hash(src)}
 	if prev != nil && prev.module != nil && prev.hash == c.hash {
 		c.module = prev.module
 		return c
 	}
 	c.module = vox.Compile(rel, src)
 	return c
+}
+
+// readError words why a source file could not be read.
+func readError(err error) string {
+	if errors.Is(err, safefs.ErrEscapes) {
+		return "cannot read: leads outside the workspace root (through a symlink or ..); not loaded"
+	}
+	return "cannot read: " + unwrapPathError(err)
 }
 
 // Hash is the content hash recorded for a source file: hex SHA-256.

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // checkGlob returns why a glob is invalid, or "".
@@ -56,21 +58,29 @@ type FileError struct {
 // Scan expands the config's scan globs against root (spec 30-federation
 // §1.1): globs in config order, the files of one glob in lexical path
 // order, each file once at its first position, excluded paths skipped.
-// Symlinked directories are not followed; a symlinked file is kept only
-// when its target is inside the root. Unreadable directories become file
-// errors; an invalid glob is a *ScanError.
+// Every path is resolved beneath the root (runtime/safefs): symlinked
+// directories are not followed, a symlinked file is kept only when it
+// leads to a regular file inside the root, and a matching FIFO, socket or
+// device is reported, never opened for reading. Unreadable directories
+// become file errors; an invalid glob is a *ScanError.
 func Scan(root string, cfg *Config) ([]SourceFile, []FileError, error) {
+	dir, err := safefs.OpenRoot(root)
+	if err != nil {
+		return nil, nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %v", root, unwrapPathError(err))}
+	}
+	defer dir.Close()
+	return scan(dir, root, cfg)
+}
+
+// scan is Scan in the open root dir.
+func scan(dir *safefs.Root, root string, cfg *Config) ([]SourceFile, []FileError, error) {
 	for _, g := range append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...) {
 		if msg := checkGlob(g.Pattern); msg != "" {
 			return nil, nil, &ScanError{Msg: ConfigPath + ": " + msg}
 		}
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %v", root, err)}
-	}
 	s := newScanner(cfg.ExcludeGlobs)
-	s.root, s.realRoot = root, realRoot
+	s.root, s.dir = root, dir
 	for i, g := range cfg.ScanGlobs {
 		// Only a later glob can match a file again.
 		s.expand(strings.TrimPrefix(g.Pattern, "./"), i < len(cfg.ScanGlobs)-1)
@@ -91,12 +101,13 @@ func newScanner(excludes []Glob) *scanner {
 }
 
 type scanner struct {
-	root, realRoot string
-	excludes       []Glob
-	segments       []string // per exclude of the form **/NAME/**, NAME; else ""
-	seen           map[string]bool
-	files          []SourceFile
-	errs           []FileError
+	root     string
+	dir      *safefs.Root // root, open; every path is resolved beneath it
+	excludes []Glob
+	segments []string // per exclude of the form **/NAME/**, NAME; else ""
+	seen     map[string]bool
+	files    []SourceFile
+	errs     []FileError
 }
 
 // excluded reports whether rel matches an exclude glob.
@@ -163,16 +174,15 @@ func (s *scanner) prunable(rel string) bool {
 // says to remember them for the globs that follow.
 func (s *scanner) expand(pattern string, record bool) {
 	base, _ := doublestar.SplitPattern(pattern)
+	base = path.Clean(base)
 	type candidate struct {
 		rel, abs string
 		d        fs.DirEntry
 	}
 	var candidates []candidate
-	start := filepath.Join(s.root, filepath.FromSlash(base))
-	walkErr := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		rel := s.rel(p)
+	walkErr := fs.WalkDir(rootFS{s.dir}, base, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == start && errors.Is(err, fs.ErrNotExist) {
+			if rel == base && errors.Is(err, fs.ErrNotExist) {
 				return nil // the glob's directory does not exist: no matches
 			}
 			s.errs = append(s.errs, FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)})
@@ -191,7 +201,7 @@ func (s *scanner) expand(pattern string, record bool) {
 			return nil
 		}
 		if ok, _ := doublestar.Match(pattern, rel); ok {
-			candidates = append(candidates, candidate{rel, p, d})
+			candidates = append(candidates, candidate{rel, s.abs(rel), d})
 		}
 		return nil
 	})
@@ -265,22 +275,21 @@ func parallel(n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// file checks one matching entry (abs is its path as walked): regular
+// file checks one matching entry (abs is its path, for the stat): regular
 // files are kept; a symlink is kept only when it leads to a regular file
-// inside the root. It is called concurrently, each caller with its own st.
+// inside the root; anything else that is not a folder is reported. It is
+// called concurrently, each caller with its own st.
 func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile, *FileError, bool) {
 	var info fs.FileInfo
 	var err error
 	if d.Type()&fs.ModeSymlink != 0 {
-		target, terr := filepath.EvalSymlinks(abs)
-		if terr != nil {
-			return SourceFile{}, &FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(terr)}, false
-		}
-		if !Inside(s.realRoot, target) {
-			return SourceFile{}, &FileError{Path: rel, Message: "symlink leads outside the workspace root; not loaded"}, false
-		}
-		info, err = os.Stat(abs)
-		if err == nil && info.IsDir() {
+		info, err = s.dir.Stat(rel)
+		switch {
+		case errors.Is(err, safefs.ErrEscapes):
+			return SourceFile{}, &FileError{Path: rel, Message: escapeMessage(abs)}, false
+		case errors.Is(err, fs.ErrNotExist):
+			return SourceFile{}, &FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(err)}, false
+		case err == nil && info.IsDir():
 			return SourceFile{}, nil, false // symlinked directories are not followed
 		}
 	} else {
@@ -289,25 +298,44 @@ func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile,
 	if err != nil {
 		return SourceFile{}, &FileError{Path: rel, Message: "cannot read: " + unwrapPathError(err)}, false
 	}
-	if !info.Mode().IsRegular() {
-		return SourceFile{}, nil, false
+	if m := info.Mode(); !m.IsRegular() {
+		if m.IsDir() {
+			return SourceFile{}, nil, false
+		}
+		return SourceFile{}, &FileError{Path: rel, Message: fmt.Sprintf("is %s, not a regular file; not loaded", safefs.KindOf(m))}, false
 	}
 	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil, true
 }
 
-func (s *scanner) rel(p string) string {
-	if rest, ok := strings.CutPrefix(p, s.root); ok && (rest == "" || rest[0] == filepath.Separator) {
-		if rest == "" {
-			return "."
-		}
-		return filepath.ToSlash(rest[1:])
+// escapeMessage words why the symlink at abs was refused. The kernel
+// refuses every absolute symlink beneath a root, even one naming a file
+// inside it: that one gets its own hint.
+func escapeMessage(abs string) string {
+	if target, err := os.Readlink(abs); err == nil && filepath.IsAbs(target) {
+		return "is an absolute symlink: only relative symlinks that stay inside the workspace root are followed; not loaded"
 	}
-	r, err := filepath.Rel(s.root, p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	return filepath.ToSlash(r)
+	return "symlink leads outside the workspace root; not loaded"
 }
+
+// abs is the path of rel under the root as given (for stats and
+// messages; reads go through the open root).
+func (s *scanner) abs(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
+
+// rootFS is an open root as an fs.FS for fs.WalkDir: every directory is
+// opened beneath the root, non-blocking, as a directory only.
+type rootFS struct{ r *safefs.Root }
+
+func (f rootFS) Open(name string) (fs.File, error) {
+	file, _, err := f.r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return f.r.ReadDir(name) }
+
+func (f rootFS) Stat(name string) (fs.FileInfo, error) { return f.r.Stat(name) }
 
 // Inside reports whether the cleaned path p is dir or below it.
 func Inside(dir, p string) bool {

@@ -90,11 +90,13 @@ func TestScanMissingBaseAndLiteral(t *testing.T) {
 func TestScanSymlinks(t *testing.T) {
 	outside := tree(t, map[string]string{"evil.vox": "x", "dir/in.vox": "x"})
 	root := tree(t, map[string]string{"w/real.vox": "x", "other/target.vox": "x"})
-	mustSymlink(t, filepath.Join(root, "other", "target.vox"), filepath.Join(root, "w", "inside.vox"))
+	mustSymlink(t, "../other/target.vox", filepath.Join(root, "w", "inside.vox"))
+	mustSymlink(t, filepath.Join(root, "other", "target.vox"), filepath.Join(root, "w", "absolute.vox"))
 	mustSymlink(t, filepath.Join(outside, "evil.vox"), filepath.Join(root, "w", "escape.vox"))
+	mustSymlink(t, "../../"+filepath.Base(outside)+"/evil.vox", filepath.Join(root, "w", "escape2.vox"))
 	mustSymlink(t, filepath.Join(outside, "dir"), filepath.Join(root, "w", "linkdir"))
-	mustSymlink(t, filepath.Join(root, "other"), filepath.Join(root, "w", "innerdir"))
-	mustSymlink(t, filepath.Join(root, "gone.vox"), filepath.Join(root, "w", "broken.vox"))
+	mustSymlink(t, "../other", filepath.Join(root, "w", "innerdir"))
+	mustSymlink(t, "../gone.vox", filepath.Join(root, "w", "broken.vox"))
 	cfg := config(t, `scan_globs: ["w/**/*.vox"]`)
 	got, errs := scanPaths(t, root, cfg)
 	if got != "w/inside.vox w/real.vox" {
@@ -105,7 +107,17 @@ func TestScanSymlinks(t *testing.T) {
 		msgs = append(msgs, e.Path+": "+e.Message)
 	}
 	joined := strings.Join(msgs, "\n")
-	if !strings.Contains(joined, "w/escape.vox: symlink leads outside the workspace root") || !strings.Contains(joined, "w/broken.vox: broken symlink") {
+	for _, want := range []string{
+		"w/absolute.vox: is an absolute symlink: only relative symlinks that stay inside the workspace root are followed",
+		"w/broken.vox: broken symlink",
+		"w/escape.vox: is an absolute symlink",
+		"w/escape2.vox: symlink leads outside the workspace root",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("errors = %s\nwant one containing %q", joined, want)
+		}
+	}
+	if strings.Contains(joined, "inside.vox") {
 		t.Errorf("errors = %s", joined)
 	}
 }

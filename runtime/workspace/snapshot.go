@@ -1,15 +1,17 @@
 package workspace
 
 import (
-	"golang.org/x/mod/modfile"
-
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // Snapshot is the workspace surface compiled into generated/workspace by
@@ -71,8 +73,13 @@ func (snap *Snapshot) Describes(root string) bool {
 	if snap == nil || snap.Module == "" || ModulePath(root) != snap.Module {
 		return false
 	}
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ConfigPath)))
+	dir, err := safefs.OpenRoot(root)
 	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	src, err := readContract(dir, ConfigPath, contractdoc.ContractLimits.MaxBytes)
+	if err != nil || src == nil {
 		return false
 	}
 	return Hash(src) == snap.ConfigSHA256
@@ -100,10 +107,11 @@ func (snap *Snapshot) EmbeddedSurface(fsys fs.FS, root string, cfg *Config) (*Su
 func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: make(map[string]int, len(snap.Tools)), resources: map[string]int{},
 		files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)), Resources: make([]*Resource, 0, len(snap.Resources))}
+	dir := newRootDir(root)
 	file := func(path string) *File {
 		f := s.files[path]
 		if f == nil {
-			f = &File{Path: path, Abs: filepath.Join(root, filepath.FromSlash(path))}
+			f = &File{Path: path, Abs: filepath.Join(root, filepath.FromSlash(path)), root: dir}
 			s.files[path] = f
 		}
 		return f
@@ -125,7 +133,12 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 
 // ModulePath returns the module path declared by root/go.mod, or "".
 func ModulePath(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	dir, err := safefs.OpenRoot(root)
+	if err != nil {
+		return ""
+	}
+	defer dir.Close()
+	data, err := dir.ReadFile("go.mod", maxGoModBytes)
 	if err != nil {
 		return ""
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // WatchOptions configure Watch.
@@ -144,21 +146,24 @@ func (w *watcher) sync() error {
 	want := map[string]bool{w.configDir(): true}
 	s := newScanner(w.cfg.ExcludeGlobs)
 	s.root = w.opts.Root
-	for _, base := range StaticDirs(w.cfg) {
-		start := filepath.Join(w.opts.Root, filepath.FromSlash(base))
-		_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				if err != nil && d != nil && d.IsDir() {
+	// The directories are listed beneath the root, like a scan's.
+	if dir, err := safefs.OpenRoot(w.opts.Root); err == nil {
+		for _, base := range StaticDirs(w.cfg) {
+			_ = fs.WalkDir(rootFS{dir}, base, func(rel string, d fs.DirEntry, err error) error {
+				if err != nil || !d.IsDir() {
+					if err != nil && d != nil && d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				}
+				if rel != "." && s.prunable(rel) {
 					return fs.SkipDir
 				}
+				want[s.abs(rel)] = true
 				return nil
-			}
-			if rel := s.rel(p); rel != "." && s.prunable(rel) {
-				return fs.SkipDir
-			}
-			want[p] = true
-			return nil
-		})
+			})
+		}
+		dir.Close()
 	}
 	for dir := range w.watched {
 		if !want[dir] {
