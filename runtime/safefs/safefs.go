@@ -350,6 +350,26 @@ func (r *Root) RemoveAll(rel string) error {
 	return nil
 }
 
+// FS returns the root as an fs.FS, with ReadDir and Stat, for fs.WalkDir
+// and friends: every name is resolved beneath the root, folders are opened
+// as folders only and files as regular files or folders only, never
+// blocking.
+func (r *Root) FS() fs.FS { return rootFS{r} }
+
+type rootFS struct{ r *Root }
+
+func (f rootFS) Open(name string) (fs.File, error) {
+	file, _, err := f.r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return f.r.ReadDir(name) }
+
+func (f rootFS) Stat(name string) (fs.FileInfo, error) { return f.r.Stat(name) }
+
 // SameFile reports whether the file rel (symlinks followed beneath the
 // root) is the file described by info.
 func (r *Root) SameFile(rel string, info fs.FileInfo) bool {

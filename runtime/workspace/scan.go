@@ -180,7 +180,7 @@ func (s *scanner) expand(pattern string, record bool) {
 		d        fs.DirEntry
 	}
 	var candidates []candidate
-	walkErr := fs.WalkDir(rootFS{s.dir}, base, func(rel string, d fs.DirEntry, err error) error {
+	walkErr := fs.WalkDir(s.dir.FS(), base, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if rel == base && errors.Is(err, fs.ErrNotExist) {
 				return nil // the glob's directory does not exist: no matches
@@ -320,22 +320,6 @@ func escapeMessage(abs string) string {
 // abs is the path of rel under the root as given (for stats and
 // messages; reads go through the open root).
 func (s *scanner) abs(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
-
-// rootFS is an open root as an fs.FS for fs.WalkDir: every directory is
-// opened beneath the root, non-blocking, as a directory only.
-type rootFS struct{ r *safefs.Root }
-
-func (f rootFS) Open(name string) (fs.File, error) {
-	file, _, err := f.r.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	return file, nil
-}
-
-func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return f.r.ReadDir(name) }
-
-func (f rootFS) Stat(name string) (fs.FileInfo, error) { return f.r.Stat(name) }
 
 // Inside reports whether the cleaned path p is dir or below it.
 func Inside(dir, p string) bool {

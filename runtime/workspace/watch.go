@@ -149,7 +149,7 @@ func (w *watcher) sync() error {
 	// The directories are listed beneath the root, like a scan's.
 	if dir, err := safefs.OpenRoot(w.opts.Root); err == nil {
 		for _, base := range StaticDirs(w.cfg) {
-			_ = fs.WalkDir(rootFS{dir}, base, func(rel string, d fs.DirEntry, err error) error {
+			_ = fs.WalkDir(dir.FS(), base, func(rel string, d fs.DirEntry, err error) error {
 				if err != nil || !d.IsDir() {
 					if err != nil && d != nil && d.IsDir() {
 						return fs.SkipDir
