@@ -421,13 +421,18 @@ func pathError(op, rel string, err error) error {
 // unwrap takes the cause out of an *fs.PathError (whose path would be
 // the root's absolute one) and names os.Root's escape error ErrEscapes.
 func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		err = le.Err
+	for {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+			continue
+		case errors.As(err, &le):
+			err = le.Err
+			continue
+		}
+		break
 	}
 	// os.Root's error for a path that escapes is not exported.
 	if err != nil && err.Error() == "path escapes from parent" {

@@ -181,6 +181,18 @@ func TestWritesStayBeneath(t *testing.T) {
 	if err := r.MkdirAll("link-out/skills", 0o755); !errors.Is(err, ErrEscapes) {
 		t.Errorf("MkdirAll through a symlink out: %v", err)
 	}
+	if err := os.MkdirAll(filepath.Join(r.Name(), "dot"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(r.Name(), "dot", "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.MkdirAll("dot/skills", 0o755); !errors.Is(err, ErrEscapes) {
+		t.Errorf("MkdirAll ending in a symlink out: %v", err)
+	}
+	if _, err := r.OpenRoot("dot/skills"); !errors.Is(err, ErrEscapes) {
+		t.Errorf("OpenRoot of a symlink out: %v", err)
+	}
 	if err := r.WriteFile("link-out/x", []byte("x"), 0o644); !errors.Is(err, ErrEscapes) {
 		t.Errorf("WriteFile through a symlink out: %v", err)
 	}

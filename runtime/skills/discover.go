@@ -3,12 +3,13 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // MaxFileSize is the largest skill file that can be read (SKILL.md
@@ -160,37 +161,24 @@ func (in *Installed) FilePaths() []string {
 	return out
 }
 
-// ReadFile reads the file rel (as listed in Files) of the skill folder.
-// Symlinks are followed only while they stay inside the folder, so the
-// file system is never read outside it even if the folder changed since it
-// was listed.
+// ReadFile reads the file rel (as listed in Files) of the skill folder,
+// resolved beneath the folder at every read (runtime/safefs): symlinks are
+// followed only while they stay inside it, and anything but a regular file
+// — a FIFO swapped in since the listing, say — is refused at once, never
+// waited on.
 func (in *Installed) ReadFile(rel string) ([]byte, error) {
-	root, err := os.OpenRoot(in.real)
+	root, err := safefs.OpenRoot(in.real)
 	if err != nil {
 		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(rel))
+	data, err := root.ReadFile(rel, MaxFileSize)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, ErrFileTooLarge
+	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("skill %s: %s is not a regular file", in.ID, rel)
-	}
-	if st.Size() > MaxFileSize {
-		return nil, ErrFileTooLarge
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, ErrFileTooLarge
 	}
 	return data, nil
 }
@@ -229,7 +217,7 @@ func Scan(roots []string) ([]Found, []string) {
 			continue
 		}
 		seenRoots[realRoot] = true
-		entries, err := os.ReadDir(root)
+		entries, err := readDir(root)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", root, err))
 			continue
@@ -262,7 +250,7 @@ func Scan(roots []string) ([]Found, []string) {
 				warnings = append(warnings, fmt.Sprintf("%s: %s", filepath.Join(dir, "SKILL.md"), w))
 			}
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", filepath.Join(dir, "SKILL.md"), err))
+				warnings = append(warnings, skipWarning(filepath.Join(dir, "SKILL.md"), err))
 				continue
 			}
 			f := Found{Installed: in}
@@ -276,6 +264,30 @@ func Scan(roots []string) ([]Found, []string) {
 		}
 	}
 	return found, warnings
+}
+
+// readDir lists the folder root without blocking, whatever is in its
+// place.
+func readDir(root string) ([]fs.DirEntry, error) {
+	r, err := safefs.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadDir(".")
+}
+
+// skipWarning words why the skill of SKILL.md at path was skipped: at
+// path:line:col when the front matter says where.
+func skipWarning(path string, err error) string {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Line > 0 {
+		if pe.Col > 0 {
+			return fmt.Sprintf("%s:%d:%d: %s: skipped", path, pe.Line, pe.Col, pe.Msg)
+		}
+		return fmt.Sprintf("%s:%d: %s: skipped", path, pe.Line, pe.Msg)
+	}
+	return fmt.Sprintf("%s: %v: skipped", path, err)
 }
 
 // Load reads the skill in folder dir (found under root): its SKILL.md and
@@ -316,29 +328,30 @@ func Load(dir, root string) (*Installed, []string, error) {
 	return in, append(warnings, fileWarnings...), nil
 }
 
-// listFiles lists the regular files under dir, sorted by relative path.
-// Symlinks are listed when they lead to a file inside dir; symlinked
-// folders are not followed (they could loop), and .git folders are not
-// skill content.
+// listFiles lists the regular files under dir, sorted by relative path,
+// resolving every path beneath dir (runtime/safefs). Symlinks are listed
+// when they lead to a file inside dir; symlinked folders are not followed
+// (they could loop), .git folders are not skill content, and FIFOs,
+// sockets and devices are never opened.
 func listFiles(dir string) ([]File, []string) {
 	files := []File{}
 	var warnings []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	root, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return files, []string{err.Error()}
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			warnings = append(warnings, err.Error())
-			if d != nil && d.IsDir() && p != dir {
+			if d != nil && d.IsDir() && rel != "." {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if p == dir {
+		if rel == "." {
 			return nil
 		}
-		rel, relErr := filepath.Rel(dir, p)
-		if relErr != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if d.Name() == ".git" {
 				return fs.SkipDir
@@ -348,20 +361,22 @@ func listFiles(dir string) ([]File, []string) {
 		var size int64
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
-			target, err := filepath.EvalSymlinks(p)
-			if err != nil || !within(dir, target) {
-				warnings = append(warnings, fmt.Sprintf("%s is a symlink leaving the skill folder: not served", rel))
+			st, err := root.Stat(rel)
+			switch {
+			case errors.Is(err, safefs.ErrEscapes):
+				if target, lerr := os.Readlink(filepath.Join(dir, filepath.FromSlash(rel))); lerr == nil && filepath.IsAbs(target) && within(dir, filepath.Clean(target)) {
+					warnings = append(warnings, fmt.Sprintf("%s is an absolute symlink: only relative symlinks inside the skill folder are served", rel))
+				} else {
+					warnings = append(warnings, fmt.Sprintf("%s is a symlink leaving the skill folder: not served", rel))
+				}
 				return nil
-			}
-			st, err := os.Stat(target)
-			if err != nil {
-				return nil
-			}
-			if st.IsDir() {
+			case err != nil:
+				return nil // dangling
+			case st.IsDir():
 				warnings = append(warnings, fmt.Sprintf("%s is a symlinked folder: not followed", rel))
 				return nil
-			}
-			if !st.Mode().IsRegular() {
+			case !st.Mode().IsRegular():
+				warnings = append(warnings, fmt.Sprintf("%s leads to %s: not served", rel, safefs.KindOf(st.Mode())))
 				return nil
 			}
 			size = st.Size()
@@ -372,6 +387,7 @@ func listFiles(dir string) ([]File, []string) {
 			}
 			size = info.Size()
 		default:
+			warnings = append(warnings, fmt.Sprintf("%s is %s: not served", rel, safefs.KindOf(d.Type())))
 			return nil
 		}
 		if len(files) == maxSkillFiles {

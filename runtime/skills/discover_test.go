@@ -155,7 +155,7 @@ func TestScanBrokenSkills(t *testing.T) {
 	}
 	p := func(name string) string { return filepath.Join(root, name, "SKILL.md") }
 	want := []string{
-		p("Bad_Name") + `: line 2: id "Bad_Name" is not valid: an id is 1–64 lowercase letters, digits and single hyphens, starting and ending with a letter or digit (rename the skill or set metadata.vox-id): skipped`,
+		p("Bad_Name") + `:2: id "Bad_Name" is not valid: an id is 1–64 lowercase letters, digits and single hyphens, starting and ending with a letter or digit (rename the skill or set metadata.vox-id): skipped`,
 		p("folder-mismatch") + `: the folder name "folder-mismatch" differs from the skill name "deploy-preview"`,
 		p("long-description") + ": line 3: description is 1143 characters long: at most 1024 are allowed",
 		p("no-description") + ": front matter has no description: add a description saying what the skill does and when to use it: skipped",

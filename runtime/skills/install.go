@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // Limits on what one install or add may write.
@@ -110,41 +112,38 @@ func (r *Registry) Install(skillMD []byte, files map[string]string, global bool)
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	target, err := r.cfg.InstallTarget(global)
+	tgt, err := r.cfg.openTarget(global, true)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer tgt.dir.Close()
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	snap := r.Snapshot()
-	if err := checkFree(snap, target, []*Skill{sk}); err != nil {
+	if err := tgt.checkFree(snap, []*Skill{sk}); err != nil {
 		return nil, nil, err
 	}
-	staging, err := stage(target)
+	name, staging, err := tgt.stage()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.RemoveAll(staging)
-	root, err := os.OpenRoot(staging)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
-	if err := root.WriteFile("SKILL.md", skillMD, 0o644); err != nil {
+	defer tgt.dir.RemoveAll(name)
+	defer staging.Close()
+	if err := staging.WriteFile("SKILL.md", skillMD, 0o644); err != nil {
 		return nil, nil, err
 	}
 	for _, rel := range rels {
 		if dir := path.Dir(rel); dir != "." {
-			if err := root.MkdirAll(dir, 0o755); err != nil {
+			if err := staging.MkdirAll(dir, 0o755); err != nil {
 				return nil, nil, err
 			}
 		}
-		if err := root.WriteFile(rel, []byte(files[rel]), 0o644); err != nil {
+		if err := staging.WriteFile(rel, []byte(files[rel]), 0o644); err != nil {
 			return nil, nil, err
 		}
 	}
-	ins, err := place(target, map[string]string{sk.Name: staging})
+	ins, err := tgt.place(map[string]string{sk.Name: name})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,9 +151,78 @@ func (r *Registry) Install(skillMD []byte, files map[string]string, global bool)
 	return ins[0], warnings, nil
 }
 
+// target is an install target held open: its path (for the registry and
+// messages) and the folder itself, opened beneath the workspace or home
+// folder it belongs to (runtime/safefs). Every write of an install goes
+// through the folder, never through the path again.
+type target struct {
+	path string
+	dir  *safefs.Root
+}
+
+// openTarget opens the install target (see InstallTarget), making it when
+// create is set. The folders on the way from the workspace or home folder
+// (.vox, .vox/skills) are made and opened beneath it, following a symlink
+// only while it stays inside: a .vox or .vox/skills that is a symlink
+// leading elsewhere — which would redirect the write — is refused, not
+// checked and then used. A VOX_SKILL_ROOTS entry is the user's own
+// choice: it is made and opened as given.
+func (c Config) openTarget(global, create bool) (*target, error) {
+	path, err := c.InstallTarget(global)
+	if err != nil {
+		return nil, err
+	}
+	if c.Custom() {
+		if create {
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return nil, fmt.Errorf("cannot create the install target: %w", err)
+			}
+		}
+		dir, err := safefs.OpenRoot(path)
+		if err != nil {
+			return nil, fmt.Errorf("install target %s: %w", path, err)
+		}
+		return &target{path: path, dir: dir}, nil
+	}
+	anchor, what := c.Workspace, "the workspace"
+	if global {
+		anchor, what = c.Home, "the home folder"
+	}
+	base, err := safefs.OpenRoot(anchor)
+	if err != nil {
+		return nil, fmt.Errorf("install target %s: %s: %w", path, what, err)
+	}
+	defer base.Close()
+	const rel = ".vox/skills"
+	if create {
+		err = base.MkdirAll(rel, 0o755)
+	}
+	var dir *safefs.Root
+	if err == nil {
+		dir, err = base.OpenRoot(rel)
+	}
+	switch {
+	case errors.Is(err, safefs.ErrEscapes):
+		return nil, fmt.Errorf("the install target %s leads outside %s (%s): a symlinked .vox or .vox/skills would redirect the write; refused: make it a real folder, or set %s", path, what, anchor, RootsEnv)
+	case err != nil:
+		return nil, fmt.Errorf("cannot open the install target %s: %w", path, unwrapPathErr(err))
+	}
+	return &target{path: path, dir: dir}, nil
+}
+
+// unwrapPathErr drops the relative path of a safefs error when the
+// message names the folder already.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // checkFree refuses skills whose id or name is installed, that collide
-// with each other, or whose folder exists under target.
-func checkFree(snap *Snapshot, target string, skills []*Skill) error {
+// with each other, or whose folder exists in the target.
+func (t *target) checkFree(snap *Snapshot, skills []*Skill) error {
 	seen := map[string]bool{}
 	for _, sk := range skills {
 		for _, key := range []string{sk.ID, sk.Name} {
@@ -166,53 +234,69 @@ func checkFree(snap *Snapshot, target string, skills []*Skill) error {
 			return fmt.Errorf("two of the skills to add are named %q: add them one at a time with skill", sk.Name)
 		}
 		seen[sk.ID], seen[sk.Name] = true, true
-		dir := filepath.Join(target, sk.Name)
-		if _, err := os.Lstat(dir); err == nil {
-			return fmt.Errorf("%s already exists: remove it or rename the new skill", dir)
+		if _, err := t.dir.Lstat(sk.Name); err == nil {
+			return fmt.Errorf("%s already exists: remove it or rename the new skill", filepath.Join(t.path, sk.Name))
 		}
 	}
 	return nil
 }
 
-// stage makes a hidden staging folder inside target (so the final rename
-// stays on one file system); discovery skips hidden folders, so a crash
-// never leaves a half-written skill behind.
-func stage(target string) (string, error) {
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create the install target: %w", err)
+// stage makes a hidden staging folder in the target (so the final rename
+// stays on one file system) and opens it; discovery skips hidden folders,
+// so a crash never leaves a half-written skill behind.
+func (t *target) stage() (string, *safefs.Root, error) {
+	name, err := t.dir.MkdirTemp(".vox-install-")
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot create a staging folder in the install target: %w", err)
 	}
-	return os.MkdirTemp(target, ".vox-install-")
+	dir, err := t.dir.OpenRoot(name)
+	if err != nil {
+		t.dir.RemoveAll(name)
+		return "", nil, err
+	}
+	return name, dir, nil
 }
 
-// place renames each staged folder to <target>/<name> and loads it.
-func place(target string, staged map[string]string) ([]*Installed, error) {
+// place renames each staged folder (skill name to staging folder name) to
+// its skill name in the target, never replacing anything, and loads it.
+func (t *target) place(staged map[string]string) ([]*Installed, error) {
 	names := make([]string, 0, len(staged))
 	for name := range staged {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var placed []string
 	var ins []*Installed
-	// On failure, take back what was placed: a folder left under the
-	// target would be installed at the next start.
+	// On failure, take back what was placed: a folder left in the target
+	// would be installed at the next start.
 	fail := func(err error) ([]*Installed, error) {
-		for _, in := range ins {
-			os.RemoveAll(in.Path)
+		for _, name := range placed {
+			t.dir.RemoveAll(name)
 		}
 		return nil, err
 	}
 	for _, name := range names {
-		dir := filepath.Join(target, name)
-		if err := os.Rename(staged[name], dir); err != nil {
+		if err := t.dir.Rename(staged[name], name); err != nil {
 			return fail(fmt.Errorf("cannot move the skill into place: %w", err))
 		}
-		in, _, err := Load(dir, target)
+		placed = append(placed, name)
+		in, _, err := Load(filepath.Join(t.path, name), t.path)
+		if err == nil && !t.holds(name, in.real) {
+			err = errors.New("its folder is no longer the one written")
+		}
 		if err != nil {
-			os.RemoveAll(dir)
 			return fail(fmt.Errorf("%s changed while it was installed: %w; try again", name, err))
 		}
 		ins = append(ins, in)
 	}
 	return ins, nil
+}
+
+// holds reports whether the folder at path (as loaded) is the entry name
+// of the target: the path was not redirected since the target was opened.
+func (t *target) holds(name, path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && t.dir.SameFile(name, info)
 }
 
 // Add copies skills from a local folder or a git repository into the
@@ -229,8 +313,7 @@ func (r *Registry) Add(ctx context.Context, source string, global bool, skill st
 			return nil, nil, fmt.Errorf("skill %q %v: give the name of one skill folder", skill, err)
 		}
 	}
-	target, err := r.cfg.InstallTarget(global)
-	if err != nil {
+	if _, err := r.cfg.InstallTarget(global); err != nil {
 		return nil, nil, err
 	}
 	dir := source
@@ -280,29 +363,36 @@ func (r *Registry) Add(ctx context.Context, source string, global bool, skill st
 		skillsToAdd = append(skillsToAdd, in.Skill)
 	}
 
+	tgt, err := r.cfg.openTarget(global, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tgt.dir.Close()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	snap := r.Snapshot()
-	if err := checkFree(snap, target, skillsToAdd); err != nil {
+	if err := tgt.checkFree(snap, skillsToAdd); err != nil {
 		return nil, nil, err
 	}
 	staged := map[string]string{}
 	defer func() {
-		for _, s := range staged {
-			os.RemoveAll(s)
+		for _, name := range staged {
+			tgt.dir.RemoveAll(name)
 		}
 	}()
 	for i, f := range folders {
-		s, err := stage(target)
+		name, staging, err := tgt.stage()
 		if err != nil {
 			return nil, nil, err
 		}
-		staged[skillsToAdd[i].Name] = s
-		if err := copyTree(f, s); err != nil {
+		staged[skillsToAdd[i].Name] = name
+		err = copyTree(f, staging)
+		staging.Close()
+		if err != nil {
 			return nil, nil, err
 		}
 	}
-	ins, err := place(target, staged)
+	ins, err := tgt.place(staged)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,7 +417,7 @@ func skillFolders(dir, skill string) ([]string, error) {
 		folders = []string{dir}
 	} else {
 		for _, base := range []string{dir, filepath.Join(dir, "skills")} {
-			entries, err := os.ReadDir(base)
+			entries, err := readDir(base)
 			if err != nil {
 				continue
 			}
@@ -350,7 +440,7 @@ func skillFolders(dir, skill string) ([]string, error) {
 		if filepath.Base(f) == skill {
 			return []string{f}, nil
 		}
-		if data, err := os.ReadFile(filepath.Join(f, "SKILL.md")); err == nil {
+		if data, err := readSkillMD(f); err == nil {
 			if sk, _, err := Parse(data); err == nil && (sk.Name == skill || sk.ID == skill) {
 				return []string{f}, nil
 			}
@@ -365,27 +455,42 @@ func isRegular(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// readSkillMD reads dir/SKILL.md without blocking, regular files only.
+func readSkillMD(dir string) ([]byte, error) {
+	root, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile("SKILL.md", MaxFileSize)
+}
+
 // checkCopyable refuses a source skill folder holding symlinks or anything
-// but files and folders, or too much to copy.
+// but files and folders, or too much to copy. It walks beneath the folder
+// (runtime/safefs), never opening a FIFO or device.
 func checkCopyable(dir string) error {
+	src, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
 	var files int
 	var bytes int64
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(src.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", dir, err)
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != dir {
+			if d.Name() == ".git" && rel != "." {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		rel := relTo(dir, p)
 		if d.Type()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s: %s is a symlink: symlinks are refused, replace it with the file it points to", dir, rel)
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: %s is not a regular file: remove it", dir, rel)
+			return fmt.Errorf("%s: %s is %s, not a regular file: remove it", dir, rel, safefs.KindOf(d.Type()))
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -400,58 +505,63 @@ func checkCopyable(dir string) error {
 	})
 }
 
-// copyTree copies the files of src (checked by checkCopyable, .git left
-// out) into the existing folder dst, never following a link.
-func copyTree(src, dst string) error {
-	root, err := os.OpenRoot(dst)
+// copyTree copies the files of the folder src (checked by checkCopyable,
+// .git left out) into the open staging folder dst. Both sides are resolved
+// beneath their folders; a source file swapped for a symlink, FIFO or
+// device since the check is refused, and nothing existing is overwritten.
+func copyTree(src string, dst *safefs.Root) error {
+	from, err := safefs.OpenRoot(src)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	defer from.Close()
+	var copied int64
+	return fs.WalkDir(from.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == src {
+		if rel == "." {
 			return nil
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
 		}
 		if d.IsDir() {
 			if d.Name() == ".git" {
 				return fs.SkipDir
 			}
-			return root.Mkdir(rel, 0o755)
+			return dst.Mkdir(rel, 0o755)
 		}
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s changed while it was copied: try again", src)
 		}
-		in, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
+		in, info, err := from.Open(rel)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		info, err := in.Stat()
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s changed while it was copied: try again", src)
+		}
+		out, err := dst.Create(rel, info.Mode().Perm()&0o755|0o644)
 		if err != nil {
 			return err
 		}
-		out, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm()&0o755|0o644)
-		if err != nil {
-			return err
+		// The check counted the bytes; a file grown since stops the copy.
+		n, err := io.Copy(out, io.LimitReader(in, maxAddBytes-copied+1))
+		copied += n
+		if err == nil && copied > maxAddBytes {
+			err = fmt.Errorf("%s changed while it was copied: try again", src)
 		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
+		if cerr := out.Close(); err == nil {
+			err = cerr
 		}
-		return out.Close()
+		return err
 	})
 }
 
 // Remove deletes an installed skill's folder and uninstalls it — only when
 // the folder, located from the registry entry (never from the argument),
-// lies directly under an install target and is not a symlink.
+// lies directly under an install target and is not a symlink. The folder
+// is deleted through the install target opened beneath its workspace or
+// home folder, never through its path.
 func (r *Registry) Remove(idOrName string) (*Installed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -460,38 +570,54 @@ func (r *Registry) Remove(idOrName string) (*Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.removable(in.Path); err != nil {
+	tgt, err := r.removable(in.Path)
+	if err != nil {
 		return nil, fmt.Errorf("skill %s lives in %s, which %v: delete it by hand, or use vox_skill_uninstall to drop it from this session", in.ID, in.Path, err)
 	}
-	if err := os.RemoveAll(in.Path); err != nil {
-		return nil, fmt.Errorf("cannot delete %s: %w", in.Path, err)
+	defer tgt.dir.Close()
+	if err := tgt.dir.RemoveAll(filepath.Base(in.Path)); err != nil {
+		return nil, fmt.Errorf("cannot delete %s: %w", in.Path, unwrapPathErr(err))
 	}
 	r.commit(snap.without(in))
 	return in, nil
 }
 
-func (r *Registry) removable(dir string) error {
+// removable returns the install target, opened, that holds the folder dir
+// directly, or says why there is none.
+func (r *Registry) removable(dir string) (*target, error) {
 	st, err := os.Lstat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("cannot be read (%v)", err)
+		return nil, fmt.Errorf("cannot be read (%v)", err)
 	case st.Mode()&fs.ModeSymlink != 0:
-		return errors.New("is a symlink")
+		return nil, errors.New("is a symlink")
 	case !st.IsDir():
-		return errors.New("is not a folder")
+		return nil, errors.New("is not a folder")
 	}
-	if err := checkFolderName(filepath.Base(dir)); err != nil {
-		return fmt.Errorf("has a folder name that %v", err)
+	name := filepath.Base(dir)
+	if err := checkFolderName(name); err != nil {
+		return nil, fmt.Errorf("has a folder name that %v", err)
 	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(dir))
+	parent, err := os.Stat(filepath.Dir(dir))
 	if err != nil {
-		return fmt.Errorf("cannot be resolved (%v)", err)
+		return nil, fmt.Errorf("cannot be resolved (%v)", err)
 	}
 	targets := r.cfg.installTargets()
-	for _, t := range targets {
-		if real, err := filepath.EvalSymlinks(t); err == nil && real == parent {
-			return nil
+	for _, global := range []bool{false, true} {
+		tgt, err := r.cfg.openTarget(global, false)
+		if err != nil {
+			continue
 		}
+		if tgt.dir.SameFile(".", parent) {
+			// The entry itself, seen from the target: a folder, not a
+			// symlink, and the folder the registry knows.
+			if cur, err := tgt.dir.Lstat(name); err == nil && cur.IsDir() && os.SameFile(cur, st) {
+				return tgt, nil
+			}
+			tgt.dir.Close()
+			return nil, errors.New("changed since it was installed")
+		}
+		tgt.dir.Close()
 	}
-	return fmt.Errorf("is not directly under an install target (%s)", strings.Join(targets, ", "))
+	return nil, fmt.Errorf("is not directly under an install target (%s)", strings.Join(targets, ", "))
 }

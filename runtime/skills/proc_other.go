@@ -7,10 +7,6 @@ import (
 	"os/exec"
 )
 
-// oNoFollow is 0 where the system has no O_NOFOLLOW (Windows): the copy
-// still refuses anything that is not a regular file before opening it.
-const oNoFollow = 0
-
 // killGroupOnCancel keeps exec's default on systems without process
 // groups: the context kills git itself.
 func killGroupOnCancel(*exec.Cmd) {}

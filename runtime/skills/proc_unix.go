@@ -8,9 +8,6 @@ import (
 	"syscall"
 )
 
-// oNoFollow makes opening a symlink fail instead of following it.
-const oNoFollow = syscall.O_NOFOLLOW
-
 // killGroupOnCancel starts cmd in its own process group and kills the
 // whole group when its context ends: git starts helpers
 // (git-remote-https, ssh) that must not outlive it.

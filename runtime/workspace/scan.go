@@ -286,7 +286,7 @@ func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile,
 		info, err = s.dir.Stat(rel)
 		switch {
 		case errors.Is(err, safefs.ErrEscapes):
-			return SourceFile{}, &FileError{Path: rel, Message: escapeMessage(abs)}, false
+			return SourceFile{}, &FileError{Path: rel, Message: s.escapeMessage(abs)}, false
 		case errors.Is(err, fs.ErrNotExist):
 			return SourceFile{}, &FileError{Path: rel, Message: "broken symlink: " + unwrapPathError(err)}, false
 		case err == nil && info.IsDir():
@@ -310,8 +310,8 @@ func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile,
 // escapeMessage words why the symlink at abs was refused. The kernel
 // refuses every absolute symlink beneath a root, even one naming a file
 // inside it: that one gets its own hint.
-func escapeMessage(abs string) string {
-	if target, err := os.Readlink(abs); err == nil && filepath.IsAbs(target) {
+func (s *scanner) escapeMessage(abs string) string {
+	if target, err := os.Readlink(abs); err == nil && filepath.IsAbs(target) && Inside(filepath.Clean(s.root), filepath.Clean(target)) {
 		return "is an absolute symlink: only relative symlinks that stay inside the workspace root are followed; not loaded"
 	}
 	return "symlink leads outside the workspace root; not loaded"
