@@ -13,8 +13,10 @@
 //
 //	exec vox ... / exec vox-mcp ...   the binaries under test, on PATH
 //	mcp [flags] REQUESTS [-- ARGS]    a stdio session with vox-mcp
-//	repeat N TEXT FILE                appends TEXT N times to FILE (for
-//	                                  inputs too large to keep in a case)
+//	run [flags] PROG [ARGS]           vox or vox-mcp, bounded in time and memory
+//	repeat [-e] N TEXT FILE           appends TEXT N times to FILE (for
+//	                                  inputs too large to keep in a case;
+//	                                  -e: TEXT holds Go escapes such as \n)
 //	sleep DURATION                    wait, e.g. to give an escaped process the time to act
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
@@ -22,17 +24,21 @@
 // "method" and optional "params"; blank lines and lines starting with #
 // are skipped) and waits for each answer before the next. A line starting
 // with @ is instead an action on the file system, done between two
-// requests (paths relative to the current directory):
+// requests, as an attacker racing the server would (paths relative to the
+// current directory, $VAR expanded from the script's environment):
 //
 //	@rename OLD NEW        rename OLD to NEW
 //	@symlink TARGET LINK   create the symlink LINK pointing to TARGET
 //	@remove PATH           remove a file, symlink or empty folder
+//	@mkfifo PATH           create a named pipe
 //
 // It writes one line per answer to stdout, "<method> <result or error as
 // compact JSON>", and the server's log to stderr. It fails when an answer
 // does not come within -timeout (default 20s: the server froze), when the
 // server exits before the last answer (it crashed), or when -maxrss is
-// given and the server's peak resident memory exceeded it. Flags:
+// given and the server's peak resident memory exceeded it (the server is
+// killed as soon as it does, so a case never takes the machine's memory).
+// Flags:
 //
 //	-timeout D   the longest wait for one answer
 //	-maxrss N    the largest allowed peak RSS, in MiB
@@ -42,6 +48,12 @@
 //	             when it is started from a terminal; write everything the
 //	             terminal showed (the log, and the echo of any keystroke
 //	             typed or injected into it) to FILE
+//
+// run runs PROG (vox or vox-mcp) with ARGS in the current directory, in
+// the server's environment (below), like exec — stdout and stderr are kept
+// for the next commands, and with ! it must exit non-zero — but fails the
+// script, whatever !, when PROG runs longer than -timeout (default 20s) or
+// its peak RSS exceeds -maxrss MiB (killed at once).
 //
 // The server's environment is PATH, HOME ($WORK/home) and
 // VOX_SKILL_ROOTS ($WORK/skills) plus any variable the script set with
@@ -69,6 +81,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,6 +144,7 @@ func TestAttacks(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mcp":    cmdMCP,
+			"run":    cmdRun,
 			"repeat": cmdRepeat,
 			"sleep":  cmdSleep,
 		},
@@ -160,16 +175,26 @@ func TestAttackCasesSayWhat(t *testing.T) {
 
 // cmdRepeat is the repeat command (see the package comment).
 func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	escapes := len(args) > 0 && args[0] == "-e"
+	if escapes {
+		args = args[1:]
+	}
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: repeat N TEXT FILE")
+		ts.Fatalf("usage: repeat [-e] N TEXT FILE")
 	}
 	n, err := strconv.Atoi(args[0])
 	if err != nil || n < 0 {
 		ts.Fatalf("repeat: want a count, got %q", args[0])
 	}
+	text := args[1]
+	if escapes {
+		if text, err = strconv.Unquote(`"` + text + `"`); err != nil {
+			ts.Fatalf("repeat -e: %q: %v", args[1], err)
+		}
+	}
 	f, err := os.OpenFile(ts.MkAbs(args[2]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	ts.Check(err)
-	_, err = f.WriteString(strings.Repeat(args[1], n))
+	_, err = f.WriteString(strings.Repeat(text, n))
 	ts.Check(errors.Join(err, f.Close()))
 }
 
@@ -254,6 +279,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 			shown <- b
 		}()
 	}
+	overRSS := watchRSS(cmd.Process, *maxRSS)
 	exited := make(chan struct{})
 	answers := make(chan map[string]json.RawMessage, 16)
 	go func() {
@@ -312,6 +338,9 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 			case msg, ok := <-answers:
 				if !ok {
 					<-exited
+					if peak := overRSS.Load(); peak > 0 {
+						ts.Fatalf("mcp: killed the server while it waited for %s: its RSS reached %d MiB, over the allowed %d MiB", method, peak>>20, *maxRSS)
+					}
 					ts.Fatalf("mcp: the server exited before answering %s (%v): it crashed\n%s", method, waitErr, stderr.String())
 				}
 				if string(msg["id"]) == strconv.Itoa(id) {
@@ -362,6 +391,81 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// watchRSS kills p as soon as its peak RSS exceeds maxMiB (0: never) and
+// then holds the peak seen, in bytes.
+func watchRSS(p *os.Process, maxMiB int64) *atomic.Int64 {
+	var over atomic.Int64
+	if maxMiB <= 0 {
+		return &over
+	}
+	go func() {
+		for {
+			peak := peakRSS(p.Pid)
+			if peak == 0 {
+				return // gone
+			}
+			if peak > maxMiB<<20 {
+				over.Store(peak)
+				p.Kill()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	return &over
+}
+
+// cmdRun is the run command (see the package comment).
+func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	timeout := fs.Duration("timeout", 20*time.Second, "the longest run")
+	maxRSS := fs.Int64("maxrss", 0, "the largest allowed peak RSS in MiB (0: unchecked)")
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		ts.Fatalf("run: %v", err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 || (rest[0] != "vox" && rest[0] != "vox-mcp") {
+		ts.Fatalf("usage: run [-timeout D] [-maxrss MiB] vox|vox-mcp [ARGS]")
+	}
+	cmd := exec.Command(filepath.Join(binDir, rest[0]), rest[1:]...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, name := range serverEnvNames {
+		if v := ts.Getenv(name); v != "" {
+			cmd.Env = append(cmd.Env, name+"="+v)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ts.Check(cmd.Start())
+	overRSS := watchRSS(cmd.Process, *maxRSS)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(*timeout):
+		cmd.Process.Kill()
+		<-done
+		ts.Fatalf("run: %s did not finish within %v", rest[0], *timeout)
+	}
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	peak := overRSS.Load()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && peak == 0 {
+		peak = ru.Maxrss << 10 // KiB on Linux
+	}
+	if *maxRSS > 0 && peak > *maxRSS<<20 {
+		ts.Fatalf("run: %s's peak RSS reached %d MiB, over the allowed %d MiB", rest[0], peak>>20, *maxRSS)
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("run: %s: %v", rest[0], err)
+	case err == nil && neg:
+		ts.Fatalf("run: %s succeeded unexpectedly", rest[0])
+	}
+}
+
 // peakRSS reads a live process's peak resident set size (VmHWM) in bytes;
 // 0 when it cannot be read.
 func peakRSS(pid int) int64 {
@@ -380,7 +484,7 @@ func peakRSS(pid int) int64 {
 
 // fileAction does one @ line of a requests file (see the package comment).
 func fileAction(ts *testscript.TestScript, where, line string) {
-	f := strings.Fields(strings.TrimPrefix(line, "@"))
+	f := strings.Fields(os.Expand(strings.TrimPrefix(line, "@"), ts.Getenv))
 	var err error
 	switch {
 	case len(f) == 3 && f[0] == "rename":
@@ -389,8 +493,10 @@ func fileAction(ts *testscript.TestScript, where, line string) {
 		err = os.Symlink(f[1], ts.MkAbs(f[2]))
 	case len(f) == 2 && f[0] == "remove":
 		err = os.Remove(ts.MkAbs(f[1]))
+	case len(f) == 2 && f[0] == "mkfifo":
+		err = exec.Command("mkfifo", ts.MkAbs(f[1])).Run()
 	default:
-		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK or @remove PATH, got %q", where, line)
+		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK, @remove PATH or @mkfifo PATH, got %q", where, line)
 	}
 	if err != nil {
 		ts.Fatalf("%s: %v", where, err)
