@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -84,16 +86,65 @@ func (r *Root) stat(rel string) (fs.FileInfo, error) {
 		info, err := r.root.Stat(rel)
 		return info, unwrap(err)
 	}
-	// An O_PATH descriptor opens nothing: fstat only.
+	// An O_PATH descriptor opens nothing: fstat only. A call's check of
+	// its tool's file goes here, so no *os.File is made.
 	fd, err := openat2(r.dir, rel, unix.O_PATH)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), joinName(r.name, rel))
-	defer f.Close()
-	info, err := f.Stat()
-	return info, unwrap(err)
+	var st unix.Stat_t
+	err = unix.Fstat(fd, &st)
+	unix.Close(fd)
+	if err != nil {
+		return nil, err
+	}
+	return &statInfo{name: path.Base(rel), size: st.Size, mode: fileMode(st.Mode), modTime: time.Unix(st.Mtim.Unix())}, nil
 }
+
+// fileMode is the fs.FileMode of a stat mode, as os.Stat makes it.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// statInfo is the fs.FileInfo of Stat. Its Sys is nil: os.SameFile
+// cannot compare it (Root.SameFile can).
+type statInfo struct {
+	name    string
+	size    int64
+	mode    fs.FileMode
+	modTime time.Time
+}
+
+func (i *statInfo) Name() string       { return i.name }
+func (i *statInfo) Size() int64        { return i.size }
+func (i *statInfo) Mode() fs.FileMode  { return i.mode }
+func (i *statInfo) ModTime() time.Time { return i.modTime }
+func (i *statInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *statInfo) Sys() any           { return nil }
 
 func (r *Root) renameNoReplace(old, new string) error {
 	conn, err := r.dir.SyscallConn()

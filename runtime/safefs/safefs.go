@@ -371,9 +371,12 @@ func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return f.r.ReadDir
 func (f rootFS) Stat(name string) (fs.FileInfo, error) { return f.r.Stat(name) }
 
 // SameFile reports whether the file rel (symlinks followed beneath the
-// root) is the file described by info.
+// root) is the file described by info, an os.Stat or os.Lstat result.
 func (r *Root) SameFile(rel string, info fs.FileInfo) bool {
-	cur, err := r.Stat(rel)
+	if checkRel(rel) != nil {
+		return false
+	}
+	cur, err := r.root.Stat(rel)
 	return err == nil && os.SameFile(cur, info)
 }
 
