@@ -62,7 +62,7 @@ type skillChecker struct {
 // checkRoot checks every non-hidden subfolder of dir, as discovery would
 // find them; a missing root holds nothing to check.
 func (c *skillChecker) checkRoot(dir string) {
-	entries, err := os.ReadDir(dir)
+	entries, err := skills.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -78,7 +78,7 @@ func (c *skillChecker) checkRoot(dir string) {
 }
 
 func holdsSkills(dir string) bool {
-	entries, err := os.ReadDir(dir)
+	entries, err := skills.ReadDir(dir)
 	if err != nil {
 		return false
 	}
@@ -117,18 +117,17 @@ func (c *skillChecker) check(dir string) {
 	r := c.report
 	file := filepath.Join(dir, "SKILL.md")
 	at := func(line, col int) Problem { return Problem{Path: c.display(file), Line: line, Col: col} }
-	st, err := os.Stat(file)
-	if err != nil {
+	if _, err := os.Stat(file); err != nil {
 		r.Problemf(Problem{Path: c.display(dir)}, "missing SKILL.md: a skill folder holds SKILL.md with front matter")
 		return
 	}
-	if st.Size() > skills.MaxFileSize {
+	data, err := skills.ReadSkillMD(dir)
+	switch {
+	case errors.Is(err, skills.ErrFileTooLarge):
 		r.Problemf(at(0, 0), "SKILL.md is larger than 1 MiB")
 		return
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		r.Problemf(at(0, 0), "%v", err)
+	case err != nil:
+		r.Problemf(at(0, 0), "%v", errors.Unwrap(err))
 		return
 	}
 	fm, err := skills.ParseFrontMatter(data)

@@ -217,7 +217,7 @@ func Scan(roots []string) ([]Found, []string) {
 			continue
 		}
 		seenRoots[realRoot] = true
-		entries, err := readDir(root)
+		entries, err := ReadDir(root)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %v: skipped", root, err))
 			continue
@@ -266,9 +266,9 @@ func Scan(roots []string) ([]Found, []string) {
 	return found, warnings
 }
 
-// readDir lists the folder root without blocking, whatever is in its
-// place.
-func readDir(root string) ([]fs.DirEntry, error) {
+// ReadDir lists the folder root as discovery does: sorted, and without
+// blocking whatever is in its place (a FIFO is "not a directory").
+func ReadDir(root string) ([]fs.DirEntry, error) {
 	r, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, err

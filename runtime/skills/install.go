@@ -417,7 +417,7 @@ func skillFolders(dir, skill string) ([]string, error) {
 		folders = []string{dir}
 	} else {
 		for _, base := range []string{dir, filepath.Join(dir, "skills")} {
-			entries, err := readDir(base)
+			entries, err := ReadDir(base)
 			if err != nil {
 				continue
 			}
@@ -440,7 +440,7 @@ func skillFolders(dir, skill string) ([]string, error) {
 		if filepath.Base(f) == skill {
 			return []string{f}, nil
 		}
-		if data, err := readSkillMD(f); err == nil {
+		if data, err := ReadSkillMD(f); err == nil {
 			if sk, _, err := Parse(data); err == nil && (sk.Name == skill || sk.ID == skill) {
 				return []string{f}, nil
 			}
@@ -455,14 +455,21 @@ func isRegular(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// readSkillMD reads dir/SKILL.md without blocking, regular files only.
-func readSkillMD(dir string) ([]byte, error) {
+// ReadSkillMD reads dir/SKILL.md as discovery does: beneath the folder,
+// without blocking, a regular file only, at most MaxFileSize bytes
+// (ErrFileTooLarge).
+func ReadSkillMD(dir string) ([]byte, error) {
 	root, err := safefs.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return root.ReadFile("SKILL.md", MaxFileSize)
+	data, err := root.ReadFile("SKILL.md", MaxFileSize)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, ErrFileTooLarge
+	}
+	return data, err
 }
 
 // checkCopyable refuses a source skill folder holding symlinks or anything
