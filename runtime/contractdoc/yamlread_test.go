@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 // laughs is a "billion laughs" document: levels anchors, each a list of
@@ -126,4 +128,39 @@ func TestParseYAMLErrors(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Msg, "aliases may repeat at most 100000 values") {
 		t.Errorf("errs = %v", errs)
 	}
+}
+
+// FuzzReadYAML: whatever the input, ReadYAML returns without overflowing
+// the stack, and a document it accepts converts within its limits.
+func FuzzReadYAML(f *testing.F) {
+	for _, seed := range []string{
+		"a: 1\n", laughs("", 6), "a: &a [1, *a]\n", "a: &a {b: *a}\n", strings.Repeat("- ", 300) + "x\n",
+		"a: &a x\nb: [*a, *a, *a]\nc: {<<: *a}\n", "? [a, b]\n: c\n", "&a [*a]", "a: !!binary aGk=\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		root, p := ReadYAML(src, ContractLimits)
+		if p != nil || root == nil {
+			return
+		}
+		d, _ := ParseYAML(src, "x")
+		if d == nil {
+			t.Fatal("ReadYAML accepted what ParseYAML refused")
+		}
+		if n := countValues(d.Root); n > len(src)+ContractLimits.MaxAliasValues+1 {
+			t.Fatalf("%d values from %d bytes", n, len(src))
+		}
+	})
+}
+
+func countValues(v schemajson.Value) int {
+	n := 1
+	for _, it := range v.Items {
+		n += countValues(it)
+	}
+	for _, m := range v.Members {
+		n += countValues(m.Value)
+	}
+	return n
 }
