@@ -112,18 +112,14 @@ func (r *Registry) Install(skillMD []byte, files map[string]string, global bool)
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	tgt, err := r.cfg.openTarget(global, true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap := r.Snapshot()
+	tgt, err := r.cfg.prepare(snap, []*Skill{sk}, global)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer tgt.dir.Close()
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	snap := r.Snapshot()
-	if err := tgt.checkFree(snap, []*Skill{sk}); err != nil {
-		return nil, nil, err
-	}
 	name, staging, err := tgt.stage()
 	if err != nil {
 		return nil, nil, err
@@ -220,25 +216,33 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// checkFree refuses skills whose id or name is installed, that collide
-// with each other, or whose folder exists in the target.
-func (t *target) checkFree(snap *Snapshot, skills []*Skill) error {
+// prepare refuses skills whose id or name is installed or that collide
+// with each other — before anything is made on disk — then opens the
+// install target, making it, and refuses skills whose folder exists there.
+func (c Config) prepare(snap *Snapshot, skills []*Skill, global bool) (*target, error) {
 	seen := map[string]bool{}
 	for _, sk := range skills {
 		for _, key := range []string{sk.ID, sk.Name} {
 			if in, ok := snap.Get(key); ok {
-				return fmt.Errorf("a skill named %q is already installed (id %s, from %s): uninstall or remove it first, or rename the new skill", key, in.ID, in.Path)
+				return nil, fmt.Errorf("a skill named %q is already installed (id %s, from %s): uninstall or remove it first, or rename the new skill", key, in.ID, in.Path)
 			}
 		}
 		if seen[sk.ID] || seen[sk.Name] {
-			return fmt.Errorf("two of the skills to add are named %q: add them one at a time with skill", sk.Name)
+			return nil, fmt.Errorf("two of the skills to add are named %q: add them one at a time with skill", sk.Name)
 		}
 		seen[sk.ID], seen[sk.Name] = true, true
+	}
+	t, err := c.openTarget(global, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, sk := range skills {
 		if _, err := t.dir.Lstat(sk.Name); err == nil {
-			return fmt.Errorf("%s already exists: remove it or rename the new skill", filepath.Join(t.path, sk.Name))
+			t.dir.Close()
+			return nil, fmt.Errorf("%s already exists: remove it or rename the new skill", filepath.Join(t.path, sk.Name))
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // stage makes a hidden staging folder in the target (so the final rename
@@ -363,17 +367,14 @@ func (r *Registry) Add(ctx context.Context, source string, global bool, skill st
 		skillsToAdd = append(skillsToAdd, in.Skill)
 	}
 
-	tgt, err := r.cfg.openTarget(global, true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap := r.Snapshot()
+	tgt, err := r.cfg.prepare(snap, skillsToAdd, global)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer tgt.dir.Close()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	snap := r.Snapshot()
-	if err := tgt.checkFree(snap, skillsToAdd); err != nil {
-		return nil, nil, err
-	}
 	staged := map[string]string{}
 	defer func() {
 		for _, name := range staged {

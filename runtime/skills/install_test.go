@@ -339,3 +339,24 @@ func TestIsGitURL(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedInstallMakesNoFolder: an install refused for its name leaves
+// the workspace as it was — no .vox/skills made for nothing.
+func TestRefusedInstallMakesNoFolder(t *testing.T) {
+	ws := t.TempDir()
+	r := New(Config{Workspace: ws, Home: t.TempDir()})
+	r.Hydrate()
+	if _, _, err := r.Install([]byte(skillMD("twin", "d")), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(ws, ".vox")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := r.Install([]byte(skillMD("twin", "d")), nil, false)
+	if err == nil || !strings.Contains(err.Error(), "is already installed") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".vox")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused install made .vox: %v", err)
+	}
+}
