@@ -43,11 +43,22 @@ func TestLanguageReference(t *testing.T) {
 	t.Errorf("%s: the reference section is stale; run go test ./runtime/vox -run TestLanguageReference -update", languageDoc)
 }
 
-// reference renders the tables as Markdown.
+// reference renders the tables as Markdown: one row per form of each
+// builtin, method and capability function (a function whose result type
+// depends on its arguments has a row per form).
 func reference() string {
 	var b strings.Builder
 	row := func(name, sig, result, notes string) {
 		b.WriteString("| " + name + " | " + sig + " | " + result + " | " + cell(notes) + " |\n")
+	}
+	forms := func(name, qualified string, sig eval.Signature) {
+		for i, f := range sig.Forms() {
+			n := code(name)
+			if i > 0 {
+				n = ""
+			}
+			row(n, code(params(qualified, f)), code(f.Result), f.Notes)
+		}
 	}
 	header := func(title string) {
 		b.WriteString("\n#### " + title + "\n\n| name | signature | result | notes |\n|---|---|---|---|\n")
@@ -58,31 +69,38 @@ func reference() string {
 			row(code(bi.Name), "value", code(bi.Sig.Result), bi.Sig.Notes)
 			continue
 		}
-		row(code(bi.Name), code(params(bi.Name, bi.Sig)), code(bi.Sig.Result), bi.Sig.Notes)
+		forms(bi.Name, bi.Name, bi.Sig)
 	}
 	for _, mt := range eval.MethodTables() {
 		header("Methods of `" + strings.ReplaceAll(mt.Receiver, "|", `\|`) + "`")
 		for _, m := range mt.Methods {
-			row(code(m.Name), code("."+params(m.Name, m.Sig)), code(m.Sig.Result), m.Sig.Notes)
+			forms(m.Name, "."+m.Name, m.Sig)
 		}
 	}
 	header("Capability functions")
 	for _, ns := range capability.Table() {
-		if len(ns.Funcs) == 0 {
+		if ns.Denies() {
 			row(code(ns.Name+".*"), "—", "—", "every call fails with `capability denied: "+ns.Name+".<method>`")
 			continue
 		}
+		if ns.Notes != "" {
+			row(code(ns.Name), "namespace", "—", ns.Notes)
+		}
 		for _, f := range ns.Funcs {
 			q := ns.Name + "." + f.Name
-			row(code(q), code(params(q, f.Sig)), code(f.Sig.Result), f.Sig.Notes)
+			forms(q, q, f.Sig)
+		}
+		for _, name := range ns.Denied {
+			row(code(ns.Name+"."+name), "—", "—", "fails with `capability denied: "+ns.Name+"."+name+"`")
 		}
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-// params is the signature without its result.
+// params is one form's signature without its result.
 func params(name string, sig eval.Signature) string {
+	sig.Overloads = nil
 	s := sig.Format(name)
 	return s[:strings.LastIndex(s, " to ")]
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"slices"
@@ -37,12 +38,19 @@ type Config struct {
 type Namespace struct {
 	Name  string
 	Funcs []*Func
+	// Denied lists functions of the reference that exist here only to be
+	// denied ("capability denied: path.resolve") rather than undefined.
+	Denied []string
+	// Notes say what a reader must know about the namespace as a whole.
+	Notes string
 
 	// deniedElse: calling a function the namespace lacks is "capability
 	// denied" (fs.write does not exist because writing is not allowed)
 	// rather than "undefined" (json.frobnicate is a typo).
 	deniedElse bool
-	index      map[string]*Func
+	// members: the namespace's fields are the other namespaces (std).
+	members bool
+	index   map[string]*Func
 }
 
 // Func is one capability function: name, signature and implementation.
@@ -55,40 +63,110 @@ type Func struct {
 	min, max int
 }
 
+// Parameter lists the table shares.
+var (
+	pPath    = []eval.Param{{Name: "path", Type: "str"}}
+	pText    = []eval.Param{{Name: "s", Type: "str"}}
+	pRegex   = []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}}
+	pLog     = []eval.Param{{Name: "values", Type: "any", Variadic: true}}
+	pJSONKey = []eval.Param{{Name: "text", Type: "str"}, {Name: "key", Type: "str"}}
+)
+
 // table is every namespace, one entry each: the resolver's universe, the
 // dispatch of calls and the reference table in docs/vox-language.md come
 // from it. Adding a capability function is an entry here, its test and a
-// sentence in the doc.
+// sentence in the doc. Where the reference and an earlier vox-mcp named a
+// function differently, both names are entries; the notes say which is
+// which.
 var table = []*Namespace{
-	{Name: "fs", deniedElse: true, Funcs: []*Func{
-		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "Result[str, str]",
-			Notes: "a regular file inside the workspace, as UTF-8 text"}},
-		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "bool"}},
-		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "Result[list[str], str]",
-			Notes: "entry names sorted bytewise, directories suffixed /"}},
+	{Name: "fs", deniedElse: true, Notes: "any other name (write, remove, mkdir, copy, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
+		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
+			Notes: "a regular file inside the workspace as UTF-8 text, a leading byte order mark removed and line ends made \\n; also read_file, read_to_string"}},
+		{Name: "read_file", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
+		{Name: "read_to_string", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
+		{Name: "read_bytes", fn: fsReadBytes, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
+			Notes: "the file's text exactly as stored; Err when it is not UTF-8"}},
+		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: pPath, Result: "bool"}},
+		{Name: "is_file", fn: fsIsFile, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a regular file, following symbolic links inside the workspace"}},
+		{Name: "is_dir", fn: fsIsDir, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a directory, following symbolic links inside the workspace"}},
+		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str", Optional: true, Default: `"."`}}, Result: "Result[list[str], str]",
+			Notes: "entry names sorted bytewise, directories suffixed / (differs: the reference adds no suffix)"}},
 	}},
-	{Name: "env", deniedElse: true, Funcs: []*Func{
+	{Name: "env", deniedElse: true, Notes: "any other name (set, args, ...) fails with `capability denied: env.<method>`", Funcs: []*Func{
 		{Name: "get", fn: envGet, Sig: eval.Signature{Params: []eval.Param{{Name: "name", Type: "str"}}, Result: "Option[str]",
 			Notes: "None unless the name is in the scan config's env_allow and set"}},
 	}},
 	{Name: "json", Funcs: []*Func{
-		{Name: "parse", fn: jsonParse, Sig: eval.Signature{Params: []eval.Param{{Name: "s", Type: "str"}}, Result: "Result[any, str]",
-			Notes: "objects keep their key order; integral numbers that fit 64 bits are ints"}},
+		{Name: "parse", fn: jsonParse, Sig: eval.Signature{Params: pText, Result: "Result[any, str]",
+			Notes: "objects keep their key order; integral numbers that fit 64 bits are ints; at most 512 levels deep; also decode"}},
+		{Name: "decode", fn: jsonParse, Sig: eval.Signature{Params: pText, Result: "Result[any, str]", Notes: "as parse (extension)"}},
 		{Name: "stringify", fn: jsonStringify, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str",
-			Notes: "compact JSON"}},
+			Notes: "compact JSON; fails on a NaN or infinite float; also encode"}},
+		{Name: "encode", fn: jsonStringify, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str", Notes: "as stringify"}},
+		{Name: "render", fn: jsonRender, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "Result[str, str]",
+			Notes: "as stringify, but Err instead of failing"}},
+		{Name: "pretty", fn: jsonPretty, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str",
+			Notes: "as stringify, indented by two spaces (extension)"}},
+		{Name: "quote", fn: jsonQuote, Sig: eval.Signature{Params: pText, Result: "str", Notes: "s as a JSON string literal"}},
+		{Name: "read_str", fn: jsonReadStr, Sig: eval.Signature{Params: pJSONKey, Result: "Result[str, str]",
+			Notes: "member key of the JSON object text, which must be a string"}},
+		{Name: "read_f64", fn: jsonReadF64, Sig: eval.Signature{Params: pJSONKey, Result: "Result[float, str]",
+			Notes: "member key of the JSON object text, which must be a number"}},
 	}},
-	{Name: "path", Funcs: []*Func{
+	{Name: "path", Denied: []string{"resolve"}, Notes: "paths are slash-separated text; nothing here touches the file system", Funcs: []*Func{
 		{Name: "join", fn: pathJoin, Sig: eval.Signature{Params: []eval.Param{{Name: "parts", Type: "str", Variadic: true}}, Result: "str",
-			Notes: "slash-separated, cleaned"}},
-		{Name: "base", fn: pathBase, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str"}},
-		{Name: "dir", fn: pathDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str"}},
-		{Name: "ext", fn: pathExt, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}}, Result: "str",
-			Notes: "with the dot; \"\" when none"}},
+			Notes: "slash-separated, cleaned (the reference takes exactly two)"}},
+		{Name: "join_many", fn: pathJoinMany, Sig: eval.Signature{Params: []eval.Param{{Name: "parts", Type: "list[str]"}}, Result: "str", Notes: "join of a list"}},
+		{Name: "basename", fn: pathBase, Sig: eval.Signature{Params: pPath, Result: "str",
+			Notes: "the last element, trailing slashes ignored; \".\" for \"\"; also base"}},
+		{Name: "dirname", fn: pathDir, Sig: eval.Signature{Params: pPath, Result: "str",
+			Notes: "all but the last element, cleaned; \".\" when there is none; also dir"}},
+		{Name: "extension", fn: pathExtension, Sig: eval.Signature{Params: pPath, Result: "str",
+			Notes: "the last element's extension without the dot; \"\" when none, and for names such as .bashrc"}},
+		{Name: "parent", fn: pathParent, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
+			Notes: "the path without its last element (Some(\"\") for a bare name); None for \"\" and \"/\""}},
+		{Name: "file_name", fn: pathFileName, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
+			Notes: "the last element; None when it is \"..\" or there is none"}},
+		{Name: "stem", fn: pathStem, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
+			Notes: "file_name without its extension"}},
+		{Name: "is_absolute", fn: pathIsAbsolute, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "starts with /"}},
+		{Name: "base", fn: pathBase, Sig: eval.Signature{Params: pPath, Result: "str", Notes: "the earlier vox-mcp name of basename"}},
+		{Name: "dir", fn: pathDir, Sig: eval.Signature{Params: pPath, Result: "str", Notes: "the earlier vox-mcp name of dirname"}},
+		{Name: "ext", fn: pathExt, Sig: eval.Signature{Params: pPath, Result: "str",
+			Notes: "the earlier vox-mcp name, with the dot: \".md\"; \"\" when none (extension gives \"md\")"}},
 	}},
 	{Name: "time", Funcs: []*Func{
-		{Name: "now_unix", fn: timeNowUnix, Sig: eval.Signature{Result: "int", Notes: "seconds since 1970 (UTC)"}},
+		{Name: "now_ms", fn: timeNowMS, Sig: eval.Signature{Result: "int", Notes: "milliseconds since 1970 (UTC); also now"}},
+		{Name: "now", fn: timeNowMS, Sig: eval.Signature{Result: "int", Notes: "as now_ms"}},
+		{Name: "now_unix", fn: timeNowUnix, Sig: eval.Signature{Result: "int", Notes: "seconds since 1970 (UTC): the earlier vox-mcp name, kept"}},
 	}},
+	{Name: "regex", Notes: "Go's RE2 syntax; the haystack comes first", Funcs: []*Func{
+		{Name: "is_match", fn: regexIsMatch, Sig: eval.Signature{Params: pRegex, Result: "bool", Notes: "whether pattern matches anywhere in s"}},
+		{Name: "find", fn: regexFind, Sig: eval.Signature{Params: pRegex, Result: "Option[str]", Notes: "the leftmost match"}},
+		{Name: "captures", fn: regexCaptures, Sig: eval.Signature{Params: pRegex, Result: "Option[list[str]]",
+			Notes: "of the leftmost match: the whole match, then each group (\"\" for a group that took no part)"}},
+		{Name: "find_all", fn: regexFindAll, Sig: eval.Signature{Params: pRegex, Result: "list[str]", Notes: "every match that does not overlap an earlier one"}},
+		{Name: "replace", fn: regexReplace, Sig: eval.Signature{Params: []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}, {Name: "replacement", Type: "str"}}, Result: "str",
+			Notes: "every match replaced; `$1` and `${name}` in the replacement insert groups, `$$` a dollar"}},
+		{Name: "split", fn: regexSplit, Sig: eval.Signature{Params: pRegex, Result: "list[str]", Notes: "the text between matches"}},
+		{Name: "escape", fn: regexEscape, Sig: eval.Signature{Params: pText, Result: "str", Notes: "s with every metacharacter escaped, to match it literally (extension)"}},
+	}},
+	{Name: "base64", Notes: "an extension: the reference has no base64", Funcs: []*Func{
+		{Name: "encode", fn: base64Encode(false), Sig: eval.Signature{Params: pText, Result: "str", Notes: "standard alphabet, padded (RFC 4648 §4)"}},
+		{Name: "decode", fn: base64Decode(false), Sig: eval.Signature{Params: pText, Result: "Result[str, str]",
+			Notes: "padded or not, line breaks ignored; Err when the text is not base64 or the bytes are not UTF-8"}},
+		{Name: "encode_url", fn: base64Encode(true), Sig: eval.Signature{Params: pText, Result: "str", Notes: "URL-safe alphabet, unpadded (RFC 4648 §5)"}},
+		{Name: "decode_url", fn: base64Decode(true), Sig: eval.Signature{Params: pText, Result: "Result[str, str]", Notes: "URL-safe alphabet, padded or not"}},
+	}},
+	{Name: "log", Notes: "the server's log (stderr); never stdout", Funcs: []*Func{
+		{Name: "debug", fn: logAt(slog.LevelDebug), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "the display forms, separated by spaces, at level DEBUG"}},
+		{Name: "info", fn: logAt(slog.LevelInfo), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level INFO, as print"}},
+		{Name: "warn", fn: logAt(slog.LevelWarn), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level WARN"}},
+		{Name: "error", fn: logAt(slog.LevelError), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level ERROR; the call goes on"}},
+	}},
+	{Name: "std", members: true, Notes: "`std.<ns>` is the namespace ns: `std.fs.read(p)` is `fs.read(p)`; any other member is undefined"},
 	{Name: "process"}, {Name: "http"}, {Name: "net"}, {Name: "shell"}, {Name: "exec"},
+	{Name: "secrets"}, {Name: "io"},
 }
 
 var names []string
@@ -111,13 +189,17 @@ func Table() []*Namespace { return table }
 // Names returns the names of the namespaces, for the resolver's universe.
 func Names() []string { return names }
 
-// Namespaces returns the namespaces that provide functions, configured
-// for a call.
+// Denies reports whether every call of the namespace fails with
+// "capability denied".
+func (ns *Namespace) Denies() bool { return len(ns.Funcs) == 0 && !ns.members }
+
+// Namespaces returns the namespaces that provide functions or members,
+// configured for a call.
 func Namespaces(cfg Config) map[string]eval.Namespace {
 	c := &cfg
 	out := make(map[string]eval.Namespace, len(table))
 	for _, ns := range table {
-		if len(ns.Funcs) > 0 {
+		if !ns.Denies() {
 			out[ns.Name] = bound{ns, c}
 		}
 	}
@@ -130,13 +212,26 @@ type bound struct {
 	cfg *Config
 }
 
+// Field is a member of std: the namespace of that name, unless it is std.
+func (b bound) Field(th *eval.Thread, name string) (eval.Value, bool) {
+	if !b.ns.members {
+		return eval.Value{}, false
+	}
+	for _, ns := range table {
+		if ns.Name == name && !ns.members {
+			return eval.NamespaceValue(ns.Name), true
+		}
+	}
+	return eval.Value{}, false
+}
+
 func (b bound) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
 	f := b.ns.index[method]
 	if f == nil {
-		if !b.ns.deniedElse {
-			th.Failf("undefined: %s.%s", b.ns.Name, method)
+		if b.ns.deniedElse || slices.Contains(b.ns.Denied, method) {
+			return eval.Value{}, false // eval reports: capability denied
 		}
-		return eval.Value{}, false // eval reports: capability denied
+		th.Failf("undefined: %s.%s", b.ns.Name, method)
 	}
 	for _, name := range names {
 		if name != "" {
@@ -206,14 +301,62 @@ func fsExists(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 func fsRead(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	root, rel, p := fsOpen(th, c, "read", args)
 	defer root.Close()
+	r := read(th, root, rel, p)
+	if r.Kind() != eval.KOk {
+		return r
+	}
+	text := r.Inner().Str()
+	if norm := normalizeText(text); len(norm) != len(text) {
+		th.Charge(int64(len(norm)))
+		return eval.OkVal(eval.Str(norm))
+	}
+	return r
+}
+
+// normalizeText is what fs.read makes of a file's text, as the
+// reference does: a leading byte order mark removed, CRLF and lone CR
+// line ends made LF. The result is never longer than s.
+func normalizeText(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+func fsReadBytes(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	root, rel, p := fsOpen(th, c, "read_bytes", args)
+	defer root.Close()
 	return read(th, root, rel, p)
 }
 
 func fsListDir(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	if len(args) == 0 {
+		args = []eval.Value{eval.Str(".")}
+	}
 	root, rel, p := fsOpen(th, c, "list_dir", args)
 	defer root.Close()
 	return listDir(th, root, rel, p)
 }
+
+// fsIsKind implements is_file and is_dir: Stat follows symbolic links,
+// and os.Root refuses one that leaves the workspace.
+func fsIsKind(method string, want func(fs.FileMode) bool) func(*eval.Thread, *Config, []eval.Value) eval.Value {
+	return func(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+		root, rel, _ := fsOpen(th, c, method, args)
+		defer root.Close()
+		info, err := root.Stat(rel)
+		if err != nil && isEscape(err) {
+			th.Failf("capability denied: fs.%s outside the workspace", method)
+		}
+		return eval.Bool(err == nil && want(info.Mode()))
+	}
+}
+
+var (
+	fsIsFile = fsIsKind("is_file", fs.FileMode.IsRegular)
+	fsIsDir  = fsIsKind("is_dir", fs.FileMode.IsDir)
+)
 
 // confine refuses absolute paths and paths that leave the root lexically,
 // and returns the cleaned relative path.
@@ -373,46 +516,21 @@ func envGet(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	return eval.Some(eval.Str(v))
 }
 
-// ---- json ----
-
-func jsonParse(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	s := strArg(th, "json", "parse", args[0])
-	th.Charge(int64(len(s)))
-	v, err := eval.DecodeJSON([]byte(s), th.MaxValueBytes())
-	if err != nil {
-		return eval.ErrVal(eval.Str(err.Error()))
-	}
-	return eval.OkVal(v)
-}
-
-func jsonStringify(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	return eval.Str(th.EncodeJSON(args[0]))
-}
-
-// ---- path ----
-
-func pathJoin(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = strArg(th, "path", "join", a)
-	}
-	return eval.Str(path.Join(parts...))
-}
-
-func pathBase(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	return eval.Str(path.Base(strArg(th, "path", "base", args[0])))
-}
-
-func pathDir(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	return eval.Str(path.Dir(strArg(th, "path", "dir", args[0])))
-}
-
-func pathExt(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
-	return eval.Str(path.Ext(strArg(th, "path", "ext", args[0])))
-}
-
 // ---- time ----
 
 func timeNowUnix(*eval.Thread, *Config, []eval.Value) eval.Value {
 	return eval.Int(time.Now().Unix())
+}
+
+func timeNowMS(*eval.Thread, *Config, []eval.Value) eval.Value {
+	return eval.Int(time.Now().UnixMilli())
+}
+
+// ---- log ----
+
+func logAt(level slog.Level) func(*eval.Thread, *Config, []eval.Value) eval.Value {
+	return func(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+		th.Log(level, args)
+		return eval.Value{}
+	}
 }

@@ -240,11 +240,30 @@ func (th *Thread) encodeResult(v Value, resource bool) Result {
 	return res
 }
 
-// EncodeJSON writes v as compact JSON (json.stringify).
+// EncodeJSON writes v as compact JSON (json.stringify); it fails the
+// call on a value with no JSON form (a NaN or infinite float) and counts
+// the text against the allocation budget.
 func (th *Thread) EncodeJSON(v Value) string {
 	var b strings.Builder
 	th.writeJSON(&b, v, 0, true)
+	th.allocate(int64(b.Len()))
 	return b.String()
+}
+
+// ParseJSON decodes JSON text for json.parse: as DecodeJSON with the
+// call's value-size limit, the value counted against the allocation
+// budget. A value larger than the limit is the limit error.
+func (th *Thread) ParseJSON(s string) (Value, error) {
+	th.charge(int64(len(s)))
+	v, err := DecodeJSON([]byte(s), th.opts.MaxValueBytes)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Kind == LimitError {
+			th.limit(LimitValueSize, th.opts.MaxValueBytes)
+		}
+		return Unit, err
+	}
+	th.allocate(max(int64(len(s)), v.size()))
+	return v, nil
 }
 
 // DecodeJSON decodes one JSON value: integral numbers that fit int64 are

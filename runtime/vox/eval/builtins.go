@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"context"
 	"log/slog"
 	"math"
 	"slices"
@@ -23,67 +22,80 @@ import (
 var builtins = []*BuiltinSpec{
 	{Name: "print", fn: biPrint, Sig: Signature{
 		Params: []Param{{Name: "values", Type: "any", Variadic: true}}, Result: "Unit",
-		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout"}},
+		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout (differs: the reference prints to stdout)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
 	{Name: "len", fn: biLen, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "str | list[T] | tuple | map[str, V]"}}, Result: "int",
-		Notes: "characters of a string, elements of a list or tuple, keys of a map"}},
+		Notes: "characters of a string (differs: the reference counts bytes), elements of a list or tuple, keys of a map"}},
 	{Name: "str", fn: biStr, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
 		Notes: "the display form"}},
 	{Name: "int", fn: biInt, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "int",
-		Notes: "truncates a float toward zero; parses a decimal string and fails on anything else (`int(\"x\")`)"}},
+		Notes: "truncates a float toward zero; parses a decimal string and fails on anything else (differs: the reference gives 0 for `int(\"x\")`; parse_int returns a Result)"}},
 	{Name: "float", fn: biFloat, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "float",
-		Notes: "parses a string and fails when it is not a number"}},
+		Notes: "parses a string and fails when it is not a number (differs: the reference gives 0.0)"}},
 	{Name: "bool", fn: biBool, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "bool",
 		Notes: "false for `false 0 0.0 \"\" [] {} None Unit`, true otherwise"}},
 	{Name: "range", fn: biRange, Sig: Signature{
 		Params: []Param{{Name: "a", Type: "int"}, {Name: "b", Type: "int", Optional: true}, {Name: "step", Type: "int", Optional: true}}, Result: "list[int]",
-		Notes: "`range(n)` is 0..n-1, `range(a, b)` a..b-1, `range(a, b, step)` by step (not 0); a `for` over it builds no list"}},
+		Notes: "`range(n)` is 0..n-1, `range(a, b)` a..b-1, `range(a, b, step)` by step (not 0; extension); a `for` over it builds no list"}},
 	{Name: "type_of", fn: biTypeOf, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
-		Notes: "`int float str bool Unit list tuple map Option Result fn` or the name of the value's declared type"}},
+		Notes: "`int float str bool Unit list tuple map Option Result fn` or the name of the value's declared type (differs: the reference says `List Object Tuple null`)"}},
 	{Name: "abs", fn: biAbs, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "N: int | float"}}, Result: "N",
 		Notes: "fails on the int overflow of `abs` of the smallest int"}},
 	{Name: "min", fn: biMin, Sig: Signature{
 		Params: []Param{{Name: "values", Type: "T", Variadic: true, Min: 1}}, Result: "T",
-		Notes: "of one list or tuple argument, or of several arguments; fails when empty"}},
+		Notes: "of one list or tuple argument, or of several arguments; fails when empty (differs: the reference gives null); numbers and strings compare"}},
 	{Name: "max", fn: biMax, Sig: Signature{
 		Params: []Param{{Name: "values", Type: "T", Variadic: true, Min: 1}}, Result: "T",
-		Notes: "of one list or tuple argument, or of several arguments; fails when empty"}},
+		Notes: "as min"}},
 	{Name: "sum", fn: biSum, Sig: Signature{
 		Params: []Param{{Name: "xs", Type: "list[N: int | float]"}}, Result: "N",
-		Notes: "0 for an empty list"}},
+		Notes: "0 for an empty list; a float when any element is one; fails on an element that is not a number (the reference skips it)"}},
 	{Name: "sorted", fn: biSorted, Sig: Signature{
 		Params: []Param{{Name: "xs", Type: "list[T]"}}, Result: "list[T]",
-		Notes: "a new list, stable; numbers and strings (byte order) compare"}},
+		Notes: "a new list, stable; numbers (ints with floats too) and strings (byte order) compare, other pairs fail (differs: the reference treats them as equal)"}},
 	{Name: "floor", fn: biFloor, Sig: Signature{
-		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int"}},
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int",
+		Notes: "differs: the reference returns a float"}},
 	{Name: "ceil", fn: biCeil, Sig: Signature{
-		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int"}},
+		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int",
+		Notes: "differs: the reference returns a float"}},
 	{Name: "round", fn: biRound, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "int",
-		Notes: "half away from zero"}},
+		Notes: "half away from zero (differs: the reference returns a float)",
+		Overloads: []Signature{{
+			Params: []Param{{Name: "x", Type: "int | float"}, {Name: "digits", Type: "int"}}, Result: "float",
+			Notes: "to digits decimals (negative: to tens, hundreds, ...), half away from zero on the shortest decimal form: `round(2.675, 2)` is 2.68 (extension)"}}}},
 	{Name: "sqrt", fn: biSqrt, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "int | float"}}, Result: "float"}},
+	{Name: "chr", fn: biChr, Sig: Signature{
+		Params: []Param{{Name: "code", Type: "int"}}, Result: "str",
+		Notes: "the character of a Unicode code point; U+FFFD for a number that is not one"}},
+	{Name: "parse_int", fn: biParseInt, Sig: Signature{
+		Params: []Param{{Name: "s", Type: "str"}, {Name: "base", Type: "int", Optional: true, Default: "10"}}, Result: "Result[int, str]",
+		Notes: "white space around the digits is ignored, a sign allowed; base 2 to 36; Err names the text (extension)"}},
+	{Name: "parse_float", fn: biParseFloat, Sig: Signature{
+		Params: []Param{{Name: "s", Type: "str"}}, Result: "Result[float, str]",
+		Notes: "decimal or exponent notation, `inf` and `NaN`; white space around it is ignored; Err names the text (extension)"}},
+	{Name: "format", fn: biFormat, Sig: Signature{
+		Params: []Param{{Name: "fmt", Type: "str"}, {Name: "args", Type: "any", Variadic: true}}, Result: "str",
+		Notes: "Rust's format syntax: `{}` the next argument, `{1}` by position, `{:>8}` `{:<8}` `{:^8}` `{:*>8}` aligned and filled, `{:08.2}` zero-padded with 2 decimals, `{:+}`, `{:x}` `{:X}` `{:o}` `{:b}` `{:e}`, `{:?}` quoted, `{{` `}}` literal braces; every argument must be used (extension)"}},
 	{Name: "Unit", Value: true, Sig: Signature{Result: "Unit",
 		Notes: "the null value"}},
+	{Name: "null", Value: true, Sig: Signature{Result: "Unit",
+		Notes: "the reference's name of Unit"}},
 }
 
 func biPrint(th *Thread, args []Value) Value {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = th.display(a)
-	}
-	if log := th.opts.Log; log != nil {
-		log.LogAttrs(context.Background(), slog.LevelInfo, strings.Join(parts, " "), slog.String("vox_path", th.prog.path))
-	}
+	th.Log(slog.LevelInfo, args)
 	return Unit
 }
 
@@ -283,6 +295,12 @@ func (th *Thread) extremum(name string, args []Value, sign int) Value {
 	if len(vals) == 0 {
 		th.Failf("%s of an empty list", name)
 	}
+	return th.best(vals, sign)
+}
+
+// best is the smallest (sign -1) or largest (sign 1) of vals, the first
+// on a tie; vals is not empty.
+func (th *Thread) best(vals []Value, sign int) Value {
 	best := vals[0]
 	for _, v := range vals[1:] {
 		if th.compare(th.callPos, syntax.LT, v, best)*sign > 0 {
@@ -298,9 +316,17 @@ func biMin(th *Thread, args []Value) Value {
 func biMax(th *Thread, args []Value) Value { return th.extremum("max", args, 1) }
 
 func biSum(th *Thread, args []Value) Value {
-	elems := th.listArg("sum", args[0])
+	return th.sum("sum", th.listArg("sum", args[0]))
+}
+
+// sum adds numbers: ints with checked arithmetic, a float once any
+// element is one.
+func (th *Thread) sum(name string, elems []Value) Value {
 	total := Int(0)
 	for _, e := range elems {
+		if e.k != KInt && e.k != KFloat {
+			th.Failf("%s needs numbers, got %s", name, e.typeName())
+		}
 		total = th.arith(th.callPos, syntax.PLUS, total, e)
 	}
 	return total
@@ -362,6 +388,9 @@ func biCeil(th *Thread, args []Value) Value {
 	return th.roundWith("ceil", args, math.Ceil)
 }
 func biRound(th *Thread, args []Value) Value {
+	if len(args) == 2 {
+		return th.roundDigits(args[0], args[1])
+	}
 	return th.roundWith("round", args, math.Round)
 }
 

@@ -1322,6 +1322,13 @@ func (c *compiler) field(e *syntax.DotExpr) exprFn {
 					return t.fields[i]
 				}
 			}
+		case KNamespace:
+			if ns, ok := fr.th.opts.Namespaces[v.Str()].(NamespaceFields); ok {
+				if r, ok := ns.Field(fr.th, name); ok {
+					return r
+				}
+			}
+			fr.th.Fail(pos, "undefined: %s.%s", v.Str(), name)
 		}
 		fr.th.Fail(pos, "%s has no field %s", v.typeName(), name)
 		return Unit

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
@@ -22,7 +23,7 @@ var absent = Value{k: kAbsent}
 // nothing for its arguments; methods have at most three parameters.
 func (th *Thread) margs(recv Value, m *Method, args []Value, names []string) [3]Value {
 	out := [3]Value{absent, absent, absent}
-	params := m.Sig.Params
+	params := m.params
 	if names == nil && len(args) >= m.required && len(args) <= len(params) {
 		copy(out[:], args) // the common case: positional and complete
 		return out
@@ -74,6 +75,7 @@ type Method struct {
 
 	fn       func(th *Thread, recv Value, a [3]Value) Value
 	required int
+	params   []Param // of the longest form: named arguments bind by them
 }
 
 // MethodTable is the methods of one receiver type.
@@ -105,7 +107,9 @@ func init() {
 		{Receiver: "tuple", kinds: []Kind{KTuple}, Methods: tupleMethods},
 		{Receiver: "map[str, V]", kinds: []Kind{KObject}, Methods: mapMethods},
 		{Receiver: "N: int | float", kinds: []Kind{KInt, KFloat}, Methods: numberMethods},
-		{Receiver: "Option[T] | Result[T, E]", kinds: []Kind{KSome, KNone, KOk, KErr}, Methods: optionMethods},
+		{Receiver: "Option[T]", kinds: []Kind{KSome, KNone}, Methods: optionMethods},
+		{Receiver: "Result[T, E]", kinds: []Kind{KOk, KErr}, Methods: resultMethods},
+		{Receiver: "Unit", kinds: []Kind{KNull}, Methods: unitMethods},
 		{Receiver: "any", Methods: anyMethods},
 	}
 	anyTable = methodTables[len(methodTables)-1]
@@ -120,7 +124,8 @@ func indexMethods() {
 	for _, t := range methodTables {
 		t.index = make(map[string]*Method, len(t.Methods))
 		for _, m := range t.Methods {
-			if m.fn == nil || len(m.Sig.Params) > 3 || t.index[m.Name] != nil {
+			m.params = m.Sig.longestParams()
+			if m.fn == nil || len(m.params) > 3 || t.index[m.Name] != nil {
 				panic("eval: bad method " + t.Receiver + "." + m.Name)
 			}
 			m.required, _ = m.Sig.Arity()
@@ -174,22 +179,31 @@ func (th *Thread) method(recv Value, name string, args []Value, names []string) 
 
 // Signatures of the tables below.
 var (
-	pStr     = func(name string) []Param { return []Param{{Name: name, Type: "str"}} }
-	pIndex   = []Param{{Name: "index", Type: "int"}}
-	pSlice   = []Param{{Name: "start", Type: "int"}, {Name: "end", Type: "int", Optional: true}}
-	pPred    = []Param{{Name: "f", Type: "fn(T) to bool"}}
-	toStrSig = Signature{Result: "str", Notes: "the display form"}
+	pStr        = func(name string) []Param { return []Param{{Name: name, Type: "str"}} }
+	pIndex      = []Param{{Name: "index", Type: "int"}}
+	pSlice      = []Param{{Name: "start", Type: "int", Optional: true, Default: "0"}, {Name: "end", Type: "int", Optional: true}}
+	pPad        = []Param{{Name: "width", Type: "int"}, {Name: "fill", Type: "str", Optional: true, Default: `" "`}}
+	pPred       = []Param{{Name: "f", Type: "fn(T) to bool"}}
+	pValue      = []Param{{Name: "value", Type: "T"}}
+	pKeyDefault = []Param{{Name: "key", Type: "str"}, {Name: "default", Type: "V"}}
+	toStrSig    = Signature{Result: "str", Notes: "the display form"}
 )
 
 var strMethods = []*Method{
-	{Name: "len", Sig: Signature{Result: "int", Notes: "characters, not bytes"},
+	{Name: "len", Sig: Signature{Result: "int", Notes: "characters, not bytes (differs: the reference counts bytes)"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
+	{Name: "chars_count", Sig: Signature{Result: "int", Notes: "characters, as len"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.n == 0) }},
-	{Name: "to_upper", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.ToUpper(r.Str())) }},
-	{Name: "to_lower", Sig: Signature{Result: "str"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.ToLower(r.Str())) }},
+	{Name: "to_upper", Sig: Signature{Result: "str", Notes: "also to_uppercase"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.mapCase(r, toUpper) }},
+	{Name: "to_uppercase", Sig: Signature{Result: "str", Notes: "the reference's name of to_upper"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.mapCase(r, toUpper) }},
+	{Name: "to_lower", Sig: Signature{Result: "str", Notes: "also to_lowercase"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.mapCase(r, toLower) }},
+	{Name: "to_lowercase", Sig: Signature{Result: "str", Notes: "the reference's name of to_lower"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.mapCase(r, toLower) }},
 	{Name: "trim", Sig: Signature{Result: "str", Notes: "removes white space at both ends"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(strings.TrimSpace(r.Str())) }},
 	{Name: "trim_start", Sig: Signature{Result: "str"},
@@ -200,23 +214,26 @@ var strMethods = []*Method{
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.Contains(r.Str(), th.strArg("contains", a[0])))
 		}},
-	{Name: "starts_with", Sig: Signature{Params: pStr("prefix"), Result: "bool"},
+	{Name: "starts_with", Sig: Signature{Params: pStr("prefix"), Result: "bool", Notes: "fails on an argument that is not a str (differs: the reference gives false)"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.HasPrefix(r.Str(), th.strArg("starts_with", a[0])))
 		}},
-	{Name: "ends_with", Sig: Signature{Params: pStr("suffix"), Result: "bool"},
+	{Name: "ends_with", Sig: Signature{Params: pStr("suffix"), Result: "bool", Notes: "as starts_with"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			return Bool(strings.HasSuffix(r.Str(), th.strArg("ends_with", a[0])))
 		}},
-	{Name: "split", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `" "`}}, Result: "list[str]"},
+	{Name: "split", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true}}, Result: "list[str]",
+		Notes: "without sep: the words between runs of white space, none empty (differs: the reference splits on each single space); with sep: every piece, empty ones too; sep \"\" gives the characters"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
-			s, sep := r.Str(), " "
-			if a[0].k != kAbsent {
-				sep = th.strArg("split", a[0])
+			s := r.Str()
+			if a[0].k == kAbsent {
+				return th.strList(strings.Fields(s), int64(len(s)))
 			}
-			return th.strList(strings.Split(s, sep), int64(len(s)))
+			return th.strList(strings.Split(s, th.strArg("split", a[0])), int64(len(s)))
 		}},
-	{Name: "lines", Sig: Signature{Result: "list[str]", Notes: "without the line ends (\\n or \\r\\n); no last empty line"},
+	{Name: "chars", Sig: Signature{Result: "list[str]", Notes: "the characters, each a string"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.strList(strings.Split(r.Str(), ""), int64(r.n)) }},
+	{Name: "lines", Sig: Signature{Result: "list[str]", Notes: "without the line ends (\\n or \\r\\n); no last empty line (extension)"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			s := r.Str()
 			text := strings.TrimSuffix(s, "\n")
@@ -239,10 +256,17 @@ var strMethods = []*Method{
 			th.allocate(int64(len(s)))
 			return Str(strings.ReplaceAll(s, old, nw))
 		}},
-	{Name: "repeat", Sig: Signature{Params: []Param{{Name: "n", Type: "int"}}, Result: "str", Notes: "n must not be negative"},
+	{Name: "count", Sig: Signature{Params: pStr("s"), Result: "int", Notes: "occurrences that do not overlap; of \"\": the characters plus one"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			return Int(int64(strings.Count(r.Str(), th.strArg("count", a[0]))))
+		}},
+	{Name: "repeat", Sig: Signature{Params: []Param{{Name: "n", Type: "int", Optional: true, Default: "1"}}, Result: "str", Notes: "n must not be negative"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			s := r.Str()
-			n := th.intArg("repeat", a[0])
+			n := int64(1)
+			if a[0].k != kAbsent {
+				n = th.intArg("repeat", a[0])
+			}
 			if n < 0 {
 				th.Failf("repeat count must not be negative, got %d", n)
 			}
@@ -294,7 +318,41 @@ var strMethods = []*Method{
 			}
 			return None
 		}},
-	{Name: "to_str", Sig: Signature{Result: "str", Notes: "the string itself"},
+	{Name: "pad_start", Sig: Signature{Params: pPad, Result: "str", Notes: "fill (one character) added before s up to width characters; s when it is as long (extension)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pad("pad_start", r.Str(), a[0], a[1], true) }},
+	{Name: "pad_end", Sig: Signature{Params: pPad, Result: "str", Notes: "fill added after s up to width characters (extension)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pad("pad_end", r.Str(), a[0], a[1], false) }},
+	{Name: "is_alpha", Sig: Signature{Result: "bool", Notes: "not empty, and every character a letter"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(allRunes(r.Str(), unicode.IsLetter)) }},
+	{Name: "is_digit", Sig: Signature{Result: "bool", Notes: "not empty, and every character one of 0-9"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(allRunes(r.Str(), isASCIIDigit)) }},
+	{Name: "is_alnum", Sig: Signature{Result: "bool", Notes: "not empty, and every character a letter or a digit"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			return Bool(allRunes(r.Str(), func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }))
+		}},
+	{Name: "is_upper", Sig: Signature{Result: "bool", Notes: "has a letter, and no lower-case one"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			return Bool(isCase(r.Str(), unicode.IsUpper, unicode.IsLower))
+		}},
+	{Name: "is_lower", Sig: Signature{Result: "bool", Notes: "has a letter, and no upper-case one"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			return Bool(isCase(r.Str(), unicode.IsLower, unicode.IsUpper))
+		}},
+	{Name: "ord", Sig: Signature{Result: "int", Notes: "the code point of the first character; 0 for \"\""},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			if r.n == 0 {
+				return Int(0)
+			}
+			c, _ := utf8.DecodeRuneInString(r.Str())
+			return Int(int64(c))
+		}},
+	{Name: "to_int", Sig: Signature{Result: "Option[int]", Notes: "the decimal int the string holds, white space around it ignored; None otherwise (parse_int says why)"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return resultToOption(biParseInt(th, []Value{r})) }},
+	{Name: "to_float", Sig: Signature{Result: "Option[float]", Notes: "as parse_float, None when it fails"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return resultToOption(biParseFloat(th, []Value{r})) }},
+	{Name: "to_str", Sig: Signature{Result: "str", Notes: "the string itself; also to_string"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return r }},
+	{Name: "to_string", Sig: Signature{Result: "str", Notes: "the string itself"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return r }},
 }
 
@@ -340,15 +398,8 @@ var listMethods = []*Method{
 		}},
 	{Name: "get", Sig: Signature{Params: pIndex, Result: "Option[T]", Notes: "negative indices count from the end"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.List().elems, a[0]) }},
-	{Name: "contains", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "bool", Notes: "compares with =="},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			for _, e := range r.List().elems {
-				if th.equal(e, a[0]) {
-					return True
-				}
-			}
-			return False
-		}},
+	{Name: "contains", Sig: Signature{Params: pValue, Result: "bool", Notes: "compares with =="},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return Bool(th.indexOf(r.List().elems, a[0]) >= 0) }},
 	{Name: "join", Sig: Signature{Params: []Param{{Name: "sep", Type: "str", Optional: true, Default: `""`}}, Result: "str", Notes: "elements that are not strings in display form"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			sep := ""
@@ -374,22 +425,11 @@ var listMethods = []*Method{
 			return Str(b.String())
 		}},
 	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "a new list"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value {
-			l := r.List()
-			th.allocate(16 * int64(len(l.elems)))
-			out := slices.Clone(l.elems)
-			slices.Reverse(out)
-			return listValue(&List{elems: out, size: l.size})
-		}},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) }},
 	{Name: "sorted", Sig: Signature{Result: "list[T]", Notes: "a new list, as sorted(xs)"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) }},
 	{Name: "slice", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "a new list; negative bounds count from the end; out-of-range bounds are clamped"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			l := r.List()
-			lo, hi := sliceBounds(a[0], a[1], len(l.elems))
-			th.allocate(16 * int64(hi-lo))
-			return NewList(slices.Clone(l.elems[lo:hi]))
-		}},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
 	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "list[U]"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			elems := r.List().elems
@@ -467,6 +507,50 @@ var listMethods = []*Method{
 			}
 			return listValue(&List{elems: out, size: l.size})
 		}},
+	{Name: "reversed", Sig: Signature{Result: "list[T]", Notes: "a new list, as reverse"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) }},
+	{Name: "slice_list", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "the reference's name of slice"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
+	{Name: "index", Sig: Signature{Params: pValue, Result: "int", Notes: "the position of the first element == value; -1 when there is none"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.indexOf(r.List().elems, a[0]))) }},
+	{Name: "find_index", Sig: Signature{Params: pValue, Result: "int", Notes: "as index"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.indexOf(r.List().elems, a[0]))) }},
+	{Name: "count", Sig: Signature{Params: pValue, Result: "int", Notes: "the elements == value"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.countOf(r.List().elems, a[0]))) }},
+	{Name: "find", Sig: Signature{Params: pPred, Result: "Option[T]", Notes: "the first element for which f is true (extension)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.find(r.List().elems, a[0]) }},
+	{Name: "zip", Sig: Signature{Params: []Param{{Name: "other", Type: "list[U]"}}, Result: "list[list[T | U]]", Notes: "[x, y] pairs, as many as the shorter list has"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.zip(r.List().elems, th.listArg("zip", a[0])) }},
+	{Name: "enumerate", Sig: Signature{Result: "list[list[int | T]]", Notes: "[index, element] pairs"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.enumerate(r.List().elems) }},
+	{Name: "sum", Sig: Signature{Result: "T", Notes: "of a list of numbers, as sum(xs)"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sum("sum", r.List().elems) }},
+	{Name: "min", Sig: Signature{Result: "Option[T]", Notes: "the smallest element; None when empty"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.extremumOption("min", r.List().elems, -1) }},
+	{Name: "max", Sig: Signature{Result: "Option[T]", Notes: "the largest element; None when empty"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.extremumOption("max", r.List().elems, 1) }},
+	{Name: "flatten", Sig: Signature{Result: "list[U]", Notes: "of a list[list[U]]: the elements of the inner lists, one level deep; an element that is not a list stays as it is"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.flatMap("flatten", r.List().elems, Value{}) }},
+	{Name: "flat_map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to list[U] | Option[U]"}}, Result: "list[U]", Notes: "the lists f returns, joined; an Option counts as a list of none or one"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.flatMap("flat_map", r.List().elems, a[0]) }},
+	{Name: "for_each", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to any"}}, Result: "Unit", Notes: "calls f on each element"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			for _, e := range r.List().elems {
+				th.call1(a[0], e)
+			}
+			return Unit
+		}},
+	{Name: "length", Sig: Signature{Result: "Option[int]", Notes: "Some(len): the reference's JSON helper"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Some(Int(int64(len(r.List().elems)))) }},
+	{Name: "at", Sig: Signature{Params: pIndex, Result: "Option[T]", Notes: "as get, but a negative index is None (the reference's JSON helper)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			if th.intArg("at", a[0]) < 0 {
+				return None
+			}
+			return th.getOption(r.List().elems, a[0])
+		}},
+	{Name: "pointer", Sig: Signature{Params: pStr("path"), Result: "Option[any]", Notes: "the value at a JSON Pointer (RFC 6901) such as `/items/0/name`; None when there is none"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
 }
 
 var tupleMethods = []*Method{
@@ -485,22 +569,47 @@ var mapMethods = []*Method{
 			th.allocate(16 * int64(len(o.vals)))
 			return NewList(slices.Clone(o.vals))
 		}},
-	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool"},
+	{Name: "items", Sig: Signature{Result: "list[list[str | V]]", Notes: "[key, value] pairs in insertion order; also entries"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.items(r.Object()) }},
+	{Name: "entries", Sig: Signature{Result: "list[list[str | V]]", Notes: "as items"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.items(r.Object()) }},
+	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool", Notes: "also contains_key, has_key"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.hasKey("has", r, a[0]) }},
+	{Name: "contains_key", Sig: Signature{Params: pStr("key"), Result: "bool", Notes: "as has"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.hasKey("contains_key", r, a[0]) }},
+	{Name: "has_key", Sig: Signature{Params: pStr("key"), Result: "bool", Notes: "as has"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.hasKey("has_key", r, a[0]) }},
+	{Name: "get", Sig: Signature{Params: pStr("key"), Result: "Option[V]",
+		Overloads: []Signature{{Params: pKeyDefault, Result: "V", Notes: "the value, or default when the key is missing"}}},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
-			_, ok := r.Object().Get(th.strArg("has", a[0]))
-			return Bool(ok)
-		}},
-	{Name: "get", Sig: Signature{Params: pStr("key"), Result: "Option[V]"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			if v, ok := r.Object().Get(th.strArg("get", a[0])); ok {
+			v, ok := r.Object().Get(th.strArg("get", a[0]))
+			switch {
+			case a[1].k != kAbsent && ok:
+				return v
+			case a[1].k != kAbsent:
+				return a[1]
+			case ok:
 				return Some(v)
 			}
 			return None
+		}},
+	{Name: "get_or", Sig: Signature{Params: pKeyDefault, Result: "V", Notes: "as get(key, default)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			if v, ok := r.Object().Get(th.strArg("get_or", a[0])); ok {
+				return v
+			}
+			return a[1]
 		}},
 	{Name: "len", Sig: Signature{Result: "int"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(r.Object().Len())) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.Object().Len() == 0) }},
+	{Name: "length", Sig: Signature{Result: "Option[int]", Notes: "Some(len): the reference's JSON helper"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Some(Int(int64(r.Object().Len()))) }},
+	{Name: "at", Sig: Signature{Params: pIndex, Result: "Option[V]", Notes: "None: a map has no positions (the reference's JSON helper)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { th.intArg("at", a[0]); return None }},
+	{Name: "pointer", Sig: Signature{Params: pStr("path"), Result: "Option[any]", Notes: "the value at a JSON Pointer (RFC 6901) such as `/items/0/name`; None when there is none"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
 }
 
 var numberMethods = []*Method{
@@ -514,8 +623,14 @@ var numberMethods = []*Method{
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("floor", []Value{r}, math.Floor) }},
 	{Name: "ceil", Sig: Signature{Result: "int"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("ceil", []Value{r}, math.Ceil) }},
-	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("round", []Value{r}, math.Round) }},
+	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero",
+		Overloads: []Signature{{Params: []Param{{Name: "digits", Type: "int"}}, Result: "float", Notes: "as round(x, digits)"}}},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			if a[0].k != kAbsent {
+				return th.roundDigits(r, a[0])
+			}
+			return th.roundWith("round", []Value{r}, math.Round)
+		}},
 	{Name: "sqrt", Sig: Signature{Result: "float"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return biSqrt(th, []Value{r}) }},
 }
@@ -534,39 +649,61 @@ var optionMethods = []*Method{
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KSome) }},
 	{Name: "is_none", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KNone) }},
+	{Name: "unwrap", Sig: Signature{Result: "T", Notes: "fails on None"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.unwrap(r) }},
+	{Name: "expect", Sig: Signature{Params: pStr("message"), Result: "T", Notes: "fails on None with message"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.expect(r, a[0]) }},
+	{Name: "unwrap_or", Sig: Signature{Params: []Param{{Name: "default", Type: "T"}}, Result: "T"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return unwrapOr(r, a[0]) }},
+	{Name: "unwrap_or_default", Sig: Signature{Result: "T | Unit", Notes: "Unit for None, as in the reference"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return unwrapOr(r, Unit) }},
+	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "Option[U]", Notes: "None passes through"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.mapInner(r, a[0]) }},
+	{Name: "and_then", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to Option[U]"}}, Result: "Option[U]", Notes: "None passes through"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.andThen(r, a[0]) }},
+	{Name: "filter", Sig: Signature{Params: pPred, Result: "Option[T]", Notes: "None unless f is true of the value"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			if r.k == KSome && th.predicate(a[0], r.Inner()) {
+				return r
+			}
+			return None
+		}},
+}
+
+var resultMethods = []*Method{
 	{Name: "is_ok", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KOk) }},
 	{Name: "is_err", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KErr) }},
-	{Name: "unwrap", Sig: Signature{Result: "T", Notes: "fails on None or Err, naming the value"},
+	{Name: "ok", Sig: Signature{Result: "Option[T]", Notes: "Some(v) for Ok(v), None for Err"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return resultToOption(r) }},
+	{Name: "err", Sig: Signature{Result: "Option[E]", Notes: "Some(e) for Err(e), None for Ok"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value {
-			if !holds(r) {
-				th.Failf("unwrap of %s", th.display(r))
+			if r.k == KErr {
+				return Some(r.Inner())
+			}
+			return None
+		}},
+	{Name: "unwrap", Sig: Signature{Result: "T", Notes: "fails on Err, naming the error"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.unwrap(r) }},
+	{Name: "unwrap_err", Sig: Signature{Result: "E", Notes: "fails on Ok, naming the value"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			if r.k != KErr {
+				th.Failf("unwrap_err of %s", th.display(r))
 			}
 			return r.Inner()
 		}},
+	{Name: "expect", Sig: Signature{Params: pStr("message"), Result: "T", Notes: "fails on Err(e) with `message: e`"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.expect(r, a[0]) }},
 	{Name: "unwrap_or", Sig: Signature{Params: []Param{{Name: "default", Type: "T"}}, Result: "T"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			if !holds(r) {
-				return a[0]
-			}
-			return r.Inner()
-		}},
-	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			if !holds(r) {
-				return r
-			}
-			return boxed(r.k, th.call1(a[0], r.Inner()))
-		}},
-	{Name: "and_then", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to Option[U] | Result[U, E]"}}, Result: "Option[U] | Result[U, E]", Notes: "None and Err pass through"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			if !holds(r) {
-				return r
-			}
-			return th.call1(a[0], r.Inner())
-		}},
-	{Name: "map_err", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(E) to F"}}, Result: "Result[T, F]", Notes: "anything but Err passes through"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return unwrapOr(r, a[0]) }},
+	{Name: "unwrap_or_default", Sig: Signature{Result: "T | Unit", Notes: "Unit for Err, as in the reference"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return unwrapOr(r, Unit) }},
+	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "Result[U, E]", Notes: "Err passes through"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.mapInner(r, a[0]) }},
+	{Name: "and_then", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to Result[U, E]"}}, Result: "Result[U, E]", Notes: "Err passes through"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.andThen(r, a[0]) }},
+	{Name: "map_err", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(E) to F"}}, Result: "Result[T, F]", Notes: "Ok passes through"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if r.k != KErr {
 				return r
@@ -575,13 +712,51 @@ var optionMethods = []*Method{
 		}},
 }
 
+// unitMethods are the reference's JSON helpers on null, so that code
+// walking a parsed document need not test for null first.
+var unitMethods = []*Method{
+	{Name: "has", Sig: Signature{Params: pStr("key"), Result: "bool", Notes: "false"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { th.strArg("has", a[0]); return False }},
+	{Name: "get", Sig: Signature{Params: pStr("key"), Result: "Option[any]", Notes: "None"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { th.strArg("get", a[0]); return None }},
+	{Name: "at", Sig: Signature{Params: pIndex, Result: "Option[any]", Notes: "None"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { th.intArg("at", a[0]); return None }},
+	{Name: "pointer", Sig: Signature{Params: pStr("path"), Result: "Option[any]", Notes: "None, except Some(Unit) for the whole document (\"\")"},
+		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
+	{Name: "length", Sig: Signature{Result: "Option[int]", Notes: "None"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return None }},
+	{Name: "keys", Sig: Signature{Result: "Option[list[str]]", Notes: "None"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return None }},
+}
+
 // holds reports whether an Option or Result holds a value (Some or Ok).
 func holds(v Value) bool { return v.k == KSome || v.k == KOk }
 
 // anyMethods apply to every receiver that has no method of the name.
 var anyMethods = []*Method{
 	{Name: "to_str", Sig: toStrSig,
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return Str(th.display(r)) }},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.toStr(r) }},
+	{Name: "to_string", Sig: Signature{Result: "str", Notes: "as to_str: lists and maps display as compact JSON, as the reference's to_string writes them"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.toStr(r) }},
+	{Name: "is_null", Sig: Signature{Result: "bool", Notes: "true for Unit only"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KNull) }},
+	{Name: "as_str", Sig: Signature{Result: "Option[str]", Notes: "Some for a str, None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KStr) }},
+	{Name: "as_int", Sig: Signature{Result: "Option[int]", Notes: "Some for an int, and for a float truncated toward zero when it fits; None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return asInt(r) }},
+	{Name: "as_float", Sig: Signature{Result: "Option[float]", Notes: "Some for a float or an int; None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value {
+			if r.k == KInt || r.k == KFloat {
+				return Some(Float(toFloat(r)))
+			}
+			return None
+		}},
+	{Name: "as_bool", Sig: Signature{Result: "Option[bool]", Notes: "Some for a bool, None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KBool) }},
+	{Name: "as_array", Sig: Signature{Result: "Option[list[any]]", Notes: "Some for a list, None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KList) }},
+	{Name: "as_object", Sig: Signature{Result: "Option[map[str, any]]", Notes: "Some for a map, None for anything else"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KObject) }},
 }
 
 // sliceBounds clamps a..b (negative counting from the end) to 0..n.

@@ -32,11 +32,27 @@ type Signature struct {
 	Params []Param
 	Result string
 	Notes  string
+	// Overloads are further forms of the same call, each with its own
+	// parameters and result, where the result type depends on how many
+	// arguments are given (round(x) to int, round(x, digits) to float).
+	// Their parameters extend the first form's: a method binds named
+	// arguments by the longest form.
+	Overloads []Signature
 }
 
-// Arity returns the least and the most number of arguments
-// (math.MaxInt when variadic).
-func (s Signature) Arity() (min, max int) {
+// Arity returns the least and the most number of arguments over every
+// form (math.MaxInt when variadic).
+func (s Signature) Arity() (least, most int) {
+	least, most = s.arity()
+	for _, o := range s.Overloads {
+		lo, hi := o.arity()
+		least, most = min(least, lo), max(most, hi)
+	}
+	return least, most
+}
+
+// arity is the arity of this form alone.
+func (s Signature) arity() (min, max int) {
 	for _, p := range s.Params {
 		switch {
 		case p.Variadic:
@@ -49,8 +65,34 @@ func (s Signature) Arity() (min, max int) {
 	return min, max
 }
 
-// Format writes the signature as Vox source: name(a: int, b?: str) to T.
+// Forms returns the signature's forms: itself first, then its overloads.
+func (s Signature) Forms() []Signature {
+	return append([]Signature{{Params: s.Params, Result: s.Result, Notes: s.Notes}}, s.Overloads...)
+}
+
+// longestParams returns the parameters of the form that has the most;
+// methods bind named arguments by them.
+func (s Signature) longestParams() []Param {
+	ps := s.Params
+	for _, o := range s.Overloads {
+		if len(o.Params) > len(ps) {
+			ps = o.Params
+		}
+	}
+	return ps
+}
+
+// Format writes the signature as Vox source: name(a: int, b?: str) to T;
+// the overloads follow, each on a line of its own.
 func (s Signature) Format(name string) string {
+	out := s.format(name)
+	for _, o := range s.Overloads {
+		out += "\n" + o.format(name)
+	}
+	return out
+}
+
+func (s Signature) format(name string) string {
 	var b strings.Builder
 	b.WriteString(name)
 	b.WriteByte('(')

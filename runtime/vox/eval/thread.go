@@ -105,6 +105,12 @@ type Namespace interface {
 	Call(th *Thread, method string, args []Value, names []string) (Value, bool)
 }
 
+// NamespaceFields is implemented by a namespace whose fields are values:
+// std, whose fields are the other namespaces (std.fs.read is fs.read).
+type NamespaceFields interface {
+	Field(th *Thread, name string) (Value, bool)
+}
+
 // ErrTimeout is the cause the caller gives to the context it derives for
 // the timeout limit; the thread then reports the limit rather than a
 // cancellation.
@@ -489,6 +495,30 @@ func (th *Thread) Charge(n int64) { th.allocate(n) }
 // CheckSize enforces the value-size limit on a string or list of n bytes
 // built by a namespace function.
 func (th *Thread) CheckSize(n int64) { th.checkSize(n) }
+
+// Work counts the work of scanning n bytes, or of n comparable units of
+// work, by a namespace function: one step per KiB, as the builtins count
+// theirs (see charge).
+func (th *Thread) Work(n int64) { th.charge(n) }
+
+// Display returns the display form of v (docs/vox-language.md, Values).
+func (th *Thread) Display(v Value) string { return th.display(v) }
+
+// Log writes the display forms of args, separated by spaces, to the
+// call's log at level: what print and log.<level> do. The message counts
+// against the allocation budget.
+func (th *Thread) Log(level slog.Level, args []Value) {
+	parts := make([]string, len(args))
+	var n int64
+	for i, a := range args {
+		parts[i] = th.display(a)
+		n += int64(len(parts[i])) + 1
+	}
+	th.allocate(n)
+	if log := th.opts.Log; log != nil {
+		log.LogAttrs(context.Background(), level, strings.Join(parts, " "), slog.String("vox_path", th.prog.path))
+	}
+}
 
 // MaxValueBytes returns the value-size limit (0: none).
 func (th *Thread) MaxValueBytes() int64 { return th.opts.MaxValueBytes }

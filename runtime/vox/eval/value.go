@@ -170,6 +170,10 @@ func namespaceValue(name string) Value {
 	return Value{k: KNamespace, n: uint64(len(name)), p: unsafe.Pointer(unsafe.StringData(name))}
 }
 
+// NamespaceValue returns the value of the capability namespace name, as
+// the bare name would evaluate to (std.fs is the namespace fs).
+func NamespaceValue(name string) Value { return namespaceValue(name) }
+
 // Kind returns the kind of v.
 func (v Value) Kind() Kind { return v.k }
 
