@@ -20,22 +20,28 @@ func init() {
 	})
 }
 
-// runRun is "vox run FILE FUNC [--args JSON] [--root DIR] [--steps N]
-// [--timeout DUR]": it calls any function of the file (tool, resource
-// function or plain fn) through the same bridge the server uses and prints
-// the result as compact JSON on stdout, or the error on stderr with exit
-// code 1. --steps 0 and --timeout 0 lift those limits; fs.* reads below
-// --root (default: the current directory); print() writes to stderr.
+// runRun is "vox run FILE FUNC [--args JSON] [--root DIR] [limit flags]":
+// it calls any function of the file (tool, resource function or plain
+// fn) through the same bridge the server uses, with the repository's scan
+// config as the server would (its limits lower vox run's, its env_allow
+// decides what env.get reads; one line on stderr says which config it
+// used), and prints the result as compact JSON on stdout, or the error on
+// stderr with exit code 1. --steps 0, --timeout 0 and --max-alloc-bytes 0
+// lift those limits, short of what the config sets; fs.* reads below the
+// workspace root; print() writes to stderr.
 func runRun(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox run", s.err)
 	argsJSON := flags.String("args", "{}", "the arguments as a JSON object")
-	root := flags.String("root", ".", "workspace root for fs.*")
+	root := flags.String("root", "", "workspace root for fs.* and the scan config (default: the nearest directory above FILE with a scan config, up to the repository root, else the current directory)")
 	def := voxlang.DefaultLimits()
 	steps := flags.Int64("steps", def.Steps, "step limit (0: unlimited)")
 	timeout := flags.Duration("timeout", def.Timeout, "wall-clock limit (0: unlimited)")
+	depth := flags.Int("max-depth", def.MaxDepth, "call depth limit")
+	output := flags.Int64("max-output-bytes", def.MaxOutputBytes, "the largest JSON result")
+	value := flags.Int64("max-value-bytes", def.MaxValueBytes, "the largest single string, list or map")
 	alloc := flags.Int64("max-alloc-bytes", def.MaxAllocBytes, "bytes of values the call may allocate in all (0: unlimited)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox run FILE FUNC [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-alloc-bytes N]")
+		fmt.Fprintln(s.err, "usage: vox run FILE FUNC [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
 		flags.PrintDefaults()
 	}
 	pos, err := cliutil.Parse(flags, args)
@@ -44,6 +50,10 @@ func runRun(s *streams, args []string) int {
 	}
 	if len(pos) != 2 {
 		flags.Usage()
+		return cliutil.ExitUsage
+	}
+	if *depth <= 0 || *output <= 0 || *value <= 0 {
+		fmt.Fprintln(s.err, "vox run: --max-depth, --max-output-bytes and --max-value-bytes must be positive")
 		return cliutil.ExitUsage
 	}
 	file, fn := pos[0], pos[1]
@@ -62,27 +72,30 @@ func runRun(s *streams, args []string) int {
 		fmt.Fprintf(s.err, "vox run: %s does not compile\n", displayPath(file))
 		return cliutil.ExitProblem
 	}
-	lim := def
-	lim.Steps, lim.Timeout, lim.MaxAllocBytes = *steps, *timeout, *alloc
+	rc, err := findRunConfig(file, *root, *root != "")
+	if err != nil {
+		fmt.Fprintln(s.err, err)
+		fmt.Fprintln(s.err, "vox run: the scan config is invalid; a server would refuse it too")
+		return cliutil.ExitProblem
+	}
+	lim := rc.lower(voxlang.Limits{Steps: *steps, Timeout: *timeout, MaxDepth: *depth,
+		MaxOutputBytes: *output, MaxValueBytes: *value, MaxAllocBytes: *alloc})
+	fmt.Fprintln(s.err, rc.describe())
 	env := &voxlang.Env{
-		Root:   *root,
-		Limits: lim,
-		Log:    slog.New(slog.NewTextHandler(s.err, nil)),
+		Root:     rc.root,
+		EnvAllow: rc.cfg.EnvAllow,
+		Limits:   lim,
+		Log:      slog.New(slog.NewTextHandler(s.err, nil)),
 	}
 	res, err := m.Call(context.Background(), fn, []byte(*argsJSON), env)
 	if err != nil {
 		var e *voxlang.Error
-		if errors.As(err, &e) {
-			msg := e.Positioned()
-			switch {
-			case e.Kind != voxlang.LimitError:
-			case e.Limit == "steps" || e.Limit == "timeout_ms":
-				msg += " or pass --steps/--timeout"
-			case e.Limit == "max_alloc_bytes":
-				msg += " or pass --max-alloc-bytes"
-			}
-			fmt.Fprintln(s.err, msg)
-		} else {
+		switch {
+		case errors.As(err, &e) && e.Kind == voxlang.LimitError:
+			fmt.Fprintf(s.err, "%s limit of %d exceeded; %s\n", e.Limit, e.Max, rc.advice(e.Limit))
+		case errors.As(err, &e):
+			fmt.Fprintln(s.err, e.Positioned())
+		default:
 			fmt.Fprintln(s.err, err)
 		}
 		return cliutil.ExitProblem

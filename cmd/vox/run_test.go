@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -19,6 +21,17 @@ fn read_notes() { fs.read("notes.md") }
 fn fail() { Err("it broke") }
 
 fn undefined_name() { db.query(1) }
+
+fn deep(n: int = 0) { deep(n + 1) }
+
+fn big() { "x".repeat(5000) }
+
+fn levels() {
+    log.debug("at debug")
+    log.warn("careful", 1)
+    log.error("broken")
+    print("printed")
+}
 `
 
 func TestRunCallsAFunction(t *testing.T) {
@@ -39,6 +52,10 @@ func TestRunCallsAFunction(t *testing.T) {
 	}
 }
 
+// noConfig is vox run's first line on stderr outside a repository with a
+// scan config.
+const noConfig = "vox run: no scan config in .; vox run's limits apply, and env.get reads no variable\n"
+
 func TestRunErrors(t *testing.T) {
 	root := writeFiles(t, map[string]string{"tools.vox": runSrc, "bad.vox": "@tool \"x\"\nfn x() { 1 + }\n"})
 	t.Chdir(root)
@@ -47,12 +64,18 @@ func TestRunErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"run", "tools.vox", "greet"}, 1, "missing argument: name\n"},
-		{[]string{"run", "tools.vox", "greet", "--args", `{"name":1}`}, 1, "argument name: want str, got integer\n"},
-		{[]string{"run", "tools.vox", "fail"}, 1, "it broke\n"},
-		{[]string{"run", "tools.vox", "undefined_name"}, 1, "tools.vox:14:23: undefined: db\n"},
-		{[]string{"run", "tools.vox", "spin", "--steps", "100"}, 1, "steps limit of 100 exceeded; raise limits.steps in contracts/mcp/workspace-mcp-surface.v1.yaml or pass --steps/--timeout\n"},
-		{[]string{"run", "tools.vox", "spin", "--steps", "0", "--timeout", "50ms"}, 1, "timeout_ms limit of 50 exceeded; raise limits.timeout_ms in contracts/mcp/workspace-mcp-surface.v1.yaml or pass --steps/--timeout\n"},
+		{[]string{"run", "tools.vox", "greet"}, 1, noConfig + "missing argument: name\n"},
+		{[]string{"run", "tools.vox", "greet", "--args", `{"name":1}`}, 1, noConfig + "argument name: want str, got integer\n"},
+		{[]string{"run", "tools.vox", "fail"}, 1, noConfig + "it broke\n"},
+		{[]string{"run", "tools.vox", "undefined_name"}, 1, noConfig + "tools.vox:14:23: undefined: db\n"},
+		// The advice names vox run's flags, never a file it did not read.
+		{[]string{"run", "tools.vox", "spin", "--steps", "100"}, 1, noConfig + "steps limit of 100 exceeded; pass --steps to raise it\n"},
+		{[]string{"run", "tools.vox", "spin", "--steps", "0", "--timeout", "50ms"}, 1, noConfig + "timeout_ms limit of 50 exceeded; pass --timeout to raise it\n"},
+		{[]string{"run", "tools.vox", "deep", "--max-depth", "5"}, 1, noConfig + "max_depth limit of 5 exceeded; pass --max-depth to raise it\n"},
+		{[]string{"run", "tools.vox", "big", "--max-value-bytes", "1000"}, 1, noConfig + "max_value_bytes limit of 1000 exceeded; pass --max-value-bytes to raise it\n"},
+		{[]string{"run", "tools.vox", "big", "--max-output-bytes", "1000"}, 1, noConfig + "max_output_bytes limit of 1000 exceeded; pass --max-output-bytes to raise it\n"},
+		{[]string{"run", "tools.vox", "big", "--max-alloc-bytes", "1000"}, 1, noConfig + "max_alloc_bytes limit of 1000 exceeded; pass --max-alloc-bytes to raise it\n"},
+		{[]string{"run", "tools.vox", "big", "--max-depth", "0"}, 2, "vox run: --max-depth, --max-output-bytes and --max-value-bytes must be positive\n"},
 		{[]string{"run", "bad.vox", "x"}, 1, "bad.vox:2:14: error: expected an expression, found '}' [vox/parse/syntax]\nvox run: bad.vox does not compile\n"},
 		{[]string{"run", "missing.vox", "x"}, 1, "vox run: open missing.vox: no such file or directory\n"},
 		{[]string{"run", "tools.vox"}, 2, ""},
@@ -61,5 +84,123 @@ func TestRunErrors(t *testing.T) {
 		if code != tc.code || out != "" || (tc.err != "" && errOut != tc.err) {
 			t.Errorf("%v: exit %d stdout %q stderr %q", tc.args, code, out, errOut)
 		}
+	}
+}
+
+// TestRunLogs: print and log.* write to stderr at their levels; stdout
+// holds the result only.
+func TestRunLogs(t *testing.T) {
+	root := writeFiles(t, map[string]string{"tools.vox": runSrc})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "run", "tools.vox", "levels")
+	if code != 0 || out != "null\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{`level=WARN msg="careful 1"`, `level=ERROR msg=broken`, `level=INFO msg=printed`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %s: %q", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "at debug") {
+		t.Errorf("debug is below the log's level: %q", errOut)
+	}
+}
+
+// configRepo is a repository with a scan config that lowers the steps
+// and output limits and allows one variable, and tools in a subfolder.
+func configRepo(t *testing.T, config string) string {
+	t.Helper()
+	root := writeFiles(t, map[string]string{
+		"contracts/mcp/workspace-mcp-surface.v1.yaml": config,
+		"tools/t.vox": `fn spin() { loop { } }
+fn env_of(name: str) { env.get(name) }
+fn notes() { fs.read("notes.md") }
+fn big() { "x".repeat(5000) }
+`,
+		"notes.md": "# notes at the root",
+	})
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+const lowering = "scan_globs: [\"tools/*.vox\"]\nlimits:\n  steps: 100\n  max_output_bytes: 1000\n  timeout_ms: 0\n  max_depth: 100000\nenv_allow: [VOX_RUN_ALLOWED]\n"
+
+// TestRunUsesTheScanConfig: vox run finds the scan config of the file's
+// repository, says so on stderr, and calls as the server would: the
+// config's limits lower vox run's (0 and larger values do not raise
+// them), env.get reads only env_allow, fs.* reads below the config's
+// root; a limit the config set names the config in its advice, and only
+// then.
+func TestRunUsesTheScanConfig(t *testing.T) {
+	root := configRepo(t, lowering)
+	t.Setenv("VOX_RUN_ALLOWED", "yes")
+	t.Setenv("VOX_RUN_DENIED", "secret")
+	t.Chdir(filepath.Join(root, "tools"))
+	const said = "vox run: scan config ../contracts/mcp/workspace-mcp-surface.v1.yaml: its steps, max_output_bytes limits; env.get reads VOX_RUN_ALLOWED\n"
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{[]string{"spin"}, 1, "", said + "steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		// --steps 0 lifts vox run's limit, not the config's.
+		{[]string{"spin", "--steps", "0"}, 1, "", said + "steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		// A flag lower than the config wins, and its advice names the flag.
+		{[]string{"spin", "--steps", "50"}, 1, "", "vox run: scan config ../contracts/mcp/workspace-mcp-surface.v1.yaml: its max_output_bytes limit; env.get reads VOX_RUN_ALLOWED\nsteps limit of 50 exceeded; pass --steps to raise it\n"},
+		{[]string{"big"}, 1, "", said + "max_output_bytes limit of 1000 exceeded; raise limits.max_output_bytes in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		{[]string{"env_of", "--args", `{"name":"VOX_RUN_ALLOWED"}`}, 0, "\"yes\"\n", said},
+		{[]string{"env_of", "--args", `{"name":"VOX_RUN_DENIED"}`}, 0, "null\n", said},
+		{[]string{"notes"}, 0, "\"# notes at the root\"\n", said},
+	} {
+		code, out, errOut := vox(t, append([]string{"run", "t.vox"}, tc.args...)...)
+		if code != tc.code || out != tc.out || errOut != tc.err {
+			t.Errorf("%v: exit %d stdout %q stderr\n%s", tc.args, code, out, errOut)
+		}
+	}
+	// --root names the workspace: here one without a config.
+	other := writeFiles(t, map[string]string{"notes.md": "other notes"})
+	code, out, errOut := vox(t, "run", "t.vox", "notes", "--root", other)
+	if code != 0 || out != "\"other notes\"\n" || !strings.HasPrefix(errOut, "vox run: no scan config in "+other+";") {
+		t.Errorf("--root: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+// TestRunStopsAtTheRepository: a config above the repository's root
+// belongs to another repository and is not used.
+func TestRunStopsAtTheRepository(t *testing.T) {
+	root := configRepo(t, lowering)
+	inner := filepath.Join(root, "tools", "inner")
+	writeTo(t, filepath.Join(inner, "x.vox"), "fn spin() { loop { } }\n")
+	if err := os.Mkdir(filepath.Join(inner, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(inner)
+	code, _, errOut := vox(t, "run", "x.vox", "spin", "--steps", "1000")
+	if code != 1 || errOut != noConfig+"steps limit of 1000 exceeded; pass --steps to raise it\n" {
+		t.Errorf("exit %d stderr %q", code, errOut)
+	}
+}
+
+// TestRunRefusesABadConfig: a scan config the server would refuse stops
+// vox run with its positioned errors.
+func TestRunRefusesABadConfig(t *testing.T) {
+	root := configRepo(t, "scan_globs: [\"tools/*.vox\"]\nlimits:\n  stepz: 5\n")
+	t.Chdir(root)
+	code, out, errOut := vox(t, "run", "tools/t.vox", "spin")
+	if code != 1 || out != "" || !strings.Contains(errOut, "contracts/mcp/workspace-mcp-surface.v1.yaml:3:3:") ||
+		!strings.HasSuffix(errOut, "vox run: the scan config is invalid; a server would refuse it too\n") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+func writeTo(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,8 +27,15 @@ const LimitHint = "raise limits.<key> in " + ConfigPath + ", up to the server's 
 // config may only lower the server's maxima (vox.Lower): a value of 0,
 // which once meant unlimited, or above the maximum keeps the maximum.
 func (s *Surface) env(log *slog.Logger) vox.Env {
+	lim := vox.Lower(vox.CurrentMaxima().Limits, s.Config.Limits.Request())
+	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log, LimitHint: LimitHint}
+}
+
+// Request returns the limits a config sets, zero where it sets none, for
+// vox.Lower: the config may only lower the maxima of whoever runs the
+// interpreter (the server, or vox run).
+func (c Limits) Request() vox.Limits {
 	var req vox.Limits
-	c := s.Config.Limits
 	if c.Steps != nil {
 		req.Steps = *c.Steps
 	}
@@ -44,8 +51,7 @@ func (s *Surface) env(log *slog.Logger) vox.Env {
 	if c.MaxValueBytes != nil {
 		req.MaxValueBytes = *c.MaxValueBytes
 	}
-	lim := vox.Lower(vox.CurrentMaxima().Limits, req)
-	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log, LimitHint: LimitHint}
+	return req
 }
 
 // CallTool runs tool t with the JSON object args (nil means {}) in the

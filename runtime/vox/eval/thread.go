@@ -49,6 +49,7 @@ type Error struct {
 	Line    int
 	Col     int
 	Limit   string // for LimitError: the key (steps, max_depth, timeout_ms, ...)
+	Max     int64  // for LimitError: the limit's value, which the message states
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -298,7 +299,7 @@ func (th *Thread) limit(key string, n int64) {
 	if th.opts.Hint != "" {
 		hint = strings.NewReplacer("<key>", key, "<flag>", strings.ReplaceAll(key, "_", "-"), "<KEY>", strings.ToUpper(key)).Replace(th.opts.Hint)
 	}
-	panic(&Error{Kind: LimitError, Limit: key, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
+	panic(&Error{Kind: LimitError, Limit: key, Max: n, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
 }
 
 // Fail raises a runtime error at pos.
