@@ -132,9 +132,9 @@ func TestSkillListSearchInfoParse(t *testing.T) {
 	}
 	fails(t, s, "vox_skill_info", `{"id":"nope"}`, `no installed skill "nope": vox_skill_list shows the installed skills`)
 
-	text = ok(t, s, "vox_skill_parse", `{"skill_md":"---\nname: draft\ndescription: A draft.\nmetadata:\n  vox-tools: a, b c\n  vox-permissions: sudo\n---\nBody."}`)
-	want = `{"skill":{"id":"draft","name":"draft","description":"A draft.","version":"0.1.0","category":"","tags":[],"tools":["a","b c"],"author":"","dependencies":[],"permissions":["sudo"],"allowed_tools":[],"license":"","compatibility":""},` +
-		`"warnings":["line 6: unknown permission \"sudo\" (known: read_files write_files shell_exec network db_read db_write secrets)","line 5: tool name \"b c\" is not a valid MCP tool name (^[A-Za-z0-9_-]{1,64}$): it gets no macro tool but still counts in the allowlist"]}`
+	text = ok(t, s, "vox_skill_parse", `{"skill_md":"---\nname: draft\ndescription: A draft.\nmetadata:\n  vox-tools: a, b c!\n  vox-permissions: sudo\n---\nBody."}`)
+	want = `{"skill":{"id":"draft","name":"draft","description":"A draft.","version":"0.1.0","category":"","tags":[],"tools":["a","b","c!"],"author":"","dependencies":[],"permissions":["sudo"],"allowed_tools":[],"license":"","compatibility":""},` +
+		`"warnings":["line 6: unknown permission \"sudo\" (known: read_files write_files shell_exec network db_read db_write secrets)","line 5: tool name \"c!\" is not a valid MCP tool name (^[A-Za-z0-9_-]{1,64}$): it gets no macro tool but still counts in the allowlist"]}`
 	if text != want {
 		t.Errorf("parse\n got  %s\n want %s", text, want)
 	}
@@ -277,9 +277,9 @@ func TestMacroToolsOverMCP(t *testing.T) {
 			t.Errorf("%s:\n got  %s\n want %s", name, b, want)
 		}
 	}
-	// vox_check is a catalog tool of this build: no macro; "scan secrets!"
+	// vox_check is a catalog tool of this build: no macro; "scan_secrets!"
 	// is not a tool name: no macro either.
-	if byName["vox_tool_search"]["_meta"].(map[string]any)["vox_source"] != "catalog" || byName["scan secrets!"] != nil {
+	if byName["vox_tool_search"]["_meta"].(map[string]any)["vox_source"] != "catalog" || byName["scan_secrets!"] != nil {
 		t.Error("a macro tool took a catalog tool's name or an invalid name")
 	}
 
@@ -437,14 +437,14 @@ func TestActiveSkillAllowlist(t *testing.T) {
 	// The first workspace scan reads s.sources: let it finish first.
 	s.WaitWorkspace(context.Background())
 	s.sources = append(s.sources, workspaceDouble{})
-	md, _ := json.Marshal(skillsMD("gatekeeper", "Allows a few tools.", "metadata:\n  vox-tools: vox_test_ws, ws_lint, audit_deps, not a tool!"))
+	md, _ := json.Marshal(skillsMD("gatekeeper", "Allows a few tools.", "metadata:\n  vox-tools: vox_test_ws ws_lint, audit_deps not_a_tool!"))
 	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)
 
 	text := ok(t, s, "vox_skill_use", `{"id":"gatekeeper"}`)
 	if text != `{"id":"gatekeeper","name":"gatekeeper","description":"Allows a few tools.","body":"# gatekeeper\n\nDo the thing."}` {
 		t.Errorf("use %s", text)
 	}
-	const list = `["vox_test_ws", "ws_lint", "audit_deps", "not a tool!"]`
+	const list = `["vox_test_ws", "ws_lint", "audit_deps", "not_a_tool!"]`
 	deny := func(tool string) string { return "Tool '" + tool + "' is not in skill 'gatekeeper' allowlist " + list }
 	// Catalog, workspace and macro tools outside the list are refused and
 	// do not run.

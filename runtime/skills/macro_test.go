@@ -28,7 +28,7 @@ func TestMacroTools(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("macro tools\n got  %v\n want %v", got, want)
 	}
-	if want := []string{`skill security-audit: tool "scan secrets!" is not a valid tool name: no macro tool`}; !reflect.DeepEqual(warnings, want) {
+	if want := []string{`skill security-audit: tool "scan_secrets!" is not a valid tool name: no macro tool`}; !reflect.DeepEqual(warnings, want) {
 		t.Errorf("warnings %q", warnings)
 	}
 	text := tools[0].Text()

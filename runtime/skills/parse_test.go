@@ -51,12 +51,12 @@ func TestParseFixtures(t *testing.T) {
 		{folder: "i18n-strings", format: FormatYAML, id: "i18n-strings", version: DefaultVersion, category: "localisation",
 			tags: []string{"i18n", "translation", "localisation"}, bodyStart: "# Translation sweep\n\nSearch the UI code"},
 		{folder: "security-audit", format: FormatYAML, id: "security-audit", version: "3.0.0", category: "security",
-			tools: []string{"audit_deps", "vox_check", "scan secrets!"},
+			tools: []string{"audit_deps", "vox_check", "scan_secrets!"},
 			tags:  []string{"security", "vulnerabilities", "dependencies", "audit"},
 			perms: []string{"read_files", "network", "root_access"},
 			warnings: []string{
 				`line 9: unknown permission "root_access"`,
-				`line 8: tool name "scan secrets!" is not a valid MCP tool name`,
+				`line 8: tool name "scan_secrets!" is not a valid MCP tool name`,
 			}},
 	}
 	for _, tt := range tests {
@@ -219,10 +219,15 @@ func TestParseWarnings(t *testing.T) {
 func TestParseListForms(t *testing.T) {
 	for _, src := range []string{
 		skillMD("lists", "d", "metadata:", "  vox-tools: a, b ,, c"),
+		// Space-separated, as allowed-tools is, or both at once.
+		skillMD("lists", "d", "metadata:", "  vox-tools: a b  c"),
+		skillMD("lists", "d", "metadata:", "  vox-tools: \"a,b\\tc\""),
+		skillMD("lists", "d", "metadata:", "  vox-tools: >-", "    a", "    b, c"),
 		skillMD("lists", "d", "metadata:", "  vox-tools: [a, b, c]"),
 		skillMD("lists", "d", "tools:", "  - a", "  - b", "  - c"),
 		skillMD("lists", "d", "tools: a,b,c", "metadata:", "  other: x"),
 		"---\nname = \"lists\"\ndescription = \"d\"\n[metadata]\nvox-tools = \"a, b, c\"\n---\n",
+		"---\nname = \"lists\"\ndescription = \"d\"\n[metadata]\nvox-tools = \"a b c\"\n---\n",
 		"---\nname = \"lists\"\ndescription = \"d\"\ntools = [\"a\", \"b\", \"c\"]\n---\n",
 	} {
 		sk, _, err := Parse([]byte(src))
@@ -240,6 +245,14 @@ func TestParseListForms(t *testing.T) {
 	}
 	if !reflect.DeepEqual(sk.Tools, []string{"meta"}) || sk.Version != "1.0.0" {
 		t.Errorf("tools %q version %q: metadata must win", sk.Tools, sk.Version)
+	}
+	// Other lists split on commas only: a tag may hold a space.
+	sk, _, err = Parse([]byte(skillMD("tags", "d", "metadata:", "  vox-tags: machine learning, data")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sk.Tags, []string{"machine learning", "data"}) {
+		t.Errorf("tags %q", sk.Tags)
 	}
 }
 

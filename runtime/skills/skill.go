@@ -229,10 +229,10 @@ func (p *manifestParser) skill() *Skill {
 	}
 	sk.Author = p.manifestString("author")
 	sk.Category = p.manifestString("category")
-	sk.Tools = p.manifestList("tools")
-	sk.Tags = p.manifestList("tags")
-	sk.Dependencies = p.manifestList("dependencies")
-	sk.Permissions = p.manifestList("permissions")
+	sk.Tools = p.manifestList("tools", toolSeparator)
+	sk.Tags = p.manifestList("tags", comma)
+	sk.Dependencies = p.manifestList("dependencies", comma)
+	sk.Permissions = p.manifestList("permissions", comma)
 	for _, perm := range sk.Permissions {
 		if !slices.Contains(KnownPermissions, perm) {
 			p.warnf(p.manifestLine("permissions"), "unknown permission %q (known: %s)", perm, strings.Join(KnownPermissions, " "))
@@ -326,9 +326,17 @@ func (p *manifestParser) manifestString(key string) string {
 	return strings.TrimSpace(text)
 }
 
-// manifestList reads a list field: a YAML or TOML list, or a
-// comma-separated string (the standard metadata map holds strings only).
-func (p *manifestParser) manifestList(key string) []string {
+// comma separates the items of a list written as a string.
+func comma(r rune) bool { return r == ',' }
+
+// toolSeparator separates tool names written as a string: commas or white
+// space, as allowed-tools is space-separated in the Agent Skills format
+// (a tool name never holds a space).
+func toolSeparator(r rune) bool { return r == ',' || unicode.IsSpace(r) }
+
+// manifestList reads a list field: a YAML or TOML list, or a string of
+// items separated by sep (the standard metadata map holds strings only).
+func (p *manifestParser) manifestList(key string, sep func(rune) bool) []string {
 	out := []string{}
 	f, ok := p.manifest(key)
 	if !ok {
@@ -336,7 +344,7 @@ func (p *manifestParser) manifestList(key string) []string {
 	}
 	switch f.Value.Kind {
 	case KindString, KindScalar:
-		for _, item := range strings.Split(f.Value.Text, ",") {
+		for _, item := range strings.FieldsFunc(f.Value.Text, sep) {
 			if item = strings.TrimSpace(item); item != "" {
 				out = append(out, item)
 			}
