@@ -66,6 +66,7 @@ type Func struct {
 // Parameter lists the table shares.
 var (
 	pPath    = []eval.Param{{Name: "path", Type: "str"}}
+	pDir     = []eval.Param{{Name: "path", Type: "str", Optional: true, Default: `"."`}}
 	pText    = []eval.Param{{Name: "s", Type: "str"}}
 	pRegex   = []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}}
 	pLog     = []eval.Param{{Name: "values", Type: "any", Variadic: true}}
@@ -79,7 +80,7 @@ var (
 // function differently, both names are entries; the notes say which is
 // which.
 var table = []*Namespace{
-	{Name: "fs", deniedElse: true, Notes: "any other name (write, remove, mkdir, copy, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
+	{Name: "fs", deniedElse: true, Notes: "any other name (write, remove, mkdir, copy, canonicalize, cwd, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
 		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
 			Notes: "a regular file inside the workspace as UTF-8 text, a leading byte order mark removed and line ends made \\n; also read_file, read_to_string"}},
 		{Name: "read_file", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
@@ -89,8 +90,17 @@ var table = []*Namespace{
 		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: pPath, Result: "bool"}},
 		{Name: "is_file", fn: fsIsFile, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a regular file, following symbolic links inside the workspace"}},
 		{Name: "is_dir", fn: fsIsDir, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a directory, following symbolic links inside the workspace"}},
-		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str", Optional: true, Default: `"."`}}, Result: "Result[list[str], str]",
+		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
 			Notes: "entry names sorted bytewise, directories suffixed / (differs: the reference adds no suffix)"}},
+		{Name: "list_dir_detailed", fn: fsListDirDetailed, Sig: eval.Signature{Params: pDir, Result: "Result[list[map[str, any]], str]",
+			Notes: "a stat map per entry, sorted by name"}},
+		{Name: "stat", fn: fsStat, Sig: eval.Signature{Params: pPath, Result: "Result[map[str, any], str]",
+			Notes: "`{name, path, size, modified_ms, is_dir, is_file, is_symlink}`; a link inside the workspace describes its target"}},
+		{Name: "walk", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
+			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; also list_recursive"}},
+		{Name: "list_recursive", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]", Notes: "as walk"}},
+		{Name: "glob", fn: fsGlob, Sig: eval.Signature{Params: []eval.Param{{Name: "pattern", Type: "str"}}, Result: "Result[list[str], str]",
+			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed"}},
 	}},
 	{Name: "env", deniedElse: true, Notes: "any other name (set, args, ...) fails with `capability denied: env.<method>`", Funcs: []*Func{
 		{Name: "get", fn: envGet, Sig: eval.Signature{Params: []eval.Param{{Name: "name", Type: "str"}}, Result: "Option[str]",
