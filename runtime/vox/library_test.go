@@ -31,7 +31,7 @@ func TestLibraryAllocationBudget(t *testing.T) {
 		`xs.flat_map(x => [x])`,
 		`xs.flat_map(x => Some(x))`,
 		`[xs, xs].flatten()`,
-		`xs.reversed()`,
+		`xs.reverse()`,
 		`xs.slice_list(0)`,
 		`xs.to_string()`,
 		`m.to_str()`,

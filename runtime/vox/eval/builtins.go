@@ -40,7 +40,7 @@ var builtins = []*BuiltinSpec{
 		Notes: "parses a string and fails when it is not a number (differs: the reference gives 0.0)"}},
 	{Name: "bool", fn: biBool, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "bool",
-		Notes: "false for `false 0 0.0 \"\" [] {} None Unit`, true otherwise"}},
+		Notes: "false for `false 0 0.0 \"\" [] {} None Unit`, true otherwise (differs: the reference makes `{}`, `None` and `Err` true)"}},
 	{Name: "range", fn: biRange, Sig: Signature{
 		Params: []Param{{Name: "a", Type: "int"}, {Name: "b", Type: "int", Optional: true}, {Name: "step", Type: "int", Optional: true}}, Result: "list[int]",
 		Notes: "`range(n)` is 0..n-1, `range(a, b)` a..b-1, `range(a, b, step)` by step (not 0; extension); a `for` over it builds no list"}},

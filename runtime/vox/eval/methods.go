@@ -507,8 +507,6 @@ var listMethods = []*Method{
 			}
 			return listValue(&List{elems: out, size: l.size})
 		}},
-	{Name: "reversed", Sig: Signature{Result: "list[T]", Notes: "a new list, as reverse"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) }},
 	{Name: "slice_list", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "the reference's name of slice"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
 	{Name: "index", Sig: Signature{Params: pValue, Result: "int", Notes: "the position of the first element == value; -1 when there is none"},
