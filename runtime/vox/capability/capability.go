@@ -174,6 +174,11 @@ var table = []*Namespace{
 		{Name: "warn", fn: logAt(slog.LevelWarn), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level WARN"}},
 		{Name: "error", fn: logAt(slog.LevelError), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level ERROR; the call goes on"}},
 	}},
+	{Name: "crypto", Notes: "hashes of the UTF-8 bytes of a string, as lower-case hex", Funcs: []*Func{
+		{Name: "hash_secure", fn: cryptoHashSecure, Sig: eval.Signature{Params: pText, Result: "str", Notes: "BLAKE3, 256 bits, as in the reference"}},
+		{Name: "sha256", fn: cryptoSHA256, Sig: eval.Signature{Params: pText, Result: "str", Notes: "SHA-256 (extension)"}},
+		{Name: "uuid", fn: cryptoUUID, Sig: eval.Signature{Result: "str", Notes: "`vox-<16 hex>-<16 hex>` from 128 random bits, the reference's form"}},
+	}},
 	{Name: "std", members: true, Notes: "`std.<ns>` is the namespace ns: `std.fs.read(p)` is `fs.read(p)`; any other member is undefined"},
 	{Name: "process"}, {Name: "http"}, {Name: "net"}, {Name: "shell"}, {Name: "exec"},
 	{Name: "secrets"}, {Name: "io"},
