@@ -7,9 +7,11 @@ import "github.com/vox-lang/vox-mcp/runtime/gates"
 // folder of skill folders), against the Agent Skills format.
 func init() {
 	registerGate(gate{
-		name:      gates.AgentSkillsGate,
-		summary:   "check skill folders against the Agent Skills format (reference validator rules)",
-		run:       gates.AgentSkillsCompliance,
+		name:    gates.AgentSkillsGate,
+		summary: "check skill folders against the Agent Skills format (reference validator rules)",
+		run: func(root string, args []string) *gates.Report {
+			return gates.AgentSkillsCompliance(root, args, servedCatalogTools())
+		},
 		takesArgs: true,
 	})
 }

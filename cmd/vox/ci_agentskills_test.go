@@ -31,9 +31,24 @@ func TestCIAgentSkillsCompliance(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(stdout, `{"gate":"agentskills-compliance","ok":false,"problems":[{"path":"extra/no-description/SKILL.md","line":0,"col":0,"message":"missing required field description"}]`) {
 		t.Errorf("json: %d %s", code, stdout)
 	}
+	// A tool name that neither the catalog of this build nor the
+	// workspace provides is a warning with the nearest name; the gate
+	// passes.
+	if err := os.MkdirAll(filepath.Join(root, ".vox/skills/typo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".vox/skills/typo/SKILL.md"), []byte("---\nname: typo\ndescription: Checks. Use when checking.\nmetadata:\n  vox-tools: vox_chek vox_tool_search\n---\nBody.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = vox(t, "ci", "agentskills-compliance", "--root", root)
+	if code != 0 || stdout != "agentskills-compliance ok (2 skills checked)\n" ||
+		!strings.Contains(stderr, "agentskills-compliance: .vox/skills/typo/SKILL.md:5:14: warning: metadata.vox-tools lists \"vox_chek\", which neither a catalog tool nor a workspace tool provides: vox-mcp serves it as an instruction-only macro tool of this skill (did you mean \"vox_check\"?)\n") ||
+		strings.Contains(stderr, "vox_tool_search") {
+		t.Errorf("typo: %d %q %q", code, stdout, stderr)
+	}
 	// vox ci all includes the gate.
 	_, stdout, _ = vox(t, "ci", "all", "--root", root)
-	if !strings.Contains(stdout, "agentskills-compliance ok (1 skills checked)\n") {
+	if !strings.Contains(stdout, "agentskills-compliance ok (2 skills checked)\n") {
 		t.Errorf("ci all: %s", stdout)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // AgentSkillsGate is the name of the agentskills-compliance gate.
@@ -23,10 +24,17 @@ const AgentSkillsGate = "agentskills-compliance"
 // root (.vox, .cursor, .agents and .claude skills folders, assets/skills),
 // plus paths (relative to root): a skill folder, or a folder of skill
 // folders. VOX_SKILL_ROOTS is ignored: the gate checks the repository, not
-// the machine.
-func AgentSkillsCompliance(root string, paths []string) *Report {
+// the machine. catalogTools are the catalog's tool names: a name in a
+// skill's metadata.vox-tools that neither they nor the workspace's tools
+// provide is a warning (agentskills_tools.go).
+func AgentSkillsCompliance(root string, paths []string, catalogTools []string) *Report {
 	r := NewReport(AgentSkillsGate)
 	c := skillChecker{root: root, report: r, seen: map[string]bool{}}
+	if k, why := loadKnownTools(root, catalogTools); k != nil {
+		c.tools = k
+	} else {
+		r.Warnf(Problem{Path: workspace.ConfigPath}, "the tools of metadata.vox-tools are not checked, because the workspace does not load: %s", why)
+	}
 	for _, dir := range (skills.Config{Workspace: root}).SearchRoots() {
 		c.checkRoot(dir)
 	}
@@ -57,6 +65,7 @@ type skillChecker struct {
 	report  *Report
 	seen    map[string]bool
 	checked int
+	tools   *knownTools // nil: the tool names are not checked
 }
 
 // checkRoot checks every non-hidden subfolder of dir, as discovery would
@@ -193,6 +202,7 @@ func (c *skillChecker) check(dir string) {
 			}
 		}
 	}
+	c.checkTools(data, fm, at)
 }
 
 // requiredString checks that the field key is a non-empty string.

@@ -33,8 +33,10 @@ func TestAgentSkillsCompliancePasses(t *testing.T) {
 	}
 	// The machine's VOX_SKILL_ROOTS and HOME do not matter.
 	t.Setenv("VOX_SKILL_ROOTS", t.TempDir())
+	// Every tool the skills list is a catalog or a workspace tool.
+	writeFile(t, filepath.Join(ws, "tools/tools.vox"), workspaceTools("git_log", "pdf_fill_form", "pdf_read_fields", "db_query"))
 
-	r := AgentSkillsCompliance(ws, nil)
+	r := AgentSkillsCompliance(ws, nil, []string{"vox_check", "vox_tool_search"})
 	if !r.OK || len(r.Problems) != 0 {
 		t.Fatalf("problems %+v", r.Problems)
 	}
@@ -54,7 +56,7 @@ func TestAgentSkillsCompliancePasses(t *testing.T) {
 		t.Errorf("json\n got  %s want %s", out.String(), wantJSON)
 	}
 	// A workspace without skills passes with nothing checked.
-	if r := AgentSkillsCompliance(t.TempDir(), nil); !r.OK || r.SummaryLine() != "agentskills-compliance ok (0 skills checked)" {
+	if r := AgentSkillsCompliance(t.TempDir(), nil, nil); !r.OK || r.SummaryLine() != "agentskills-compliance ok (0 skills checked)" {
 		t.Errorf("empty workspace: %s", r.SummaryLine())
 	}
 }
@@ -94,7 +96,7 @@ func TestAgentSkillsComplianceBroken(t *testing.T) {
 			}
 			fixture(t, set, tt.fixture, filepath.Join(ws, ".vox/skills", tt.fixture))
 			fixture(t, "skills", "go-bench", filepath.Join(ws, ".vox/skills/go-bench"))
-			r := AgentSkillsCompliance(ws, nil)
+			r := AgentSkillsCompliance(ws, nil, nil)
 			if r.OK || !reflect.DeepEqual(r.Problems, tt.want) {
 				t.Errorf("problems\n got  %+v\n want %+v", r.Problems, tt.want)
 			}
@@ -132,7 +134,7 @@ func TestAgentSkillsComplianceRules(t *testing.T) {
 	write(".cursor/skills/a--b/SKILL.md", "---\nname: a--b\ndescription: d\n---\n")
 	write(".cursor/skills/compat-list/SKILL.md", "---\nname: compat-list\ndescription: d\ncompatibility: [go]\nmetadata: text\n---\n")
 	write(".cursor/skills/no-front/SKILL.md", "# No front matter\n")
-	r := AgentSkillsCompliance(ws, nil)
+	r := AgentSkillsCompliance(ws, nil, nil)
 	p := func(skill string, line, col int, msg string) Problem {
 		return Problem{Path: ".cursor/skills/" + skill + "/SKILL.md", Line: line, Col: col, Message: msg}
 	}
@@ -173,7 +175,7 @@ func TestAgentSkillsComplianceArguments(t *testing.T) {
 	fixture(t, "broken", "Bad_Name", filepath.Join(ws, "examples/many/Bad_Name"))
 	outside := t.TempDir()
 	fixture(t, "skills", "commit-message", filepath.Join(outside, "commit-message"))
-	r := AgentSkillsCompliance(ws, []string{"examples/one/go-bench", "examples/many", filepath.Join(outside, "commit-message"), "examples/missing"})
+	r := AgentSkillsCompliance(ws, []string{"examples/one/go-bench", "examples/many", filepath.Join(outside, "commit-message"), "examples/missing"}, nil)
 	want := []Problem{
 		{Path: "examples/many/Bad_Name/SKILL.md", Line: 2, Col: 7, Message: `name "Bad_Name" must be lowercase`},
 		{Path: "examples/missing", Message: "no such skill folder: no such file or directory"},
@@ -183,8 +185,69 @@ func TestAgentSkillsComplianceArguments(t *testing.T) {
 	}
 	// A folder given twice (and found under a root) is checked once.
 	fixture(t, "skills", "go-bench", filepath.Join(ws, ".vox/skills/go-bench"))
-	r = AgentSkillsCompliance(ws, []string{".vox/skills/go-bench", ".vox/skills"})
+	r = AgentSkillsCompliance(ws, []string{".vox/skills/go-bench", ".vox/skills"}, nil)
 	if !r.OK || r.Detail != "1 skills checked" {
 		t.Errorf("dedup: %+v %s", r.Problems, r.Detail)
+	}
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workspaceTools is a .vox file declaring a tool of each name.
+func workspaceTools(names ...string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString("@tool \"The tool " + n + "\"\nfn " + n + "() to str { \"ok\" }\n\n")
+	}
+	return b.String()
+}
+
+// TestAgentSkillsComplianceUnknownTools: a name in metadata.vox-tools
+// that neither a catalog tool nor a workspace tool provides is a warning
+// at the list's position, with the nearest tool name when one is close
+// (a typo); names of either kind, written with spaces or commas, pass.
+func TestAgentSkillsComplianceUnknownTools(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "tools/tools.vox"), workspaceTools("git_log", "ws_lint"))
+	writeFile(t, filepath.Join(ws, ".vox/skills/release/SKILL.md"),
+		"---\nname: release\ndescription: Writes release notes. Use when releasing.\nmetadata:\n  vox-tools: git_lgo, vox_check ws_lint notify_me bad!name\n---\nBody.\n")
+	writeFile(t, filepath.Join(ws, ".vox/skills/known/SKILL.md"),
+		"---\nname: known\ndescription: Lists known tools only. Use when testing.\nmetadata:\n  vox-tools: vox_check git_log,ws_lint\n---\nBody.\n")
+	r := AgentSkillsCompliance(ws, nil, []string{"vox_check", "vox_tool_search"})
+	at := func(msg string) Problem {
+		return Problem{Path: ".vox/skills/release/SKILL.md", Line: 5, Col: 14, Message: msg}
+	}
+	want := []Problem{
+		at(`metadata.vox-tools lists "bad!name", which neither a catalog tool nor a workspace tool provides: it is not a valid MCP tool name either, so nothing serves it`),
+		at(`metadata.vox-tools lists "git_lgo", which neither a catalog tool nor a workspace tool provides: vox-mcp serves it as an instruction-only macro tool of this skill (did you mean "git_log"?)`),
+		at(`metadata.vox-tools lists "notify_me", which neither a catalog tool nor a workspace tool provides: vox-mcp serves it as an instruction-only macro tool of this skill`),
+	}
+	if !r.OK || !reflect.DeepEqual(r.Warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", dump(r.Warnings), dump(want))
+	}
+	// A workspace that does not load: the names are not checked, and the
+	// gate says why.
+	writeFile(t, filepath.Join(ws, "contracts/mcp/workspace-mcp-surface.v1.yaml"), "scan_globs: 7\n")
+	r = AgentSkillsCompliance(ws, nil, []string{"vox_check"})
+	if len(r.Warnings) != 1 || r.Warnings[0].Path != "contracts/mcp/workspace-mcp-surface.v1.yaml" ||
+		!strings.HasPrefix(r.Warnings[0].Message, "the tools of metadata.vox-tools are not checked, because the workspace does not load: ") {
+		t.Errorf("warnings: %s", dump(r.Warnings))
+	}
+}
+
+func TestNearestToolName(t *testing.T) {
+	names := []string{"git_log", "vox_check", "ws_lint"}
+	for in, want := range map[string]string{"git_lgo": "git_log", "vox_chek": "vox_check", "Git_Log": "git_log", "gl": "", "notify_me": "", "ws_lin": "ws_lint"} {
+		if got := nearest(in, names); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
