@@ -204,3 +204,40 @@ func writeTo(t *testing.T, p, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunLibrary: the everyday library through vox run — std.fs, regex,
+// format, log, round with digits, list min and max.
+func TestRunLibrary(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"notes.txt": "a\nTODO one\nno\n TODO two\n",
+		"lib.vox": `@tool "Counts the TODO lines of a file"
+fn todos(path: str) to int {
+    let text = std.fs.read(path)?
+    let hits = text.lines().filter(l => regex.is_match(l, r"\bTODO\b"))
+    log.info(format("{} has {:>4} TODOs", path, hits.len()))
+    hits.len()
+}
+
+@tool "Summarises numbers"
+fn stats(xs: list[float]) to str {
+    let avg = round(sum(xs) / len(xs), 2)
+    format("n={} min={} max={} avg={:.2}", len(xs), xs.min().unwrap(), xs.max().unwrap(), avg)
+}
+
+fn bad_pattern() { regex.find("x", "(?<=a)x") }
+`,
+	})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "run", "lib.vox", "todos", "--args", `{"path":"notes.txt"}`)
+	if code != 0 || out != "2\n" || !strings.Contains(errOut, `msg="notes.txt has    2 TODOs"`) {
+		t.Errorf("todos: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	code, out, _ = vox(t, "run", "lib.vox", "stats", "--args", `{"xs":[1, 2.5, 4]}`)
+	if code != 0 || out != "\"n=3 min=1.0 max=4.0 avg=2.50\"\n" {
+		t.Errorf("stats: exit %d stdout %q", code, out)
+	}
+	code, _, errOut = vox(t, "run", "lib.vox", "bad_pattern")
+	if code != 1 || errOut != noConfig+"lib.vox:15:47: regex.find: the pattern uses a lookbehind \"(?<=\" at byte 0, which RE2 (Go's regexp) cannot express; see docs/vox-language.md, Regular expressions\n" {
+		t.Errorf("bad pattern: exit %d stderr %q", code, errOut)
+	}
+}
