@@ -617,11 +617,11 @@ var numberMethods = []*Method{
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pick(r, a[0], -1) }},
 	{Name: "max", Sig: Signature{Params: []Param{{Name: "other", Type: "int | float"}}, Result: "int | float", Notes: "the larger of the two, the receiver on a tie"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pick(r, a[0], 1) }},
-	{Name: "floor", Sig: Signature{Result: "int"},
+	{Name: "floor", Sig: Signature{Result: "int", Notes: "differs: the reference returns a float"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("floor", []Value{r}, math.Floor) }},
-	{Name: "ceil", Sig: Signature{Result: "int"},
+	{Name: "ceil", Sig: Signature{Result: "int", Notes: "differs: the reference returns a float"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.roundWith("ceil", []Value{r}, math.Ceil) }},
-	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero",
+	{Name: "round", Sig: Signature{Result: "int", Notes: "half away from zero (differs: the reference returns a float)",
 		Overloads: []Signature{{Params: []Param{{Name: "digits", Type: "int"}}, Result: "float", Notes: "as round(x, digits)"}}},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			if a[0].k != kAbsent {
