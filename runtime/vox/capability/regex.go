@@ -234,10 +234,11 @@ func classEnd(p string, i int) int {
 // regexArgs checks the text and pattern of regex.<method> and prices the
 // match before it runs, since Go's regexp cannot be interrupted: a match
 // takes time linear in the text times the size of the pattern's program,
-// plus a cost per match. One step per 512 bytes of text per 100
-// instructions (and 100 more for the per-match cost) bounds the time of
-// the slowest of Go's engines to under a few microseconds per step, so
-// the step limit also bounds a call's time inside regexp.
+// plus a cost per match. For every 512 bytes of text a match counts a
+// step per instruction of the compiled pattern, and 100 more for the
+// per-match cost; measured on Go's slowest engine that is at most a few
+// microseconds per step, so the step limit also bounds a call's time
+// inside regexp.
 func regexArgs(th *eval.Thread, method string, args []eval.Value) (string, *compiled) {
 	s := strArg(th, "regex", method, args[0])
 	r := regexFor(th, method, strArg(th, "regex", method, args[1]))
