@@ -199,6 +199,7 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contr
 		Exposure:             r.str("mcp", "exposure"),
 		Requires:             r.strings("mcp", "requires"),
 		HTTPReadRoleEligible: r.optBool("mcp", "http_read_role_eligible") == registry.True,
+		AllowlistExempt:      r.optBool("mcp", "allowlist_exempt") == registry.True,
 	}
 	namePos := r.pos("mcp", "name")
 	if nv, _, ok := r.get("mcp", "name"); !ok || nv.Kind != schemajson.String {

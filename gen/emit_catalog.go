@@ -223,6 +223,9 @@ func operationFields(op *registry.Operation) fields {
 		if m.HTTPReadRoleEligible {
 			mf.add("HTTPReadRoleEligible", jen.True())
 		}
+		if m.AllowlistExempt {
+			mf.add("AllowlistExempt", jen.True())
+		}
 		mf.add("InputSchema", rawJSON(m.InputSchema))
 		if m.OutputSchema != nil {
 			mf.add("OutputSchema", rawJSON(m.OutputSchema))

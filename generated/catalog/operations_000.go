@@ -145,10 +145,11 @@ var opSkillAdd = registry.Operation{
 	ScopeKind:       "workspace",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_add",
-		Exposure:     "dev",
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"source":{"description":"A local folder (relative to the workspace) or a git URL.","minLength":1,"type":"string"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"},"skill":{"description":"The folder name, name or id of the one skill to add from a multi-skill source.","minLength":1,"type":"string"}},"required":["source"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","path"]},{"required":["installed"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"installed":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"},"type":"array"}},"type":"object"}`),
+		Name:            "vox_skill_add",
+		Exposure:        "dev",
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"source":{"description":"A local folder (relative to the workspace) or a git URL.","minLength":1,"type":"string"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"},"skill":{"description":"The folder name, name or id of the one skill to add from a multi-skill source.","minLength":1,"type":"string"}},"required":["source"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"oneOf":[{"required":["id","name","path"]},{"required":["installed"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"installed":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"},"type":"array"}},"type":"object"}`),
 	},
 }
 
@@ -165,6 +166,7 @@ var opSkillDiscover = registry.Operation{
 		Name:                 "vox_skill_discover",
 		Exposure:             "dev",
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"properties":{"entries":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"installed":{"type":"boolean"},"shadowed_by":{"type":["string","null"]}},"required":["id","name","path","root","installed","shadowed_by"],"type":"object"},"type":"array"}},"required":["entries"],"type":"object"}`),
 	},
@@ -184,6 +186,7 @@ var opSkillInfo = registry.Operation{
 		Exposure:             "core",
 		Requires:             []string{"skills"},
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"files":{"items":{"type":"string"},"type":"array"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility","path","root","files"],"type":"object"}`),
 	},
@@ -199,10 +202,11 @@ var opSkillInstall = registry.Operation{
 	ScopeKind:       "workspace",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_install",
-		Exposure:     "dev",
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of the skill's SKILL.md.","minLength":1,"type":"string"},"files":{"additionalProperties":{"type":"string"},"description":"Other files of the skill as relative path to UTF-8 text, like {\"references/guide.md\":\"...\"}.","type":"object"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"}},"required":["skill_md"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"}`),
+		Name:            "vox_skill_install",
+		Exposure:        "dev",
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of the skill's SKILL.md.","minLength":1,"type":"string"},"files":{"additionalProperties":{"type":"string"},"description":"Other files of the skill as relative path to UTF-8 text, like {\"references/guide.md\":\"...\"}.","type":"object"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"}},"required":["skill_md"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"}`),
 	},
 }
 
@@ -221,6 +225,7 @@ var opSkillList = registry.Operation{
 		Exposure:             "core",
 		Requires:             []string{"skills"},
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"$defs":{"summary":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"path":{"type":"string"},"root":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","path","root"],"type":"object"}},"properties":{"skills":{"items":{"$ref":"#/$defs/summary"},"type":"array"}},"required":["skills"],"type":"object"}`),
 	},
@@ -239,6 +244,7 @@ var opSkillParse = registry.Operation{
 		Name:                 "vox_skill_parse",
 		Exposure:             "dev",
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of a SKILL.md, front matter included.","minLength":1,"type":"string"}},"required":["skill_md"],"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"properties":{"skill":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility"],"type":"object"},"warnings":{"items":{"type":"string"},"type":"array"}},"required":["skill","warnings"],"type":"object"}`),
 	},
@@ -254,11 +260,12 @@ var opSkillRemove = registry.Operation{
 	ScopeKind:       "workspace",
 	Reversible:      registry.False,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_remove",
-		Exposure:     "dev",
-		Requires:     []string{"skills"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":true,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+		Name:            "vox_skill_remove",
+		Exposure:        "dev",
+		Requires:        []string{"skills"},
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":true,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
 	},
 }
 
@@ -272,11 +279,12 @@ var opSkillRun = registry.Operation{
 	ScopeKind:       "session",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_run",
-		Exposure:     "core",
-		Requires:     []string{"sandbox", "skills"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"},"command":{"description":"The command, run with /bin/sh -c in a temporary folder; the skill's files are under ./skill.","minLength":1,"type":"string"},"timeout_ms":{"default":30000,"description":"Milliseconds before the command and all its children are killed.","maximum":300000,"minimum":1,"type":"integer"}},"required":["id","command"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"exit_code":{"type":"integer"},"stdout":{"type":"string"},"stderr":{"type":"string"},"timed_out":{"type":"boolean"},"truncated":{"type":"boolean"}},"required":["exit_code","stdout","stderr","timed_out","truncated"],"type":"object"}`),
+		Name:            "vox_skill_run",
+		Exposure:        "core",
+		Requires:        []string{"sandbox", "skills"},
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"},"command":{"description":"The command, run with /bin/sh -c in a temporary folder; the skill's files are under ./skill.","minLength":1,"type":"string"},"timeout_ms":{"default":30000,"description":"Milliseconds before the command and all its children are killed.","maximum":300000,"minimum":1,"type":"integer"}},"required":["id","command"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"properties":{"exit_code":{"type":"integer"},"stdout":{"type":"string"},"stderr":{"type":"string"},"timed_out":{"type":"boolean"},"truncated":{"type":"boolean"}},"required":["exit_code","stdout","stderr","timed_out","truncated"],"type":"object"}`),
 	},
 }
 
@@ -295,6 +303,7 @@ var opSkillSearch = registry.Operation{
 		Exposure:             "core",
 		Requires:             []string{"skills"},
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words describing the task, matched against skill names, descriptions, tags and instructions.","minLength":1,"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"score":{"type":"number"}},"required":["id","name","description","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
 	},
@@ -310,11 +319,12 @@ var opSkillUninstall = registry.Operation{
 	ScopeKind:       "session",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_uninstall",
-		Exposure:     "dev",
-		Requires:     []string{"skills"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":false,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+		Name:            "vox_skill_uninstall",
+		Exposure:        "dev",
+		Requires:        []string{"skills"},
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":false,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
 	},
 }
 
@@ -329,11 +339,12 @@ var opSkillUse = registry.Operation{
 	Reversible:         registry.True,
 	PreferredForModels: registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_skill_use",
-		Exposure:     "core",
-		Requires:     []string{"skills"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id (or its name when no id matches); \"\" clears the active skill.","type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","description","body"]},{"required":["active"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"},"active":{"type":"null"}},"type":"object"}`),
+		Name:            "vox_skill_use",
+		Exposure:        "core",
+		Requires:        []string{"skills"},
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id (or its name when no id matches); \"\" clears the active skill.","type":"string"}},"required":["id"],"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"oneOf":[{"required":["id","name","description","body"]},{"required":["active"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"},"active":{"type":"null"}},"type":"object"}`),
 	},
 }
 
@@ -351,6 +362,7 @@ var opToolSearch = registry.Operation{
 		Name:                 "vox_tool_search",
 		Exposure:             "core",
 		HTTPReadRoleEligible: true,
+		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words to search for in tool names, descriptions and parameter names.","minLength":1,"type":"string"},"source":{"description":"Only return tools from this source.","enum":["catalog","workspace","skill"],"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
 		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"name":{"type":"string"},"description":{"type":"string"},"inputSchema":{"type":"object"},"vox_source":{"enum":["catalog","workspace","skill"],"type":"string"},"score":{"type":"number"}},"required":["name","description","inputSchema","vox_source","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
 	},
@@ -386,10 +398,11 @@ var opWorkspaceRefresh = registry.Operation{
 	Reversible:         registry.True,
 	PreferredForModels: registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_workspace_mcp_refresh",
-		Exposure:     "core",
-		Requires:     []string{"workspace"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"tool_count":{"type":"integer"},"resource_count":{"type":"integer"},"shadowed":{"items":{"type":"string"},"type":"array"},"duplicate_tools":{"items":{"type":"string"},"type":"array"},"duplicate_resources":{"items":{"type":"string"},"type":"array"},"errors":{"items":{"properties":{"path":{"type":"string"},"message":{"type":"string"}},"required":["path","message"],"type":"object"},"type":"array"}},"required":["tool_count","resource_count","shadowed","duplicate_tools","duplicate_resources","errors"],"type":"object"}`),
+		Name:            "vox_workspace_mcp_refresh",
+		Exposure:        "core",
+		Requires:        []string{"workspace"},
+		AllowlistExempt: true,
+		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
+		OutputSchema:    json.RawMessage(`{"properties":{"tool_count":{"type":"integer"},"resource_count":{"type":"integer"},"shadowed":{"items":{"type":"string"},"type":"array"},"duplicate_tools":{"items":{"type":"string"},"type":"array"},"duplicate_resources":{"items":{"type":"string"},"type":"array"},"errors":{"items":{"properties":{"path":{"type":"string"},"message":{"type":"string"}},"required":["path","message"],"type":"object"},"type":"array"}},"required":["tool_count","resource_count","shadowed","duplicate_tools","duplicate_resources","errors"],"type":"object"}`),
 	},
 }

@@ -87,6 +87,9 @@ type MCP struct {
 	Exposure             string // core, dev or advanced
 	Requires             []string
 	HTTPReadRoleEligible bool
+	// AllowlistExempt keeps the tool callable while the session's active
+	// skill has an allowlist that does not name it (docs/skills.md §6).
+	AllowlistExempt bool
 	InputSchema          json.RawMessage // canonical schema literal
 	OutputSchema         json.RawMessage // nil when absent
 }

@@ -293,10 +293,15 @@ func (p *skillPlane) setActive(ctx context.Context, a *activeSkill) error {
 
 // checkSkillAllowlist is the allowlist step of the middleware: while the
 // session's active skill lists tools, every other tool — catalog,
-// workspace or macro — is refused with the exact text of spec 40-skills §6,
-// except the infrastructure tools.
-func (s *Server) checkSkillAllowlist(ctx context.Context, name string, _ *toolEntry) string {
+// workspace or macro — is refused with the exact text of docs/skills.md
+// §6, except the catalog tools whose row sets mcp.allowlist_exempt. The
+// exemption is read from the row, never inferred from a name: a workspace
+// or macro tool has no row and is never exempt, whatever it is called.
+func (s *Server) checkSkillAllowlist(ctx context.Context, name string, entry *toolEntry) string {
 	if s.skills == nil {
+		return ""
+	}
+	if entry != nil && entry.op != nil && entry.op.MCP != nil && entry.op.MCP.AllowlistExempt {
 		return ""
 	}
 	a, ok := s.skills.activeFor(ctx)

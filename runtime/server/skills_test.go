@@ -429,6 +429,9 @@ func (workspaceDouble) toolEntries() []toolEntry {
 	return []toolEntry{
 		{tool: mcp.Tool{Name: "ws_lint", Description: "workspace lint", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
 		{tool: mcp.Tool{Name: "ws_format", Description: "workspace format", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
+		// Names that imitate exempt catalog tools earn no exemption.
+		{tool: mcp.Tool{Name: "vox_skill_imposter", Description: "imitates a skill tool", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
+		{tool: mcp.Tool{Name: "vox_chat_imposter", Description: "imitates a chat tool", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
 	}
 }
 
@@ -452,6 +455,8 @@ func TestActiveSkillAllowlist(t *testing.T) {
 	fails(t, s, "vox_test_panic", `{}`, deny("vox_test_panic"))
 	fails(t, s, "ws_format", `{}`, deny("ws_format"))
 	fails(t, s, "pdf_fill_form", `{}`, deny("pdf_fill_form"))
+	fails(t, s, "vox_skill_imposter", `{}`, deny("vox_skill_imposter"))
+	fails(t, s, "vox_chat_imposter", `{}`, deny("vox_chat_imposter"))
 	// The listed ones run.
 	if text, isErr, _ := call(t, s, "vox_test_ws", `{}`); isErr || text != `{"ok":true}` {
 		t.Errorf("catalog tool in the list: %s", text)
@@ -464,7 +469,7 @@ func TestActiveSkillAllowlist(t *testing.T) {
 	if text, isErr, _ := call(t, s, "audit_deps", `{}`); isErr || !strings.HasPrefix(text, "This tool is an instruction from skill 'gatekeeper'") {
 		t.Errorf("macro tool in the list: %s", text)
 	}
-	// Infrastructure tools stay allowed.
+	// Catalog tools whose row sets allowlist_exempt stay allowed.
 	ok(t, s, "vox_skill_list", `{}`)
 	ok(t, s, "vox_tool_search", `{"query":"pdf"}`)
 	// Another session is not restricted.

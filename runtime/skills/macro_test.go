@@ -71,12 +71,10 @@ func TestAllow(t *testing.T) {
 		{manifest, "deploy", false, `Tool 'deploy' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
 		{manifest, "Git_log", false, `Tool 'Git_log' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
 		{manifest, "git_log ", false, `Tool 'git_log ' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
-		// Infrastructure tools stay allowed.
-		{manifest, "vox_skill_use", true, ""},
-		{manifest, "vox_skill_run", true, ""},
-		{manifest, "vox_workspace_mcp_refresh", true, ""},
-		{manifest, "vox_tool_search", true, ""},
-		{manifest, "vox_chat_send", true, ""},
+		// No name is exempt here: exemption is a field of the catalog row,
+		// which the server checks (a workspace tool may take any name).
+		{manifest, "vox_skill_use", false, `Tool 'vox_skill_use' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
+		{manifest, "vox_chat_send", false, `Tool 'vox_chat_send' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
 		{manifest, "vox_skills", false, `Tool 'vox_skills' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
 		{manifest, "vox_tool_search_all", false, `Tool 'vox_tool_search_all' is not in skill 'release-notes' allowlist ["git_log", "vox_check"]`},
 		// Empty tools: unrestricted.
