@@ -90,8 +90,8 @@ type MCP struct {
 	// AllowlistExempt keeps the tool callable while the session's active
 	// skill has an allowlist that does not name it (docs/skills.md §6).
 	AllowlistExempt bool
-	InputSchema          json.RawMessage // canonical schema literal
-	OutputSchema         json.RawMessage // nil when absent
+	InputSchema     json.RawMessage // canonical schema literal
+	OutputSchema    json.RawMessage // nil when absent
 }
 
 // CLI is the CLI projection of a row.
