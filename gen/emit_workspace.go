@@ -122,7 +122,9 @@ func genErrors(err error) error {
 func renderWorkspace(snap *workspace.Snapshot) ([]byte, error) {
 	f := newGeneratedFile("workspace", workspace.ConfigPath+" and the .vox files it selects",
 		"Package workspace is the snapshot of this repository's workspace MCP surface (its .vox tools and resources), compiled by the generator (gen); vox-mcp serves it at start-up when its root is this repository.")
-	f.Comment("Snapshot is the workspace surface of this repository at generation time.")
+	tableFormatCheck(f, regenerateCommand)
+	f.Line()
+	fileComment(f, "Snapshot is the workspace surface of this repository at generation time.")
 	return renderSnapshot(f, "Snapshot", snap)
 }
 

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
+	"github.com/vox-lang/vox-mcp/generated/catalog"
+	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
@@ -58,6 +61,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Warn(err.Error())
 	}
 	srv, err := server.New(server.Options{
+		Catalog:         catalog.Catalog,
+		Handlers:        handlers.Table,
+		Snapshot:        generatedworkspace.Snapshot,
 		Root:            *root,
 		Logger:          logger,
 		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/vox-lang/vox-mcp/runtime/gates"
-	"github.com/vox-lang/vox-mcp/runtime/server"
 )
 
 func init() {
@@ -10,7 +9,7 @@ func init() {
 		name:    gates.OperationsVerifyName,
 		summary: "check the catalog against the server's handlers, the vox commands and generated/catalog",
 		run: func(root string, _ []string) *gates.Report {
-			return gates.OperationsVerify(root, gates.Wiring{Handlers: server.HandlerNames(), Commands: commandPaths()})
+			return gates.OperationsVerify(root, gates.Wiring{Commands: commandPaths()})
 		},
 	})
 }

@@ -148,8 +148,29 @@ var opSkillAdd = registry.Operation{
 		Name:            "vox_skill_add",
 		Exposure:        "dev",
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"source":{"description":"A local folder (relative to the workspace) or a git URL.","minLength":1,"type":"string"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"},"skill":{"description":"The folder name, name or id of the one skill to add from a multi-skill source.","minLength":1,"type":"string"}},"required":["source"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"oneOf":[{"required":["id","name","path"]},{"required":["installed"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"installed":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"},"type":"array"}},"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"source":{"description":"A local folder (relative to the workspace) or a git URL.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"global":{"default":false,` +
+			`"description":"Install for the user (~/.vox/skills) instead of the workspace.",` +
+			`"type":"boolean"},` +
+			`"skill":{"description":"The folder name, name or id of the one skill to add from a multi-skill source.",` +
+			`"minLength":1,` +
+			`"type":"string"}},` +
+			`"required":["source"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","path"]},{"required":["installed"]}],` +
+			`"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"path":{"type":"string"},` +
+			`"installed":{"items":{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"path":{"type":"string"}},` +
+			`"required":["id","name","path"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"type":"object"}`),
 	},
 }
 
@@ -168,7 +189,17 @@ var opSkillDiscover = registry.Operation{
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"properties":{"entries":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"installed":{"type":"boolean"},"shadowed_by":{"type":["string","null"]}},"required":["id","name","path","root","installed","shadowed_by"],"type":"object"},"type":"array"}},"required":["entries"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"entries":{"items":{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"path":{"type":"string"},` +
+			`"root":{"type":"string"},` +
+			`"installed":{"type":"boolean"},` +
+			`"shadowed_by":{"type":["string","null"]}},` +
+			`"required":["id","name","path","root","installed","shadowed_by"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["entries"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -187,8 +218,30 @@ var opSkillInfo = registry.Operation{
 		Requires:             []string{"skills"},
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
-		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"},"path":{"type":"string"},"root":{"type":"string"},"files":{"items":{"type":"string"},"type":"array"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility","path","root","files"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"id":{"description":"The skill's id, or its name when no id matches.",` +
+			`"minLength":1,` +
+			`"type":"string"}},` +
+			`"required":["id"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"version":{"type":"string"},` +
+			`"category":{"type":"string"},` +
+			`"tags":{"items":{"type":"string"},"type":"array"},` +
+			`"tools":{"items":{"type":"string"},"type":"array"},` +
+			`"author":{"type":"string"},` +
+			`"dependencies":{"items":{"type":"string"},"type":"array"},` +
+			`"permissions":{"items":{"type":"string"},"type":"array"},` +
+			`"allowed_tools":{"items":{"type":"string"},"type":"array"},` +
+			`"license":{"type":"string"},` +
+			`"compatibility":{"type":"string"},` +
+			`"path":{"type":"string"},` +
+			`"root":{"type":"string"},` +
+			`"files":{"items":{"type":"string"},"type":"array"}},` +
+			`"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility","path","root","files"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -205,8 +258,23 @@ var opSkillInstall = registry.Operation{
 		Name:            "vox_skill_install",
 		Exposure:        "dev",
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of the skill's SKILL.md.","minLength":1,"type":"string"},"files":{"additionalProperties":{"type":"string"},"description":"Other files of the skill as relative path to UTF-8 text, like {\"references/guide.md\":\"...\"}.","type":"object"},"global":{"default":false,"description":"Install for the user (~/.vox/skills) instead of the workspace.","type":"boolean"}},"required":["skill_md"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["id","name","path"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"skill_md":{"description":"The full text of the skill's SKILL.md.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"files":{"additionalProperties":{"type":"string"},` +
+			`"description":"Other files of the skill as relative path to UTF-8 text, like {\"references/guide.md\":\"...\"}.",` +
+			`"type":"object"},` +
+			`"global":{"default":false,` +
+			`"description":"Install for the user (~/.vox/skills) instead of the workspace.",` +
+			`"type":"boolean"}},` +
+			`"required":["skill_md"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"path":{"type":"string"}},` +
+			`"required":["id","name","path"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -227,7 +295,20 @@ var opSkillList = registry.Operation{
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
 		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"$defs":{"summary":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"path":{"type":"string"},"root":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","path","root"],"type":"object"}},"properties":{"skills":{"items":{"$ref":"#/$defs/summary"},"type":"array"}},"required":["skills"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"$defs":{"summary":{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"version":{"type":"string"},` +
+			`"category":{"type":"string"},` +
+			`"tags":{"items":{"type":"string"},"type":"array"},` +
+			`"tools":{"items":{"type":"string"},"type":"array"},` +
+			`"path":{"type":"string"},` +
+			`"root":{"type":"string"}},` +
+			`"required":["id","name","description","version","category","tags","tools","path","root"],` +
+			`"type":"object"}},` +
+			`"properties":{"skills":{"items":{"$ref":"#/$defs/summary"},"type":"array"}},` +
+			`"required":["skills"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -245,8 +326,30 @@ var opSkillParse = registry.Operation{
 		Exposure:             "dev",
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
-		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"skill_md":{"description":"The full text of a SKILL.md, front matter included.","minLength":1,"type":"string"}},"required":["skill_md"],"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"properties":{"skill":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"version":{"type":"string"},"category":{"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"tools":{"items":{"type":"string"},"type":"array"},"author":{"type":"string"},"dependencies":{"items":{"type":"string"},"type":"array"},"permissions":{"items":{"type":"string"},"type":"array"},"allowed_tools":{"items":{"type":"string"},"type":"array"},"license":{"type":"string"},"compatibility":{"type":"string"}},"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility"],"type":"object"},"warnings":{"items":{"type":"string"},"type":"array"}},"required":["skill","warnings"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"skill_md":{"description":"The full text of a SKILL.md, front matter included.",` +
+			`"minLength":1,` +
+			`"type":"string"}},` +
+			`"required":["skill_md"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"skill":{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"version":{"type":"string"},` +
+			`"category":{"type":"string"},` +
+			`"tags":{"items":{"type":"string"},"type":"array"},` +
+			`"tools":{"items":{"type":"string"},"type":"array"},` +
+			`"author":{"type":"string"},` +
+			`"dependencies":{"items":{"type":"string"},"type":"array"},` +
+			`"permissions":{"items":{"type":"string"},"type":"array"},` +
+			`"allowed_tools":{"items":{"type":"string"},"type":"array"},` +
+			`"license":{"type":"string"},` +
+			`"compatibility":{"type":"string"}},` +
+			`"required":["id","name","description","version","category","tags","tools","author","dependencies","permissions","allowed_tools","license","compatibility"],` +
+			`"type":"object"},` +
+			`"warnings":{"items":{"type":"string"},"type":"array"}},` +
+			`"required":["skill","warnings"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -264,8 +367,17 @@ var opSkillRemove = registry.Operation{
 		Exposure:        "dev",
 		Requires:        []string{"skills"},
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":true,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"id":{"description":"The skill's id, or its name when no id matches.",` +
+			`"minLength":1,` +
+			`"type":"string"}},` +
+			`"required":["id"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},` +
+			`"path":{"type":"string"},` +
+			`"deleted":{"const":true,"type":"boolean"}},` +
+			`"required":["id","path","deleted"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -283,8 +395,27 @@ var opSkillRun = registry.Operation{
 		Exposure:        "core",
 		Requires:        []string{"sandbox", "skills"},
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"},"command":{"description":"The command, run with /bin/sh -c in a temporary folder; the skill's files are under ./skill.","minLength":1,"type":"string"},"timeout_ms":{"default":30000,"description":"Milliseconds before the command and all its children are killed.","maximum":300000,"minimum":1,"type":"integer"}},"required":["id","command"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"properties":{"exit_code":{"type":"integer"},"stdout":{"type":"string"},"stderr":{"type":"string"},"timed_out":{"type":"boolean"},"truncated":{"type":"boolean"}},"required":["exit_code","stdout","stderr","timed_out","truncated"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"id":{"description":"The skill's id, or its name when no id matches.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"command":{"description":"The command, run with /bin/sh -c in a temporary folder; the skill's files are under ./skill.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"timeout_ms":{"default":30000,` +
+			`"description":"Milliseconds before the command and all its children are killed.",` +
+			`"maximum":300000,` +
+			`"minimum":1,` +
+			`"type":"integer"}},` +
+			`"required":["id","command"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"exit_code":{"type":"integer"},` +
+			`"stdout":{"type":"string"},` +
+			`"stderr":{"type":"string"},` +
+			`"timed_out":{"type":"boolean"},` +
+			`"truncated":{"type":"boolean"}},` +
+			`"required":["exit_code","stdout","stderr","timed_out","truncated"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -304,8 +435,26 @@ var opSkillSearch = registry.Operation{
 		Requires:             []string{"skills"},
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
-		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words describing the task, matched against skill names, descriptions, tags and instructions.","minLength":1,"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"score":{"type":"number"}},"required":["id","name","description","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"query":{"description":"Words describing the task, matched against skill names, descriptions, tags and instructions.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"limit":{"default":10,` +
+			`"description":"Maximum number of results.",` +
+			`"maximum":100,` +
+			`"minimum":1,` +
+			`"type":"integer"}},` +
+			`"required":["query"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"results":{"items":{"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"score":{"type":"number"}},` +
+			`"required":["id","name","description","score"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["results"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -323,8 +472,17 @@ var opSkillUninstall = registry.Operation{
 		Exposure:        "dev",
 		Requires:        []string{"skills"},
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id, or its name when no id matches.","minLength":1,"type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"properties":{"id":{"type":"string"},"path":{"type":"string"},"deleted":{"const":false,"type":"boolean"}},"required":["id","path","deleted"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"id":{"description":"The skill's id, or its name when no id matches.",` +
+			`"minLength":1,` +
+			`"type":"string"}},` +
+			`"required":["id"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"id":{"type":"string"},` +
+			`"path":{"type":"string"},` +
+			`"deleted":{"const":false,"type":"boolean"}},` +
+			`"required":["id","path","deleted"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -343,8 +501,18 @@ var opSkillUse = registry.Operation{
 		Exposure:        "core",
 		Requires:        []string{"skills"},
 		AllowlistExempt: true,
-		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{"id":{"description":"The skill's id (or its name when no id matches); \"\" clears the active skill.","type":"string"}},"required":["id"],"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"oneOf":[{"required":["id","name","description","body"]},{"required":["active"]}],"properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"},"active":{"type":"null"}},"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"id":{"description":"The skill's id (or its name when no id matches); \"\" clears the active skill.",` +
+			`"type":"string"}},` +
+			`"required":["id"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"oneOf":[{"required":["id","name","description","body"]},{"required":["active"]}],` +
+			`"properties":{"id":{"type":"string"},` +
+			`"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"body":{"type":"string"},` +
+			`"active":{"type":"null"}},` +
+			`"type":"object"}`),
 	},
 }
 
@@ -363,8 +531,30 @@ var opToolSearch = registry.Operation{
 		Exposure:             "core",
 		HTTPReadRoleEligible: true,
 		AllowlistExempt:      true,
-		InputSchema:          json.RawMessage(`{"additionalProperties":false,"properties":{"query":{"description":"Words to search for in tool names, descriptions and parameter names.","minLength":1,"type":"string"},"source":{"description":"Only return tools from this source.","enum":["catalog","workspace","skill"],"type":"string"},"limit":{"default":10,"description":"Maximum number of results.","maximum":100,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}`),
-		OutputSchema:         json.RawMessage(`{"properties":{"results":{"items":{"properties":{"name":{"type":"string"},"description":{"type":"string"},"inputSchema":{"type":"object"},"vox_source":{"enum":["catalog","workspace","skill"],"type":"string"},"score":{"type":"number"}},"required":["name","description","inputSchema","vox_source","score"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"query":{"description":"Words to search for in tool names, descriptions and parameter names.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"source":{"description":"Only return tools from this source.",` +
+			`"enum":["catalog","workspace","skill"],` +
+			`"type":"string"},` +
+			`"limit":{"default":10,` +
+			`"description":"Maximum number of results.",` +
+			`"maximum":100,` +
+			`"minimum":1,` +
+			`"type":"integer"}},` +
+			`"required":["query"],` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"results":{"items":{"properties":{"name":{"type":"string"},` +
+			`"description":{"type":"string"},` +
+			`"inputSchema":{"type":"object"},` +
+			`"vox_source":{"enum":["catalog","workspace","skill"],"type":"string"},` +
+			`"score":{"type":"number"}},` +
+			`"required":["name","description","inputSchema","vox_source","score"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["results"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -379,11 +569,28 @@ var opWorkspaceCheck = registry.Operation{
 	Reversible:         registry.True,
 	PreferredForModels: registry.True,
 	MCP: &registry.MCP{
-		Name:         "vox_check",
-		Exposure:     "core",
-		Requires:     []string{"workspace"},
-		InputSchema:  json.RawMessage(`{"additionalProperties":false,"properties":{"path":{"description":"A .vox file inside the workspace, relative to its root.","minLength":1,"type":"string"},"source":{"description":"Vox source text to check instead of a file.","type":"string"}},"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"properties":{"ok":{"type":"boolean"},"diagnostics":{"items":{"properties":{"path":{"type":"string"},"line":{"type":"integer"},"col":{"type":"integer"},"severity":{"enum":["error","warning"],"type":"string"},"code":{"type":"string"},"message":{"type":"string"}},"required":["path","line","col","severity","code","message"],"type":"object"},"type":"array"}},"required":["ok","diagnostics"],"type":"object"}`),
+		Name:     "vox_check",
+		Exposure: "core",
+		Requires: []string{"workspace"},
+		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
+			`"properties":{"path":{"description":"A .vox file inside the workspace, relative to its root.",` +
+			`"minLength":1,` +
+			`"type":"string"},` +
+			`"source":{"description":"Vox source text to check instead of a file.",` +
+			`"type":"string"}},` +
+			`"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"ok":{"type":"boolean"},` +
+			`"diagnostics":{"items":{"properties":{"path":{"type":"string"},` +
+			`"line":{"type":"integer"},` +
+			`"col":{"type":"integer"},` +
+			`"severity":{"enum":["error","warning"],"type":"string"},` +
+			`"code":{"type":"string"},` +
+			`"message":{"type":"string"}},` +
+			`"required":["path","line","col","severity","code","message"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["ok","diagnostics"],` +
+			`"type":"object"}`),
 	},
 }
 
@@ -403,6 +610,16 @@ var opWorkspaceRefresh = registry.Operation{
 		Requires:        []string{"workspace"},
 		AllowlistExempt: true,
 		InputSchema:     json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`),
-		OutputSchema:    json.RawMessage(`{"properties":{"tool_count":{"type":"integer"},"resource_count":{"type":"integer"},"shadowed":{"items":{"type":"string"},"type":"array"},"duplicate_tools":{"items":{"type":"string"},"type":"array"},"duplicate_resources":{"items":{"type":"string"},"type":"array"},"errors":{"items":{"properties":{"path":{"type":"string"},"message":{"type":"string"}},"required":["path","message"],"type":"object"},"type":"array"}},"required":["tool_count","resource_count","shadowed","duplicate_tools","duplicate_resources","errors"],"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"properties":{"tool_count":{"type":"integer"},` +
+			`"resource_count":{"type":"integer"},` +
+			`"shadowed":{"items":{"type":"string"},"type":"array"},` +
+			`"duplicate_tools":{"items":{"type":"string"},"type":"array"},` +
+			`"duplicate_resources":{"items":{"type":"string"},"type":"array"},` +
+			`"errors":{"items":{"properties":{"path":{"type":"string"},"message":{"type":"string"}},` +
+			`"required":["path","message"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["tool_count","resource_count","shadowed","duplicate_tools","duplicate_resources","errors"],` +
+			`"type":"object"}`),
 	},
 }

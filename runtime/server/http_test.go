@@ -15,7 +15,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vox-lang/vox-mcp/generated/catalog"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
 
@@ -116,17 +115,9 @@ func (c *httpClient) call(name string) (text string, isError bool) {
 	return text, isError
 }
 
-// roleCatalog is the product's catalog (vox_tool_search is read-role
-// eligible) plus the test tools, none of which is.
-func roleCatalog() *registry.Catalog {
-	cat := testCatalog()
-	for _, op := range catalog.Catalog.Operations {
-		if op.MCP != nil && op.MCP.Name == "vox_tool_search" {
-			cat.Operations = append(cat.Operations, op)
-		}
-	}
-	return cat
-}
+// roleCatalog is the test catalog: vox_tool_search is read-role eligible,
+// the test tools are not.
+func roleCatalog() *registry.Catalog { return testCatalog() }
 
 // macroSource contributes one skill macro tool.
 type macroSource struct{}
@@ -140,7 +131,7 @@ func (macroSource) toolEntries() []toolEntry {
 
 func newRoleServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := New(Options{Root: t.TempDir(), Catalog: roleCatalog()})
+	s, err := New(Options{Root: t.TempDir(), Catalog: roleCatalog(), Handlers: testTable})
 	if err != nil {
 		t.Fatal(err)
 	}

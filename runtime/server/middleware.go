@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 
@@ -53,7 +55,7 @@ func errorResult(text string) *mcp.CallToolResult {
 }
 
 // checkRequirements refuses a catalog tool whose mcp.requires are not met
-// (spec 10-contracts, MCP projection).
+// (docs/contracts.md §1, the MCP projection).
 func (s *Server) checkRequirements(_ context.Context, _ string, entry *toolEntry) string {
 	if entry == nil || entry.op == nil {
 		return ""
@@ -80,7 +82,7 @@ func (s *Server) defaultRequirements() map[string]func() (bool, string) {
 				_, err = f.ReadDir(1)
 				f.Close()
 			}
-			if err != nil && err.Error() != "EOF" {
+			if err != nil && !errors.Is(err, io.EOF) { // an empty directory is readable
 				return false, fmt.Sprintf("the workspace root %s is not a readable directory (%v); start vox-mcp in the repository or pass --root DIR", s.root, err)
 			}
 			return true, ""

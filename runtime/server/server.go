@@ -1,15 +1,19 @@
 // Package server is the MCP plane of vox-mcp: it registers every tool the
-// product serves with mcp-go — the catalog tools compiled into
-// generated/catalog, the workspace tools written in Vox, the skill macro
-// tools — behind one tool middleware chain (recovery, read role, skill
-// allowlist, requirements), decides what tools/list advertises with an
+// product serves with mcp-go — the catalog tools of the catalog it is
+// given, the workspace tools written in Vox, the skill macro tools —
+// behind one tool middleware chain (recovery, read role, skill allowlist,
+// requirements), decides what tools/list advertises with an
 // AfterListTools hook, and serves stdio and streamable HTTP (http.go, with
 // bearer tokens and the read role in auth.go).
 //
+// The server knows no catalog tool: it is built from an untyped table of
+// rows (Options.Catalog) and handlers (Options.Handlers), and never
+// imports generated code (docs/architecture.md). cmd/vox-mcp passes the
+// generated tables, the workspace snapshot and the typed handlers adapted
+// by the generated catalog.Bind; handlers reach the server through
+// Services.
+//
 // Conventions for the files of this package:
-//   - a catalog tool's handler lives in its own file (tool_<name>.go) and
-//     registers itself with registerHandler in init; the operations-verify
-//     gate compares HandlerNames with the catalog in both directions;
 //   - every source of tools contributes toolEntry values; syncTools merges
 //     them (catalog wins, then workspace, then skills), re-registers with
 //     mcp-go only when a definition changed, and rebuilds the search index;
@@ -34,12 +38,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/vox-lang/vox-mcp/generated/catalog"
-	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -52,9 +55,12 @@ type Options struct {
 	Root string
 	// Logger receives the server's logs; nil means a discarding logger.
 	Logger *slog.Logger
-	// Catalog is the compiled catalog to serve; nil means the tables
-	// generated from this repository's catalog.
+	// Catalog is the compiled catalog to serve; nil means none.
 	Catalog *registry.Catalog
+	// Handlers builds the handler table of the catalog's tools once the
+	// server's services exist; nil means no handlers (every catalog tool
+	// answers with an error result).
+	Handlers HandlerTable
 	// AllowNetwork meets the "network" requirement
 	// (VOX_MCP_ALLOW_NETWORK=1).
 	AllowNetwork bool
@@ -72,7 +78,7 @@ type Options struct {
 	// WorkspaceToolsAdvertised); they are callable by name either way.
 	WorkspaceTools bool
 	// Snapshot is the generated workspace snapshot to start from when it
-	// describes Root; nil means the one generated from this repository.
+	// describes Root; nil means none (the first scan fills the surface).
 	Snapshot *workspace.Snapshot
 	// Surface, when set, is a fixed workspace surface served instead of
 	// scanning Root (the app binaries of "vox gen app"); Snapshot is then
@@ -89,11 +95,12 @@ type Options struct {
 
 // Server is one vox-mcp instance.
 type Server struct {
-	opts    Options
-	root    string
-	log     *slog.Logger
-	mcp     *mcpserver.MCPServer
-	catalog []toolEntry
+	opts     Options
+	services *Services
+	root     string
+	log      *slog.Logger
+	mcp      *mcpserver.MCPServer
+	catalog  []toolEntry
 
 	// syncMu serialises syncTools; tools is the merged set it published.
 	syncMu     sync.Mutex
@@ -136,7 +143,7 @@ func New(opts Options) (*Server, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Catalog == nil {
-		opts.Catalog = catalog.Catalog
+		opts.Catalog = &registry.Catalog{}
 	}
 	s := &Server{opts: opts, root: abs, log: logger, registered: map[string]*toolEntry{}}
 
@@ -162,7 +169,14 @@ func New(opts Options) (*Server, error) {
 	// allowlist, then the catalog requirements.
 	s.checks = []callCheck{s.checkReadRole, s.checkSkillAllowlist, s.checkRequirements}
 
-	s.catalog = s.catalogEntries(opts.Catalog)
+	s.services = &Services{s: s}
+	var table map[string]toolcall.Handler
+	if opts.Handlers != nil {
+		table = opts.Handlers(s.services)
+	}
+	if s.catalog, err = s.bindCatalog(opts.Catalog, table); err != nil {
+		return nil, err
+	}
 	if !opts.NoSkills {
 		s.initSkills()
 	}
@@ -173,9 +187,6 @@ func New(opts Options) (*Server, error) {
 	case opts.Surface != nil:
 		s.workspace.fix(opts.Surface)
 	default:
-		if opts.Snapshot == nil {
-			opts.Snapshot = generatedworkspace.Snapshot
-		}
 		// The snapshot (when it describes the root) is installed before
 		// the first registration; the scan runs in the background.
 		s.workspace.start(opts.Snapshot)
@@ -195,6 +206,10 @@ func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
 
 // Root is the absolute workspace root.
 func (s *Server) Root() string { return s.root }
+
+// Services is what the server offers the handlers of catalog tools (the
+// same value Options.Handlers received).
+func (s *Server) Services() *Services { return s.services }
 
 // Logger is the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.log }

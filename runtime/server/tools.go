@@ -260,21 +260,6 @@ func (s *Server) hideUnadvertised(_ context.Context, _ any, _ *mcp.ListToolsRequ
 	result.Tools = kept
 }
 
-// catalogEntries projects every MCP row of the catalog into a tool
-// (spec 10-contracts "Projection into MCP") bound to its handler.
-func (s *Server) catalogEntries(cat *registry.Catalog) []toolEntry {
-	var out []toolEntry
-	for _, op := range cat.MCPTools() {
-		out = append(out, toolEntry{
-			tool:    catalogTool(op),
-			source:  registry.SourceCatalog,
-			handler: s.catalogHandler(op),
-			op:      op,
-		})
-	}
-	return out
-}
-
 // catalogTool is the MCP definition of a catalog row.
 func catalogTool(op *registry.Operation) mcp.Tool {
 	m := op.MCP
@@ -315,7 +300,7 @@ func catalogTool(op *registry.Operation) mcp.Tool {
 }
 
 // catalogAnnotations derives the MCP hints from side_effect_class and
-// requires (spec 10-contracts, the annotation table).
+// requires (docs/contracts.md §1, the annotation table).
 func catalogAnnotations(op *registry.Operation) mcp.ToolAnnotation {
 	var a mcp.ToolAnnotation
 	switch op.SideEffectClass {

@@ -15,26 +15,41 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // The native peer of the workspace tool "slugify" in the call benchmark:
-// a catalog handler doing the same work in Go. It exists only in this
-// package's test binary (operations-verify reads the real handler table).
-func init() { registerHandler("bench_native_slugify", benchNativeSlugify) }
-
-func benchNativeSlugify(_ context.Context, _ *Server, args Args) (any, error) {
+// a catalog handler doing the same work in Go, through the same untyped
+// table and toolcall decoding that generated handlers use.
+func benchNativeSlugify(_ *toolcall.Call, raw json.RawMessage) ([]byte, error) {
+	a, err := toolcall.DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	title, sep := "", "-"
+	if v, ok := a.Get("title"); ok {
+		if title, err = v.String(); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := a.Get("sep"); ok {
+		if sep, err = v.String(); err != nil {
+			return nil, err
+		}
+	}
 	var words []string
-	for _, w := range strings.Split(strings.ToLower(args.String("title")), " ") {
+	for _, w := range strings.Split(strings.ToLower(title), " ") {
 		if w = strings.TrimSpace(w); w != "" {
 			words = append(words, w)
 		}
 	}
-	sep := "-"
-	if args.Has("sep") {
-		sep = args.String("sep")
-	}
-	return map[string]any{"result": strings.Join(words, sep)}, nil
+	var e toolcall.Encoder
+	e.Open()
+	e.Key(`"result"`)
+	e.String(strings.Join(words, sep))
+	e.Close()
+	return e.Bytes()
 }
 
 const benchSlugifyVox = `@tool "Turn a title into a URL slug: lowercase words joined by a separator"
@@ -74,7 +89,10 @@ var stdioBenchOnce = sync.OnceValues(func() (*stdioBench, error) {
 		MCP: &registry.MCP{Name: "bench_native_slugify", Exposure: "core",
 			InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{"title":{"type":"string"},"sep":{"default":"-","type":"string"}},"required":["title"],"type":"object"}`)},
 	}}}
-	s, err := New(Options{Root: root, Catalog: cat, Skills: &skills.Config{Workspace: root, Roots: []string{filepath.Join(root, "no-skills")}}})
+	table := func(*Services) map[string]toolcall.Handler {
+		return map[string]toolcall.Handler{"bench_native_slugify": benchNativeSlugify}
+	}
+	s, err := New(Options{Root: root, Catalog: cat, Handlers: table, Skills: &skills.Config{Workspace: root, Roots: []string{filepath.Join(root, "no-skills")}}})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +152,7 @@ func BenchmarkStdioCall(b *testing.B) {
 }
 
 // BenchmarkStartup builds a server from synthetic tables — 500 catalog
-// tools (their handlers do nothing: no handler is registered for them),
+// tools (served without handlers: the untyped table is empty),
 // a snapshot of 1,000 workspace tools describing the root, 100 skills on
 // disk — and answers the first tools/list. Target < 50 ms.
 func BenchmarkStartup(b *testing.B) {
@@ -204,7 +222,7 @@ func BenchmarkRefreshServerOneChanged2000(b *testing.B) {
 		}
 		writeBenchFile(b, root, fmt.Sprintf("tools/f%04d.vox", i), src.String())
 	}
-	s, err := New(Options{Root: root})
+	s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable})
 	if err != nil {
 		b.Fatal(err)
 	}

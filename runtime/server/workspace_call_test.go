@@ -220,7 +220,7 @@ func TestCallWaitsForFirstScan(t *testing.T) {
 	gate := make(chan struct{})
 	firstScanGate = gate
 	t.Cleanup(func() { firstScanGate = nil })
-	s, err := New(Options{Root: root})
+	s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable})
 	if err != nil {
 		t.Fatal(err)
 	}

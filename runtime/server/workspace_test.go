@@ -41,6 +41,9 @@ func workspaceServer(t *testing.T, opts Options, files map[string]string) *Serve
 	writeFiles(t, root, map[string]string{workspace.ConfigPath: testScanConfig})
 	writeFiles(t, root, files)
 	opts.Root = root
+	if opts.Catalog == nil {
+		opts.Catalog, opts.Handlers = testCatalog(), testTable
+	}
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +249,7 @@ func TestWorkspaceStartsFromSnapshotOnlyInItsRepository(t *testing.T) {
 	firstScanGate = block
 	t.Cleanup(func() { firstScanGate = nil })
 
-	s, err := New(Options{Root: root, Snapshot: snap, WorkspaceTools: true})
+	s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable, Snapshot: snap, WorkspaceTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +272,7 @@ func TestWorkspaceStartsFromSnapshotOnlyInItsRepository(t *testing.T) {
 	writeFiles(t, other, map[string]string{workspace.ConfigPath: testScanConfig, "tools/greet.vox": greetVox})
 	block2 := make(chan struct{})
 	firstScanGate = block2
-	s2, err := New(Options{Root: other, Snapshot: snap, WorkspaceTools: true})
+	s2, err := New(Options{Root: other, Catalog: testCatalog(), Handlers: testTable, Snapshot: snap, WorkspaceTools: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package handlers_test
 
 import (
 	"context"
@@ -17,9 +17,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/runtime/server"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 )
 
@@ -41,7 +43,7 @@ func TestMain(m *testing.M) {
 // skillFixture copies runtime/skills/testdata/<set>/<name> into root.
 func skillFixture(t *testing.T, set, name, root string) {
 	t.Helper()
-	if err := os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join("..", "skills", "testdata", set, name))); err != nil {
+	if err := os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join("..", "..", "..", "runtime", "skills", "testdata", set, name))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -49,7 +51,7 @@ func skillFixture(t *testing.T, set, name, root string) {
 // skillServer serves the product catalog plus the test tools of
 // testCatalog, with the given skill fixtures in a root of its own, which
 // is also where installs go.
-func skillServer(t *testing.T, opts Options, fixtures ...string) (*Server, string) {
+func skillServer(t *testing.T, opts server.Options, fixtures ...string) (*server.Server, string) {
 	t.Helper()
 	root := t.TempDir()
 	for _, f := range fixtures {
@@ -57,10 +59,15 @@ func skillServer(t *testing.T, opts Options, fixtures ...string) (*Server, strin
 	}
 	cat := *catalog.Catalog
 	cat.Operations = append(append([]registry.Operation(nil), catalog.Catalog.Operations...), testCatalog().Operations...)
-	opts.Root = t.TempDir()
+	if opts.Root == "" {
+		opts.Root = t.TempDir()
+	}
 	opts.Catalog = &cat
+	if opts.Handlers == nil {
+		opts.Handlers = testTable
+	}
 	opts.Skills = &skills.Config{Workspace: opts.Root, Home: t.TempDir(), Roots: []string{root}}
-	s, err := New(opts)
+	s, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +77,7 @@ func skillServer(t *testing.T, opts Options, fixtures ...string) (*Server, strin
 
 // call calls a tool and returns its text, whether it failed, and the
 // structured content re-encoded as compact JSON.
-func call(t *testing.T, s *Server, name, args string) (string, bool, string) {
+func call(t *testing.T, s *server.Server, name, args string) (string, bool, string) {
 	t.Helper()
 	text, isErr, structured := toolResult(t, callTool(t, s, name, args))
 	var js string
@@ -83,7 +90,7 @@ func call(t *testing.T, s *Server, name, args string) (string, bool, string) {
 
 // ok calls a tool that must succeed and returns its text, checking that
 // structuredContent holds the same object.
-func ok(t *testing.T, s *Server, name, args string) string {
+func ok(t *testing.T, s *server.Server, name, args string) string {
 	t.Helper()
 	text, isErr, structured := call(t, s, name, args)
 	if isErr {
@@ -98,7 +105,7 @@ func ok(t *testing.T, s *Server, name, args string) string {
 	return text
 }
 
-func fails(t *testing.T, s *Server, name, args, want string) {
+func fails(t *testing.T, s *server.Server, name, args, want string) {
 	t.Helper()
 	text, isErr, structured := call(t, s, name, args)
 	if !isErr || text != want || structured != "" {
@@ -107,7 +114,7 @@ func fails(t *testing.T, s *Server, name, args, want string) {
 }
 
 func TestSkillListSearchInfoParse(t *testing.T) {
-	s, root := skillServer(t, Options{}, "commit-message", "pdf-forms", "release-notes")
+	s, root := skillServer(t, server.Options{}, "commit-message", "pdf-forms", "release-notes")
 	text := ok(t, s, "vox_skill_list", `{}`)
 	want := `{"skills":[` +
 		`{"id":"commit-message","name":"commit-message","description":"Writes a conventional commit message for the staged changes. Use when the user asks for a commit message.","version":"0.1.0","category":"","tags":[],"tools":[],"path":"` + filepath.Join(root, "commit-message") + `","root":"` + root + `"},` +
@@ -143,7 +150,7 @@ func TestSkillListSearchInfoParse(t *testing.T) {
 }
 
 func TestSkillDiscoverInstallUninstallRemove(t *testing.T) {
-	s, root := skillServer(t, Options{}, "go-bench")
+	s, root := skillServer(t, server.Options{}, "go-bench")
 	text := ok(t, s, "vox_skill_discover", `{}`)
 	if text != `{"entries":[{"id":"go-bench","name":"go-bench","path":"`+filepath.Join(root, "go-bench")+`","root":"`+root+`","installed":true,"shadowed_by":null}]}` {
 		t.Errorf("discover %s", text)
@@ -198,12 +205,12 @@ func TestSkillAdd(t *testing.T) {
 	src := t.TempDir()
 	skillFixture(t, "skills", "api-docs", src)
 	skillFixture(t, "skills", "csv-insights", src)
-	s, root := skillServer(t, Options{})
+	s, root := skillServer(t, server.Options{})
 	text := ok(t, s, "vox_skill_add", `{"source":`+quote(src)+`}`)
 	if text != `{"installed":[{"id":"api-docs","name":"api-docs","path":"`+filepath.Join(root, "api-docs")+`"},{"id":"csv-insights","name":"csv-insights","path":"`+filepath.Join(root, "csv-insights")+`"}]}` {
 		t.Errorf("add %s", text)
 	}
-	s2, root2 := skillServer(t, Options{})
+	s2, root2 := skillServer(t, server.Options{})
 	if text := ok(t, s2, "vox_skill_add", `{"source":`+quote(src)+`,"skill":"csv-insights"}`); text != `{"id":"csv-insights","name":"csv-insights","path":"`+filepath.Join(root2, "csv-insights")+`"}` {
 		t.Errorf("add one %s", text)
 	}
@@ -217,7 +224,7 @@ func skillsMD(name, description, extra string) string {
 	return "---\nname: " + name + "\ndescription: " + description + "\n" + extra + "\n---\n# " + name + "\n\nDo the thing.\n"
 }
 
-func toolNames(t *testing.T, s *Server) []string {
+func toolNames(t *testing.T, s *server.Server) []string {
 	t.Helper()
 	var names []string
 	for _, tl := range rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)["result"].(map[string]any)["tools"].([]any) {
@@ -226,7 +233,7 @@ func toolNames(t *testing.T, s *Server) []string {
 	return names
 }
 
-func resourceURIs(t *testing.T, s *Server) []string {
+func resourceURIs(t *testing.T, s *server.Server) []string {
 	t.Helper()
 	var uris []string
 	for _, r := range rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`)["result"].(map[string]any)["resources"].([]any) {
@@ -246,7 +253,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestMacroToolsOverMCP(t *testing.T) {
-	s, root := skillServer(t, Options{}, "pdf-forms", "security-audit")
+	s, root := skillServer(t, server.Options{}, "pdf-forms", "security-audit")
 	// A skill that names a catalog tool gets no macro tool for it.
 	if err := os.MkdirAll(filepath.Join(root, "shadow"), 0o755); err != nil {
 		t.Fatal(err)
@@ -299,7 +306,7 @@ func TestMacroToolsOverMCP(t *testing.T) {
 	if err := os.WriteFile(skillMD, []byte(strings.Replace(string(data), "# PDF forms", "# PDF forms, edited", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.skills.reg.Hydrate()
+	skillRegistry(t, s).Hydrate()
 	if text, _, _ := call(t, s, "pdf_fill_form", `{}`); !strings.Contains(text, "\n\n# PDF forms, edited\n") {
 		t.Errorf("after reload: %q", text)
 	}
@@ -311,14 +318,14 @@ func TestMacroToolsOverMCP(t *testing.T) {
 }
 
 func TestSkillResourcesOverMCP(t *testing.T) {
-	s, root := skillServer(t, Options{}, "pdf-forms", "api-docs")
+	s, root := skillServer(t, server.Options{}, "pdf-forms", "api-docs")
 	if err := os.WriteFile(filepath.Join(root, "api-docs", "references", "big.md"), []byte(strings.Repeat("x", skills.MaxFileSize+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ok(t, s, "vox_skill_uninstall", `{"id":"api-docs"}`)
 	// Re-hydrating is what a restart does; here the registry reloads api-docs
 	// with its new file.
-	s.skills.reg.Hydrate()
+	skillRegistry(t, s).Hydrate()
 
 	resp := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`)
 	got := map[string]string{}
@@ -404,7 +411,7 @@ func (s testSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
 }
 func (s testSession) SessionID() string { return s.id }
 
-func callIn(t *testing.T, s *Server, session mcpserver.ClientSession, name, args string) (string, bool) {
+func callIn(t *testing.T, s *server.Server, session mcpserver.ClientSession, name, args string) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
 	if session != nil {
@@ -418,28 +425,29 @@ func callIn(t *testing.T, s *Server, session mcpserver.ClientSession, name, args
 	return text, isErr
 }
 
-// workspaceDouble stands for the federation's workspace tools: the
-// allowlist runs in the shared middleware, so it covers them too.
-type workspaceDouble struct{}
+// allowlistWorkspace holds workspace tools: the allowlist runs in the
+// shared middleware, so it covers them too; some imitate the names of
+// exempt catalog tools, which earns them nothing.
+var allowlistWorkspace = map[string]string{
+	"tools/ws.vox": `@tool "workspace lint"
+fn ws_lint() to str { "ran ws_lint" }
 
-func (workspaceDouble) toolEntries() []toolEntry {
-	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("ran " + req.Params.Name)}}, nil
-	}
-	return []toolEntry{
-		{tool: mcp.Tool{Name: "ws_lint", Description: "workspace lint", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
-		{tool: mcp.Tool{Name: "ws_format", Description: "workspace format", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
-		// Names that imitate exempt catalog tools earn no exemption.
-		{tool: mcp.Tool{Name: "vox_skill_imposter", Description: "imitates a skill tool", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
-		{tool: mcp.Tool{Name: "vox_chat_imposter", Description: "imitates a chat tool", RawInputSchema: json.RawMessage(`{"type":"object"}`)}, source: registry.SourceWorkspace, handler: h},
-	}
+@tool "workspace format"
+fn ws_format() to str { "ran ws_format" }
+
+@tool "imitates a skill tool"
+fn vox_skill_imposter() to str { "ran vox_skill_imposter" }
+
+@tool "imitates a chat tool"
+fn vox_chat_imposter() to str { "ran vox_chat_imposter" }
+`,
 }
 
 func TestActiveSkillAllowlist(t *testing.T) {
-	s, _ := skillServer(t, Options{}, "pdf-forms", "security-audit")
-	// The first workspace scan reads s.sources: let it finish first.
+	root := t.TempDir()
+	writeFiles(t, root, allowlistWorkspace)
+	s, _ := skillServer(t, server.Options{Root: root}, "pdf-forms", "security-audit")
 	s.WaitWorkspace(context.Background())
-	s.sources = append(s.sources, workspaceDouble{})
 	md, _ := json.Marshal(skillsMD("gatekeeper", "Allows a few tools.", "metadata:\n  vox-tools: vox_test_ws ws_lint, audit_deps not_a_tool!"))
 	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)
 
@@ -497,7 +505,7 @@ func TestActiveSkillAllowlist(t *testing.T) {
 }
 
 func TestSkillSessions(t *testing.T) {
-	s, _ := skillServer(t, Options{}, "release-notes")
+	s, _ := skillServer(t, server.Options{}, "release-notes")
 	// An HTTP request without Mcp-Session-Id cannot activate (or clear) a
 	// skill, and is never restricted.
 	noSession := testSession{id: ""}
@@ -523,7 +531,7 @@ func TestSkillSessions(t *testing.T) {
 
 func TestSkillRequirements(t *testing.T) {
 	// No skill root exists: the tools that need installed skills say so.
-	s, err := New(Options{Root: t.TempDir(), Skills: &skills.Config{Workspace: "/nonexistent-ws", Home: "/nonexistent-home"}})
+	s, err := server.New(server.Options{Root: t.TempDir(), Catalog: catalog.Catalog, Handlers: handlers.Table, Skills: &skills.Config{Workspace: "/nonexistent-ws", Home: "/nonexistent-home"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,10 +545,10 @@ func TestSkillRequirements(t *testing.T) {
 }
 
 func TestSkillRun(t *testing.T) {
-	s, _ := skillServer(t, Options{}, "release-notes")
+	s, _ := skillServer(t, server.Options{}, "release-notes")
 	fails(t, s, "vox_skill_run", `{"id":"release-notes","command":"true","timeout_ms":300001}`, "argument timeout_ms: want at most 300000, got 300001")
 	fails(t, s, "vox_skill_run", `{"id":"nope","command":"true"}`, `no installed skill "nope": vox_skill_list shows the installed skills`)
-	if err := sandboxSelfTest(sandbox.Config{}).Problem(); err != nil {
+	if err := (sandbox.Config{}).SelfTest(context.Background()).Problem(); err != nil {
 		// This host cannot isolate: the tool fails closed, saying why.
 		text, isErr, _ := call(t, s, "vox_skill_run", `{"id":"release-notes","command":"true"}`)
 		if !isErr || !strings.HasPrefix(text, "requirement sandbox not met: the sandbox self-test failed on this host (") {
@@ -559,7 +567,7 @@ func TestSkillRun(t *testing.T) {
 		}
 	}
 	// The explicit opt-out runs without isolation (and warns).
-	off, _ := skillServer(t, Options{SkillSandboxOff: true}, "release-notes")
+	off, _ := skillServer(t, server.Options{SkillSandboxOff: true}, "release-notes")
 	text := ok(t, off, "vox_skill_run", `{"id":"release-notes","command":"echo $VOX_SKILL_ID; sleep 30","timeout_ms":3000}`)
 	if text != `{"exit_code":-1,"stdout":"release-notes\n","stderr":"","timed_out":true,"truncated":false}` {
 		t.Errorf("unisolated run %s", text)
@@ -568,7 +576,7 @@ func TestSkillRun(t *testing.T) {
 
 // A change of the advertised tools reaches clients as list_changed.
 func TestSkillChangesNotify(t *testing.T) {
-	s, _ := skillServer(t, Options{})
+	s, _ := skillServer(t, server.Options{})
 	ch := make(chan mcp.JSONRPCNotification, 100)
 	sess := &notifySession{id: "watcher", ch: ch}
 	if err := s.MCP().RegisterSession(context.Background(), sess); err != nil {
@@ -598,8 +606,8 @@ func (s *notifySession) SessionID() string                                   { r
 // Over streamable HTTP the active skill belongs to the Mcp-Session-Id; a
 // request without one (a 2026-07-28 client) cannot activate a skill.
 func TestSkillSessionsOverHTTP(t *testing.T) {
-	s, _ := skillServer(t, Options{}, "release-notes")
-	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	s, _ := skillServer(t, server.Options{}, "release-notes")
+	ts := httptest.NewServer(s.HTTPHandler(server.Auth{}))
 	defer ts.Close()
 	callArgs := func(c *httpClient, name, args string) (string, bool) {
 		t.Helper()
@@ -629,43 +637,5 @@ func TestSkillSessionsOverHTTP(t *testing.T) {
 	}
 	if text, _ := callArgs(a, "vox_test_fail", `{}`); text != "it failed; try again later" {
 		t.Errorf("after clearing: %q", text)
-	}
-}
-
-// fakeSession is a transport session with a given id.
-type fakeSession string
-
-func (fakeSession) Initialize()                                         {}
-func (fakeSession) Initialized() bool                                   { return true }
-func (fakeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
-func (f fakeSession) SessionID() string                                 { return string(f) }
-
-// TestActiveSkillsAreBounded: beyond maxActiveSessions sessions, the least
-// recently used one forgets its active skill; the others keep theirs.
-func TestActiveSkillsAreBounded(t *testing.T) {
-	s, _ := skillServer(t, Options{})
-	ctxOf := func(i int) context.Context {
-		return s.mcp.WithContext(context.Background(), fakeSession(fmt.Sprintf("session-%d", i)))
-	}
-	skill := &activeSkill{id: "release-notes", name: "release-notes", tools: []string{"vox_check"}}
-	for i := range maxActiveSessions {
-		if err := s.skills.setActive(ctxOf(i), skill); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Session 0 is used again, so session 1 is now the least recently used.
-	if _, ok := s.skills.activeFor(ctxOf(0)); !ok {
-		t.Fatal("session 0 lost its skill before the bound was reached")
-	}
-	if err := s.skills.setActive(ctxOf(maxActiveSessions), skill); err != nil {
-		t.Fatal(err)
-	}
-	if len(s.skills.active) != maxActiveSessions {
-		t.Fatalf("%d sessions remembered, want %d", len(s.skills.active), maxActiveSessions)
-	}
-	for i, want := range map[int]bool{0: true, 1: false, 2: true, maxActiveSessions: true} {
-		if _, ok := s.skills.activeFor(ctxOf(i)); ok != want {
-			t.Errorf("session %d remembered = %v, want %v", i, ok, want)
-		}
 	}
 }

@@ -1,7 +1,8 @@
-package server
+package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,13 +12,14 @@ import (
 	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/runtime/server"
 )
 
 // requireIsolation skips a test on a host where the sandbox cannot
 // isolate; TestSkillRun covers that host's fail-closed answer.
 func requireIsolation(t *testing.T) {
 	t.Helper()
-	if rep := sandboxSelfTest(sandbox.Config{}); rep.Err != nil {
+	if rep := (sandbox.Config{}).SelfTest(context.Background()); rep.Err != nil {
 		t.Skip("this host cannot isolate:", rep.Err)
 	}
 }
@@ -27,7 +29,7 @@ func requireIsolation(t *testing.T) {
 func TestSkillRunRefusesSwappedFolder(t *testing.T) {
 	requireIsolation(t)
 	for _, off := range []bool{false, true} {
-		s, root := skillServer(t, Options{SkillSandboxOff: off}, "release-notes")
+		s, root := skillServer(t, server.Options{SkillSandboxOff: off}, "release-notes")
 		secret := t.TempDir()
 		if err := os.WriteFile(filepath.Join(secret, "secret"), []byte("TOP-SECRET"), 0o600); err != nil {
 			t.Fatal(err)
@@ -73,7 +75,7 @@ func TestSkillRunWithoutCgroups(t *testing.T) {
 	requireIsolation(t)
 	var logs syncBuffer
 	cgroupRoot := t.TempDir()
-	s, _ := skillServer(t, Options{
+	s, _ := skillServer(t, server.Options{
 		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
 		SkillSandbox: sandbox.Config{CgroupRoot: cgroupRoot},
 	}, "release-notes")
@@ -90,7 +92,7 @@ func TestSkillRunWithoutCgroups(t *testing.T) {
 		t.Errorf("no cgroup warning in the log:\n%s", logs.String())
 	}
 
-	required, _ := skillServer(t, Options{SkillSandbox: sandbox.Config{CgroupRoot: cgroupRoot, RequireCgroups: true}}, "release-notes")
+	required, _ := skillServer(t, server.Options{SkillSandbox: sandbox.Config{CgroupRoot: cgroupRoot, RequireCgroups: true}}, "release-notes")
 	text, isErr, _ := call(t, required, "vox_skill_run", `{"id":"release-notes","command":"echo ran"}`)
 	want := "requirement sandbox not met: vox_skill_run fails closed: sandbox: VOX_SKILL_SANDBOX_REQUIRE=cgroups, but this host gives no complete writable cgroup (memory none, pids none, cpu none, kill none: no cgroup file system of this process is mounted under " + cgroupRoot
 	if !isErr || !strings.HasPrefix(text, want) {

@@ -1,0 +1,506 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+)
+
+const toolcallPkg = ProductModule + "/runtime/toolcall"
+
+// toolsPerFile is how many tools' contracts one generated file holds.
+const toolsPerFile = 100
+
+// renderContract emits the typed handler contract of the catalog's tools
+// (docs/contracts.md §5): handlers.go with the Handlers interface and Bind,
+// and tools_NNN.go files with each tool's arguments, result, decoder and
+// encoder. A catalog without MCP tools still gets an empty interface, so
+// that code written against the package keeps compiling.
+func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
+	tools := buildContracts(cat)
+	files := []*jen.File{newGeneratedFile("catalog", cat.Source, "")}
+	paths := []string{"generated/catalog/handlers.go"}
+	f := files[0]
+
+	fileComment(f, "Handlers is the typed handler contract of the catalog's MCP tools: one method per tool, "+
+		"taking the tool's decoded arguments and returning its result. The binary that serves the catalog implements it; "+
+		"a tool without a method, or a method whose tool left the catalog, does not compile. "+
+		"Rows listed in exemptions.mcp_tools have no method.")
+	f.Type().Id("Handlers").InterfaceFunc(func(g *jen.Group) {
+		for i, tc := range tools {
+			if i > 0 {
+				g.Line()
+			}
+			comment(g, tc.method+" serves "+tc.op.MCP.Name+": "+tc.op.Description)
+			g.Id(tc.method).Params(jen.Id("c").Op("*").Qual(toolcallPkg, "Call"), jen.Id("args").Id(tc.args.name)).
+				Params(tc.resultType(), jen.Error())
+		}
+	})
+	f.Line()
+	fileComment(f, "Bind returns the untyped handler table the server dispatches to: each tool's arguments "+
+		"decoded and checked against its input schema (defaults applied), h's method called, the result encoded once.")
+	f.Func().Id("Bind").Params(jen.Id("h").Id("Handlers")).Map(jen.String()).Qual(toolcallPkg, "Handler").Block(
+		jen.Return(jen.Map(jen.String()).Qual(toolcallPkg, "Handler").ValuesFunc(func(g *jen.Group) {
+			for _, tc := range tools {
+				g.Line().Lit(tc.op.MCP.Name).Op(":").Id("serve" + tc.method).Call(jen.Id("h"))
+			}
+			if len(tools) > 0 {
+				g.Line()
+			}
+		})),
+	)
+
+	for c := 0; c*toolsPerFile < len(tools); c++ {
+		tf := newGeneratedFile("catalog", cat.Source, "")
+		for _, tc := range tools[c*toolsPerFile : min(len(tools), (c+1)*toolsPerFile)] {
+			tc.emit(tf)
+		}
+		files = append(files, tf)
+		paths = append(paths, fmt.Sprintf("generated/catalog/tools_%03d.go", c))
+	}
+	return files, paths
+}
+
+// resultType is the first result of the tool's method.
+func (tc *toolContract) resultType() jen.Code {
+	return jen.Op("*").Id(tc.resultName())
+}
+
+func (tc *toolContract) resultName() string {
+	if tc.result != nil {
+		return tc.result.name
+	}
+	return tc.method + "Result"
+}
+
+// emit writes one tool's declarations.
+func (tc *toolContract) emit(f *jen.File) {
+	name := tc.op.MCP.Name
+	tc.emitArgs(f)
+	if tc.result != nil {
+		for _, m := range append([]*structModel{tc.result}, tc.defs...) {
+			doc := m.name + " is part of the result of " + name + "."
+			if m == tc.result {
+				doc = m.name + " is the result of " + name + ", as its output schema declares it."
+			}
+			if m.doc != "" {
+				doc += " " + m.doc
+			}
+			emitStruct(f, m, doc)
+		}
+	} else {
+		fileComment(f, tc.resultName()+" is the result of "+name+", whose row declares no output schema with properties: "+
+			"any JSON object, written as JSON holds it (nil is {}).")
+		f.Type().Id(tc.resultName()).Struct(jen.Id("JSON").Qual("encoding/json", "RawMessage"))
+		f.Line()
+		f.Func().Params(jen.Id("r").Op("*").Id(tc.resultName())).Id("encode").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
+			g.If(jen.Id("r").Dot("JSON").Op("==").Nil()).Block(jen.Id("e").Dot("Open").Call(), jen.Id("e").Dot("Close").Call(), jen.Return())
+			g.Id("e").Dot("Raw").Call(jen.Id("r").Dot("JSON"))
+		})
+		f.Line()
+	}
+
+	fileComment(f, "serve"+tc.method+" adapts "+tc.method+" to the untyped handler table.")
+	f.Func().Id("serve"+tc.method).Params(jen.Id("h").Id("Handlers")).Qual(toolcallPkg, "Handler").Block(
+		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Qual(toolcallPkg, "Call"), jen.Id("raw").Qual("encoding/json", "RawMessage")).
+			Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.List(jen.Id("args"), jen.Err()).Op(":=").Id("decode"+tc.args.name).Call(jen.Id("raw")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("h").Dot(tc.method).Call(jen.Id("c"), jen.Id("args")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Id("res").Op("==").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("tool "+name+" returned no result"))),
+			),
+			jen.Var().Id("e").Qual(toolcallPkg, "Encoder"),
+			jen.Id("res").Dot("encode").Call(jen.Op("&").Id("e")),
+			jen.Return(jen.Id("e").Dot("Bytes").Call()),
+		)),
+	)
+	f.Line()
+}
+
+// emitArgs writes the arguments struct and its decoder.
+func (tc *toolContract) emitArgs(f *jen.File) {
+	a := &tc.args
+	required := map[string]bool{}
+	for _, r := range a.required {
+		required[r] = true
+	}
+	fileComment(f, a.name+" are the arguments of "+tc.op.MCP.Name+", checked against its input schema, with the schema's defaults applied. "+
+		"An optional argument without a default is a pointer, nil when absent or null.")
+	f.Type().Id(a.name).StructFunc(func(g *jen.Group) {
+		for i, fd := range a.fields {
+			if i > 0 {
+				g.Line()
+			}
+			doc := fd.goName + " is " + strconv.Quote(fd.key) + "."
+			if fd.doc != "" {
+				doc = fd.goName + ": " + fd.doc
+			}
+			if fd.def != nil {
+				doc += " Default " + string(schemajson.Compact(*fd.def)) + "."
+			}
+			comment(g, doc)
+			g.Id(fd.goName).Add(fd.goType(required[fd.key]))
+		}
+		if !a.closed {
+			if len(a.fields) > 0 {
+				g.Line()
+			}
+			comment(g, "Extra holds the arguments the input schema does not declare (it does not set additionalProperties: false).")
+			g.Id("Extra").Map(jen.String()).Qual("encoding/json", "RawMessage")
+		}
+	})
+	f.Line()
+
+	keys := make([]jen.Code, len(a.fields))
+	for i, fd := range a.fields {
+		keys[i] = jen.Lit(fd.key)
+	}
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
+	fileComment(f, "decode"+a.name+" checks a call's arguments in the order and with the messages that workspace tools share: "+
+		"unknown names, then missing ones, then each argument by name.")
+	f.Func().Id("decode"+a.name).Params(jen.Id("raw").Qual("encoding/json", "RawMessage")).Params(jen.Id("args").Id(a.name), jen.Err().Error()).BlockFunc(func(g *jen.Group) {
+		g.List(jen.Id("a"), jen.Err()).Op(":=").Qual(toolcallPkg, "DecodeArgs").Call(jen.Id("raw"))
+		g.Add(fail)
+		if a.closed {
+			g.If(jen.Err().Op("=").Id("a").Dot("Only").Call(keys...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
+		}
+		if len(a.required) > 0 {
+			req := make([]jen.Code, len(a.required))
+			for i, r := range a.required {
+				req[i] = jen.Lit(r)
+			}
+			g.If(jen.Err().Op("=").Id("a").Dot("Require").Call(req...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
+		}
+		for _, fd := range a.fields {
+			if fd.def != nil {
+				g.Id("args").Dot(fd.goName).Op("=").Add(fd.defaultValue(required[fd.key]))
+			}
+		}
+		// Arguments are checked in the order of their names; values inside
+		// a string map are checked after every argument (as the handler
+		// that checked them did before the contract was generated).
+		var deferred []*argField
+		for _, fd := range sortedFields(a.fields) {
+			fd.emitDecode(g, required[fd.key])
+			if fd.kind == argStringMap {
+				deferred = append(deferred, fd)
+			}
+		}
+		for _, fd := range deferred {
+			g.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("a").Dot("Get").Call(jen.Lit(fd.key)), jen.Id("ok")).Block(
+				jen.If(jen.List(jen.Id("args").Dot(fd.goName), jen.Err()).Op("=").Id("v").Dot("StringMap").Call(), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Id("args"), jen.Err()),
+				),
+			)
+		}
+		if !a.closed {
+			g.Id("args").Dot("Extra").Op("=").Id("a").Dot("Extra").Call(keys...)
+		}
+		g.Return(jen.Id("args"), jen.Nil())
+	})
+	f.Line()
+}
+
+// sortedFields returns the fields in the byte order of their JSON names.
+func sortedFields(fs []*argField) []*argField {
+	out := append([]*argField(nil), fs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].key < out[j-1].key; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// baseType is the Go type of a decoded value of the field.
+func (fd *argField) baseType() *jen.Statement {
+	switch fd.kind {
+	case argString:
+		return jen.String()
+	case argInt:
+		return jen.Int64()
+	case argFloat:
+		return jen.Float64()
+	case argBool:
+		return jen.Bool()
+	case argStrings:
+		return jen.Index().String()
+	case argStringMap:
+		return jen.Map(jen.String()).String()
+	}
+	return jen.Qual("encoding/json", "RawMessage")
+}
+
+func (fd *argField) goType(required bool) jen.Code {
+	if fd.pointer(required) {
+		return jen.Op("*").Add(fd.baseType())
+	}
+	return fd.baseType()
+}
+
+// defaultValue is the default as a Go value of the field's type.
+func (fd *argField) defaultValue(required bool) jen.Code {
+	d := *fd.def
+	var v jen.Code
+	switch fd.kind {
+	case argString:
+		v = jen.Lit(d.Text)
+	case argBool:
+		v = jen.Lit(d.Bool)
+	case argInt:
+		v = jen.Id(d.Text)
+		if n, err := strconv.ParseInt(d.Text, 10, 64); err == nil {
+			v = jen.Lit(n)
+		}
+	case argFloat:
+		v = jen.Id(d.Text)
+	case argStrings:
+		items := make([]jen.Code, len(d.Items))
+		for i, it := range d.Items {
+			items[i] = jen.Lit(it.Text)
+		}
+		v = jen.Index().String().Values(items...)
+	case argStringMap:
+		v = jen.Map(jen.String()).String().ValuesFunc(func(g *jen.Group) {
+			for _, m := range d.Members {
+				g.Lit(m.Key).Op(":").Lit(m.Value.Text)
+			}
+		})
+	default:
+		v = rawJSON(schemajson.Compact(d))
+	}
+	if fd.pointer(required) {
+		return jen.Qual(toolcallPkg, "Ptr").Call(jen.Add(fd.baseType()).Parens(v))
+	}
+	return v
+}
+
+// emitDecode writes the checks of one argument: type, enum, bounds,
+// length, in the order and wording of the argument errors.
+func (fd *argField) emitDecode(g *jen.Group, required bool) {
+	get := "Get"
+	if fd.nullable {
+		get = "GetNullable"
+	}
+	ret := func() jen.Code { return jen.Return(jen.Id("args"), jen.Err()) }
+	check := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op("=").Add(call), jen.Err().Op("!=").Nil()).Block(ret())
+	}
+	assign := func(stmt jen.Code) jen.Code {
+		return jen.If(stmt, jen.Err().Op("!=").Nil()).Block(ret())
+	}
+	var body []jen.Code
+	if len(fd.types) > 1 || fd.kind == argRaw && len(fd.types) > 0 {
+		types := make([]jen.Code, len(fd.types))
+		for i, t := range fd.types {
+			types[i] = jen.Lit(t)
+		}
+		body = append(body, check(jen.Id("v").Dot("CheckType").Call(types...)))
+	}
+	if len(fd.enum) > 0 {
+		allowed := make([]jen.Code, len(fd.enum))
+		for i, e := range fd.enum {
+			allowed[i] = jen.Lit(e)
+		}
+		body = append(body, jen.If(jen.Op("!").Id("v").Dot("OneOf").Call(allowed...)).Block(
+			jen.Return(jen.Id("args"), jen.Id("v").Dot("NotOneOf").Call(jen.Lit(fd.enumText))),
+		))
+	}
+	var typed []jen.Code
+	target := jen.Id("args").Dot(fd.goName)
+	switch fd.kind {
+	case argString, argInt, argFloat, argBool:
+		method := map[argKind]string{argString: "String", argInt: "Int", argFloat: "Float", argBool: "Bool"}[fd.kind]
+		if fd.pointer(required) {
+			typed = append(typed,
+				jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("v").Dot(method).Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(ret()),
+				jen.Add(target).Op("=").Op("&").Id("x"),
+			)
+			target = jen.Id("x")
+		} else {
+			typed = append(typed, assign(jen.List(jen.Add(target), jen.Err()).Op("=").Id("v").Dot(method).Call()))
+			target = jen.Id("args").Dot(fd.goName)
+		}
+		if fd.kind == argInt && isIntBound(fd.min) && isIntBound(fd.max) {
+			if fd.min != "" {
+				typed = append(typed, jen.If(jen.Add(target).Op("<").Id(fd.min)).Block(jen.Return(jen.Id("args"), jen.Id("v").Dot("BelowMinimum").Call(jen.Lit(fd.min)))))
+			}
+			if fd.max != "" {
+				typed = append(typed, jen.If(jen.Add(target).Op(">").Id(fd.max)).Block(jen.Return(jen.Id("args"), jen.Id("v").Dot("AboveMaximum").Call(jen.Lit(fd.max)))))
+			}
+		} else if fd.min != "" || fd.max != "" {
+			typed = append(typed, check(jen.Id("v").Dot("CheckBounds").Call(jen.Lit(fd.min), jen.Lit(fd.max))))
+		}
+		if fd.kind == argString && fd.minLength > 0 {
+			typed = append(typed, check(jen.Id("v").Dot("CheckMinLength").Call(target, jen.Lit(fd.minLength))))
+		}
+	case argStrings:
+		typed = append(typed, assign(jen.List(jen.Add(target), jen.Err()).Op("=").Id("v").Dot("Strings").Call()))
+	case argStringMap:
+		// The object itself is checked here, its values after every
+		// argument (emitArgs).
+		typed = append(typed, jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Id("v").Dot("Object").Call(), jen.Err().Op("!=").Nil()).Block(ret()))
+	default:
+		if fd.min != "" || fd.max != "" {
+			typed = append(typed, check(jen.Id("v").Dot("CheckBounds").Call(jen.Lit(fd.min), jen.Lit(fd.max))))
+		}
+		if fd.minLength > 0 {
+			typed = append(typed, jen.If(jen.Id("v").Dot("Kind").Call().Op("==").Lit("string")).Block(
+				jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("v").Dot("String").Call(),
+				check(jen.Id("v").Dot("CheckMinLength").Call(jen.Id("s"), jen.Lit(fd.minLength))),
+			))
+		}
+		typed = append(typed, jen.Id("args").Dot(fd.goName).Op("=").Id("v").Dot("Raw"))
+	}
+	if fd.nullable && fd.kind != argRaw {
+		// null passed the type and enum checks; it leaves the field nil.
+		body = append(body, jen.If(jen.Id("v").Dot("Kind").Call().Op("!=").Lit("null")).Block(typed...))
+	} else {
+		body = append(body, typed...)
+	}
+	g.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("a").Dot(get).Call(jen.Lit(fd.key)), jen.Id("ok")).Block(body...)
+}
+
+// isIntBound reports whether a bound is absent or an integer that Go can
+// compare an int64 with.
+func isIntBound(b string) bool {
+	if b == "" {
+		return true
+	}
+	_, err := strconv.ParseInt(b, 10, 64)
+	return err == nil
+}
+
+// emitStruct writes a result struct and its encoder.
+func emitStruct(f *jen.File, m *structModel, doc string) {
+	fileComment(f, doc)
+	f.Type().Id(m.name).StructFunc(func(g *jen.Group) {
+		for i, fd := range m.fields {
+			if i > 0 {
+				g.Line()
+			}
+			d := fd.goName + " is " + strconv.Quote(fd.key)
+			if fd.doc != "" {
+				d = fd.goName + ": " + fd.doc
+			}
+			if !fd.required {
+				d += " (optional: left out when nil)"
+			}
+			comment(g, d)
+			g.Id(fd.goName).Add(fd.typ.goType(!fd.required))
+		}
+	})
+	f.Line()
+	f.Func().Params(jen.Id("r").Op("*").Id(m.name)).Id("encode").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
+		g.Id("e").Dot("Open").Call()
+		for _, fd := range m.fields {
+			field := jen.Id("r").Dot(fd.goName)
+			key := jen.Id("e").Dot("Key").Call(jen.Lit(toolcall.Quote(fd.key)))
+			if fd.required {
+				g.Add(key)
+				fd.typ.emitEncode(g, field, !fd.required, 0)
+				continue
+			}
+			g.If(jen.Add(field).Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
+				g.Add(key)
+				fd.typ.emitEncode(g, field, true, 0)
+			})
+		}
+		g.Id("e").Dot("Close").Call()
+	})
+	f.Line()
+}
+
+// pointer reports whether a value of the type is held through a pointer:
+// nullable and optional scalars and structs, recursive structs.
+func (t *outType) pointer(optional bool) bool {
+	switch t.kind {
+	case outString, outInt, outFloat, outBool, outNull:
+		return t.nullable && t.kind != outNull || optional
+	case outStruct:
+		return t.nullable || optional || t.recursive
+	}
+	return false
+}
+
+func (t *outType) goType(optional bool) jen.Code {
+	var base *jen.Statement
+	switch t.kind {
+	case outString:
+		base = jen.String()
+	case outInt:
+		base = jen.Int64()
+	case outFloat:
+		base = jen.Float64()
+	case outBool:
+		base = jen.Bool()
+	case outNull:
+		base = jen.Qual(toolcallPkg, "Null")
+	case outStruct:
+		base = jen.Id(t.named.name)
+	case outArray:
+		base = jen.Index().Add(t.elem.goType(false))
+	default:
+		base = jen.Qual("encoding/json", "RawMessage")
+	}
+	if t.pointer(optional) {
+		return jen.Op("*").Add(base)
+	}
+	return base
+}
+
+// emitEncode writes the encoding of the value v of type t; depth names
+// loop variables of nested arrays.
+func (t *outType) emitEncode(g *jen.Group, v *jen.Statement, optional bool, depth int) {
+	ptr := t.pointer(optional)
+	val := v
+	if ptr && t.kind != outStruct {
+		val = jen.Op("*").Add(v)
+	}
+	var write jen.Code
+	switch t.kind {
+	case outString:
+		write = jen.Id("e").Dot("String").Call(val)
+	case outInt:
+		write = jen.Id("e").Dot("Int").Call(val)
+	case outFloat:
+		write = jen.Id("e").Dot("Float").Call(val)
+	case outBool:
+		write = jen.Id("e").Dot("Bool").Call(val)
+	case outNull:
+		g.Id("e").Dot("Null").Call()
+		return
+	case outStruct:
+		write = jen.Add(v).Dot("encode").Call(jen.Id("e"))
+	case outArray:
+		if t.elem.kind == outString && !t.elem.pointer(false) {
+			g.Id("e").Dot("Strings").Call(v)
+			return
+		}
+		i := string(rune('i' + depth))
+		g.Id("e").Dot("OpenArray").Call()
+		g.For(jen.Id(i).Op(":=").Range().Add(v)).BlockFunc(func(g *jen.Group) {
+			g.Id("e").Dot("Elem").Call()
+			t.elem.emitEncode(g, jen.Add(v).Index(jen.Id(i)), false, depth+1)
+		})
+		g.Id("e").Dot("CloseArray").Call()
+		return
+	default:
+		g.Id("e").Dot("Raw").Call(v)
+		return
+	}
+	if ptr && !optional {
+		// A nullable value: nil is null.
+		g.If(jen.Add(v).Op("==").Nil()).Block(jen.Id("e").Dot("Null").Call()).Else().Block(write)
+		return
+	}
+	g.Add(write)
+}

@@ -1,0 +1,108 @@
+// Package toolcall is the runtime half of the typed handler contract that
+// the generator emits for catalog tools (docs/contracts.md §5, modelled on
+// gqlgen's generated ResolverRoot): the per-call context every handler
+// receives, the untyped Handler the server dispatches to, and the helpers
+// the generated argument decoders and result encoders call.
+//
+// The generated code (generated/catalog) imports this package; this
+// package imports neither the generator nor generated code.
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+)
+
+// A Handler answers one call of a catalog tool: it decodes and checks the
+// raw arguments (a JSON object, or empty), runs the tool and returns the
+// result object as compact JSON. An error's text becomes the error result.
+// The generated catalog.Bind adapts the typed Handlers interface to it;
+// the server dispatches to it without knowing any tool.
+type Handler func(c *Call, arguments json.RawMessage) (result []byte, err error)
+
+// Call is what a handler knows about the call it serves besides its
+// arguments: the request's context, the catalog row of the tool (with its
+// fields, such as mcp.allowlist_exempt), and the ways to talk back to the
+// calling session while the call runs.
+//
+// Elicitation (asking the user a question mid-call, MCP's
+// elicitation/create) will be a method of Call once the server supports
+// it; handlers written against Call then get it without a signature
+// change.
+type Call struct {
+	ctx           context.Context
+	row           *registry.Operation
+	progressToken mcp.ProgressToken
+}
+
+// New is the server's constructor of a call's context: ctx is the
+// request's, row the tool's catalog row, and req the request, whose _meta
+// may carry a progress token.
+func New(ctx context.Context, row *registry.Operation, req *mcp.CallToolRequest) *Call {
+	c := &Call{ctx: ctx, row: row}
+	if req != nil && req.Params.Meta != nil {
+		c.progressToken = req.Params.Meta.ProgressToken
+	}
+	return c
+}
+
+// Context is the request's context: it is cancelled when the client
+// cancels the call or the session ends.
+func (c *Call) Context() context.Context { return c.ctx }
+
+// Row is the catalog row of the tool being called.
+func (c *Call) Row() *registry.Operation { return c.row }
+
+// Tool is the MCP name of the tool being called ("" without a row).
+func (c *Call) Tool() string {
+	if c.row == nil || c.row.MCP == nil {
+		return ""
+	}
+	return c.row.MCP.Name
+}
+
+// AllowlistExempt reports whether the tool's row keeps it callable while
+// an active skill's allowlist does not name it (mcp.allowlist_exempt).
+func (c *Call) AllowlistExempt() bool {
+	return c.row != nil && c.row.MCP != nil && c.row.MCP.AllowlistExempt
+}
+
+// Progress sends notifications/progress to the calling session when the
+// client asked for progress (a progressToken in the request's _meta); it
+// does nothing otherwise. progress should grow with every call; total is
+// 0 when unknown. Errors (a session gone, a blocked channel) are returned
+// for callers that care; a handler may ignore them.
+func (c *Call) Progress(progress, total float64, message string) error {
+	if c.progressToken == nil {
+		return nil
+	}
+	srv := mcpserver.ServerFromContext(c.ctx)
+	if srv == nil {
+		return nil
+	}
+	params := map[string]any{"progressToken": c.progressToken, "progress": progress}
+	if total > 0 {
+		params["total"] = total
+	}
+	if message != "" {
+		params["message"] = message
+	}
+	return srv.SendNotificationToClient(c.ctx, string(mcp.MethodNotificationProgress), params)
+}
+
+// Log sends notifications/message to the calling session, with the tool's
+// name as the logger, when the session asked for messages of that level
+// (logging/setLevel, or the request's log level under protocol
+// 2026-07-28); it does nothing otherwise.
+func (c *Call) Log(level mcp.LoggingLevel, data any) error {
+	srv := mcpserver.ServerFromContext(c.ctx)
+	if srv == nil {
+		return nil
+	}
+	return srv.SendLogMessageToClient(c.ctx, mcp.NewLoggingMessageNotification(level, c.Tool(), data))
+}
