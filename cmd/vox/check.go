@@ -14,14 +14,6 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
-func init() {
-	register(command{
-		path:    []string{"check"},
-		summary: "check .vox files and folders: print their diagnostics (--format text|json)",
-		run:     runCheck,
-	})
-}
-
 // runCheck is "vox check [--format text|json] PATH...": it compiles every
 // .vox file named or found under the named folders, prints each diagnostic
 // as "path:line:col: severity: message [code]" on stderr and the summary

@@ -5,36 +5,70 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/vox-lang/vox-mcp/gates"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/gates"
 )
 
-// A gate is one "vox ci <name>" command that produces a report; "vox ci
-// all" runs every registered gate.
+// A gate is one CI gate: the "vox ci <name>" command that produces its
+// report, its part of "vox ci all", and its row in docs/ci-gates.md.
 type gate struct {
 	name    string
-	summary string
-	// run checks the repository at root; args are the positional
-	// arguments given to "vox ci <name>" (none under "ci all").
-	run func(root string, args []string) *gates.Report
+	summary string // the one line of "vox help"
+	// checks says what the gate checks, for docs/ci-gates.md.
+	checks string
+	// run checks the repository.
+	run func(in gateInput) *gates.Report
 	// takesArgs allows positional arguments.
 	takesArgs bool
 }
 
-var gateTable []gate
-
-// registerGate adds a gate and its "vox ci <name>" command.
-func registerGate(g gate) {
-	gateTable = append(gateTable, g)
-	register(command{
-		path:    []string{"ci", g.name},
-		summary: g.summary,
-		run:     func(s *streams, args []string) int { return runGate(s, g, args) },
-	})
+// gateTable is every CI gate, in the order "vox ci all" runs them (by
+// name). The "vox ci" commands, "vox ci all" and the gate table of
+// docs/ci-gates.md (TestGateDocs) are derived from it: adding a gate is an
+// entry here, its implementation in gates/, and its catalog row
+// (cli.path [ci, <name>]).
+var gateTable = []gate{
+	{
+		name:    gates.AgentSkillsGate,
+		summary: "check skill folders against the Agent Skills format (reference validator rules)",
+		checks:  "every skill folder of the workspace's skill roots, and the folders given as arguments, against the Agent Skills format with the reference validator's rules; warns about a metadata.vox-tools name no catalog or workspace tool provides",
+		run: func(in gateInput) *gates.Report {
+			return gates.AgentSkillsCompliance(in.root, in.args, servedCatalogTools())
+		},
+		takesArgs: true,
+	},
+	{
+		name:    gates.SurfaceParityName,
+		summary: "check the workspace .vox surface: per-file errors, duplicates, generated/workspace and the fixtures",
+		checks:  "the workspace surface loaded as vox-mcp loads it: per-file errors, duplicates, descriptions, the generated/workspace snapshot, the fixtures",
+		run:     func(in gateInput) *gates.Report { return gates.SurfaceParity(in.root, servedCatalogTool) },
+	},
+	{
+		name:    gates.OperationsVerifyName,
+		summary: "check the catalog against the vox commands and generated/catalog",
+		checks:  "the catalog's validity, its CLI rows against vox's command table in both directions, and generated/catalog against a fresh generation (rows against handlers are the compiler's check)",
+		run: func(in gateInput) *gates.Report {
+			return gates.OperationsVerify(in.root, gates.Wiring{Commands: in.commands})
+		},
+	},
 }
 
-func init() {
-	register(command{path: []string{"ci", "all"}, summary: "run every CI gate", run: runCIAll})
+// gateInput is what a gate runs on: the repository root, the positional
+// arguments given to "vox ci <name>" (none under "vox ci all"), and the
+// paths of vox's commands.
+type gateInput struct {
+	root     string
+	args     []string
+	commands [][]string
+}
+
+// gateCommands are the "vox ci <name>" commands of gateTable.
+func gateCommands() []command {
+	out := make([]command, len(gateTable))
+	for i, g := range gateTable {
+		out[i] = command{path: []string{"ci", g.name}, summary: g.summary, run: func(s *streams, args []string) int { return runGate(s, g, args) }}
+	}
+	return out
 }
 
 // ciFlags are the flags every gate command takes.
@@ -55,7 +89,7 @@ func runGate(s *streams, g gate, args []string) int {
 		fmt.Fprintf(s.err, "vox ci %s: unexpected argument %q\n", g.name, rest[0])
 		return cliutil.ExitUsage
 	}
-	report := g.run(*root, rest)
+	report := g.run(gateInput{root: *root, args: rest, commands: commandPaths()})
 	if *asJSON {
 		if err := report.WriteJSON(s.out); err != nil {
 			fmt.Fprintf(s.err, "vox ci %s: %v\n", g.name, err)
@@ -86,7 +120,7 @@ func runCIAll(s *streams, args []string) int {
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].name < ordered[j].name })
 	all := &gates.All{OK: true, Reports: []*gates.Report{}}
 	for _, g := range ordered {
-		r := g.run(*root, nil)
+		r := g.run(gateInput{root: *root, commands: commandPaths()})
 		all.Reports = append(all.Reports, r)
 		if !r.OK {
 			all.OK = false

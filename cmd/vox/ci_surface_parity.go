@@ -5,19 +5,8 @@ import (
 
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/gen"
-	"github.com/vox-lang/vox-mcp/runtime/gates"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
-
-func init() {
-	registerGate(gate{
-		name:    gates.SurfaceParityName,
-		summary: "check the workspace .vox surface: per-file errors, duplicates, generated/workspace and the fixtures",
-		run: func(root string, _ []string) *gates.Report {
-			return gates.SurfaceParity(root, servedCatalogTool)
-		},
-	})
-}
 
 // servedCatalogTool reports whether name is a catalog tool of the vox-mcp
 // of this build, which shadows a workspace tool of the same name.

@@ -26,17 +26,26 @@ type command struct {
 	run     func(s *streams, args []string) int
 }
 
-// commandTable lists every vox command; each command's file adds itself
-// with register in an init function.
-var commandTable []command
-
-func register(c command) { commandTable = append(commandTable, c) }
+// commands lists every vox command: the commands of their own files,
+// then one "vox ci <name>" per gate of gateTable and "vox ci all". Every
+// command has a catalog row (cli.path), which operations-verify checks in
+// both directions.
+func commands() []command {
+	return append([]command{
+		{path: []string{"check"}, summary: "check .vox files and folders: print their diagnostics (--format text|json)", run: runCheck},
+		{path: []string{"run"}, summary: "call a function of a .vox file with JSON arguments and print the result", run: runRun},
+		{path: []string{"gen"}, summary: "regenerate generated/ (--check: only report stale files with a diff)", run: runGen},
+		{path: []string{"gen", "app"}, summary: "write a standalone stdio MCP server (main package) serving the tools of the given .vox files", run: runGenApp},
+		{path: []string{"ci", "all"}, summary: "run every CI gate", run: runCIAll},
+	}, gateCommands()...)
+}
 
 // CommandPaths returns the path of every registered command, sorted; the
 // operations-verify gate compares them with the catalog's CLI rows.
 func commandPaths() [][]string {
-	paths := make([][]string, 0, len(commandTable))
-	for _, c := range commandTable {
+	table := commands()
+	paths := make([][]string, 0, len(table))
+	for _, c := range table {
 		paths = append(paths, c.path)
 	}
 	sort.Slice(paths, func(i, j int) bool { return slices.Compare(paths[i], paths[j]) < 0 })
@@ -59,8 +68,9 @@ func dispatch(args []string, s *streams) int {
 		return cliutil.ExitOK
 	}
 	var best *command
-	for i := range commandTable {
-		c := &commandTable[i]
+	table := commands()
+	for i := range table {
+		c := &table[i]
 		if len(c.path) <= len(args) && slices.Equal(c.path, args[:len(c.path)]) {
 			if best == nil || len(c.path) > len(best.path) {
 				best = c
@@ -89,7 +99,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: vox <command> [flags] [arguments]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, p := range commandPaths() {
-		for _, c := range commandTable {
+		for _, c := range commands() {
 			if slices.Equal(c.path, p) {
 				fmt.Fprintf(w, "  %-28s %s\n", strings.Join(c.path, " "), c.summary)
 			}

@@ -8,14 +8,6 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 )
 
-func init() {
-	register(command{
-		path:    []string{"gen"},
-		summary: "regenerate generated/ (--check: only report stale files with a diff)",
-		run:     runGen,
-	})
-}
-
 // runGen is "vox gen [--check] [--root DIR]", what go generate ./... runs.
 func runGen(s *streams, args []string) int {
 	fs := cliutil.NewFlagSet("vox gen", s.err)

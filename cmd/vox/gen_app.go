@@ -9,14 +9,6 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 )
 
-func init() {
-	register(command{
-		path:    []string{"gen", "app"},
-		summary: "write a standalone stdio MCP server (main package) serving the tools of the given .vox files",
-		run:     runGenApp,
-	})
-}
-
 // runGenApp is "vox gen app --out DIR [--module PATH] [--replace DIR] FILE...".
 func runGenApp(s *streams, args []string) int {
 	fs := cliutil.NewFlagSet("vox gen app", s.err)

@@ -46,6 +46,21 @@ func TestGenAppBuildsAndServes(t *testing.T) {
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
+	// The app links the runtime, not this repository's tables: no symbol
+	// of generated/ (the catalog, the workspace snapshot), gen/ or the
+	// handlers of vox-mcp is in the binary.
+	nm, err := exec.Command(goBin, "tool", "nm", filepath.Join(dir, "slugs.bin")).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	for _, pkg := range []string{"github.com/vox-lang/vox-mcp/generated/", "github.com/vox-lang/vox-mcp/gen.", "github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers."} {
+		if strings.Contains(string(nm), pkg) {
+			t.Errorf("the app binary links %s", pkg)
+		}
+	}
+	if !strings.Contains(string(nm), "github.com/vox-lang/vox-mcp/runtime/app.Main") {
+		t.Error("go tool nm shows no runtime/app.Main: the check above would see nothing")
+	}
 
 	cmd := exec.Command(filepath.Join(dir, "slugs.bin"), "--root", root)
 	stdin, _ := cmd.StdinPipe()

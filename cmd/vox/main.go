@@ -5,10 +5,11 @@
 //	vox <command> [flags] [arguments]
 //	vox --version
 //
-// Run "vox help" for the list of commands. Each command lives in its own
-// file of this package and registers itself in the command table; the
-// catalog (contracts/operations/catalog.v1.yaml) has one CLI row per command,
-// which "vox ci operations-verify" checks against this table.
+// Run "vox help" for the list of commands. The command table (commands.go)
+// lists every command, the gates among them derived from the gate table
+// (ci.go); each command's code lives in its own file. The catalog
+// (contracts/operations/catalog.v1.yaml) has one CLI row per command, which
+// "vox ci operations-verify" checks against the table.
 //
 // Exit codes: 0 success, 1 problems found or a call failed, 2 usage error.
 package main

@@ -12,14 +12,6 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
-func init() {
-	register(command{
-		path:    []string{"run"},
-		summary: "call a function of a .vox file with JSON arguments and print the result",
-		run:     runRun,
-	})
-}
-
 // runRun is "vox run FILE FUNC [--args JSON] [--root DIR] [limit flags]":
 // it calls any function of the file (tool, resource function or plain
 // fn) through the same bridge the server uses, with the repository's scan

@@ -1,0 +1,71 @@
+package voxmcp
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// importRules are the allowed directions of the data flow
+// (docs/architecture.md §7): generated code depends on the runtime, never
+// the other way round (as protobuf-go's runtime never imports its
+// compiler), and vox builds without the tables it regenerates.
+var importRules = []struct {
+	pkgs      string   // a go list pattern
+	forbidden []string // import path prefixes, relative to the module
+	why       string
+}{
+	{"./runtime/...", []string{"generated/", "gen", "gates", "cmd/"}, "runtime/ is what every binary runs, generated app servers included; it is given tables, never links them"},
+	{"./gen/...", []string{"generated/", "gates", "cmd/"}, "the generator must run when the generated code is stale or broken"},
+	{"./gates/...", []string{"generated/", "cmd/"}, "the gates run inside vox, which regenerates generated/"},
+	{"./cmd/vox", []string{"generated/"}, "vox gen must build while generated/ is stale or broken"},
+	{"./generated/...", []string{"gen", "gates", "cmd/"}, "generated code depends on the runtime only"},
+}
+
+// TestImportRules checks the rules with go list -deps, tests included.
+func TestImportRules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list over the module")
+	}
+	const module = "github.com/vox-lang/vox-mcp/"
+	for _, rule := range importRules {
+		out, err := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}: {{join .Deps \" \"}} {{join .Imports \" \"}}", rule.pkgs).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", rule.pkgs, err, out)
+		}
+		checked := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			pkg, deps, _ := strings.Cut(line, ": ")
+			if !strings.HasPrefix(pkg, module) || !matches(strings.TrimPrefix(pkg, module), rule.pkgs) {
+				continue
+			}
+			checked++
+			for _, dep := range strings.Fields(deps) {
+				rel, ok := strings.CutPrefix(dep, module)
+				if !ok {
+					continue
+				}
+				for _, f := range rule.forbidden {
+					if rel == strings.TrimSuffix(f, "/") || strings.HasPrefix(rel, strings.TrimSuffix(f, "/")+"/") {
+						t.Errorf("%s depends on %s: %s", pkg, dep, rule.why)
+					}
+				}
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s: no package checked", rule.pkgs)
+		}
+	}
+}
+
+// matches reports whether a module-relative package path (possibly a test
+// variant, "p [p.test]" or "p.test") belongs to a go list pattern.
+func matches(rel, pattern string) bool {
+	rel, _, _ = strings.Cut(rel, " ")
+	rel = strings.TrimSuffix(rel, ".test")
+	pattern = strings.TrimPrefix(pattern, "./")
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return rel == base || strings.HasPrefix(rel, base+"/")
+	}
+	return rel == pattern
+}
