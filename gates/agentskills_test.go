@@ -13,7 +13,7 @@ import (
 // fixture copies runtime/skills/testdata/<set>/<name> to <dst>.
 func fixture(t *testing.T, set, name, dst string) {
 	t.Helper()
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "skills", "testdata", set, name))); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "runtime", "skills", "testdata", set, name))); err != nil {
 		t.Fatal(err)
 	}
 }
