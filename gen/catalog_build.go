@@ -234,6 +234,7 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contr
 	if s, ptr, ok := r.get("mcp", "input_schema"); ok {
 		if lit, ok := v.checkSchema(s, ptr, id, "input_schema"); ok {
 			m.InputSchema = lit
+			v.checkDefaults(s, ptr, id)
 		}
 	}
 	if s, ptr, ok := r.get("mcp", "output_schema"); ok {
@@ -260,4 +261,59 @@ func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) 
 		return nil, false
 	}
 	return lit, true
+}
+
+// checkDefaults reports every argument default that does not fit its
+// property's type: the generated decoder applies defaults as Go values of
+// that type (docs/contracts.md §5), so such a default is an error at its
+// own line, not a surprise at call time.
+func (v *catalogValidator) checkDefaults(s schemajson.Value, ptr, id string) {
+	props, ok := s.Get("properties")
+	if !ok || props.Kind != schemajson.Object {
+		return
+	}
+	for _, p := range props.Members {
+		d, ok := p.Value.Get("default")
+		types := schemaTypes(p.Value)
+		if !ok || len(types) == 0 || slices.ContainsFunc(types, func(t string) bool { return valueHasType(d, t) }) {
+			continue
+		}
+		at := v.doc.Pos(ptr + "/properties/" + pointerToken(p.Key) + "/default")
+		v.errorAt(at, "operation %q: input_schema property %q: default %s is not %s", id, p.Key, schemajson.Compact(d), typeNoun(types))
+	}
+}
+
+// valueHasType reports whether a JSON value is of a JSON Schema type.
+func valueHasType(v schemajson.Value, t string) bool {
+	switch t {
+	case "string":
+		return v.Kind == schemajson.String
+	case "boolean":
+		return v.Kind == schemajson.Bool
+	case "number":
+		return v.Kind == schemajson.Number
+	case "integer":
+		return v.Kind == schemajson.Number && defaultFits(argInt, v)
+	case "array":
+		return v.Kind == schemajson.Array
+	case "object":
+		return v.Kind == schemajson.Object
+	case "null":
+		return v.Kind == schemajson.Null
+	}
+	return true
+}
+
+// typeNoun names types for a message: "an integer", "a string or null".
+func typeNoun(types []string) string {
+	article := "a "
+	if strings.IndexAny(types[0][:1], "aeiou") == 0 {
+		article = "an "
+	}
+	return article + strings.Join(types, " or ")
+}
+
+// pointerToken escapes a key for a JSON pointer (RFC 6901).
+func pointerToken(key string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
 }

@@ -2,9 +2,7 @@ package gen
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -20,11 +17,12 @@ const workspacePkg = ProductModule + "/runtime/workspace"
 
 // produceWorkspace compiles the repository's workspace surface — the .vox
 // files selected by contracts/mcp/workspace-mcp-surface.v1.yaml — into the
-// snapshot generated/workspace/workspace.go (spec 30-federation §6). A
+// snapshot generated/workspace/workspace.go (docs/federation.md §6). A
 // repository without a scan config has no snapshot. Per-file errors of the
 // .vox files are recorded in the snapshot (the parity gate reports them);
 // only an invalid scan config stops generation.
-func produceWorkspace(root string) ([]output, error) {
+func produceWorkspace(in *inputs) ([]output, error) {
+	root := in.root
 	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(workspace.ConfigPath))); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -32,7 +30,7 @@ func produceWorkspace(root string) ([]output, error) {
 	if err != nil {
 		return nil, genErrors(err)
 	}
-	surface, err := (&workspace.Loader{Root: root, Shadows: catalogToolNames(root)}).LoadWith(cfg)
+	surface, err := (&workspace.Loader{Root: root, Shadows: catalogToolNames(in)}).LoadWith(cfg)
 	if err != nil {
 		return nil, genErrors(err)
 	}
@@ -51,9 +49,9 @@ func produceWorkspace(root string) ([]output, error) {
 //
 // The names are read on the first question, so that the loader scans and
 // compiles the .vox files while the catalog producer parses the catalog.
-func catalogToolNames(root string) func(string) bool {
+func catalogToolNames(in *inputs) func(string) bool {
 	names := sync.OnceValue(func() map[string]bool {
-		cat, err := loadCatalogShared(root)
+		cat, err := in.catalog()
 		if err != nil {
 			return nil
 		}
@@ -64,47 +62,6 @@ func catalogToolNames(root string) func(string) bool {
 		return names
 	})
 	return func(n string) bool { return names()[n] }
-}
-
-// lastCatalog is the catalog loaded last in the current Generate run,
-// keyed by the file's content and the options it was validated with: the
-// catalog and workspace producers of one run parse it once.
-var lastCatalog struct {
-	sync.Mutex
-	key string
-	cat *registry.Catalog
-	err error
-}
-
-// forgetSharedCatalog starts a run: the catalog is read again.
-func forgetSharedCatalog() {
-	lastCatalog.Lock()
-	lastCatalog.key, lastCatalog.cat, lastCatalog.err = "", nil, nil
-	lastCatalog.Unlock()
-}
-
-// loadCatalogShared is LoadCatalog through lastCatalog. The catalog it
-// returns is shared: callers must not modify it.
-func loadCatalogShared(root string) (*registry.Catalog, error) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(registry.CatalogPath)))
-	if err != nil {
-		return nil, err
-	}
-	opts := CatalogOptions{RequireVoxPrefix: IsProductRepository(root)}
-	sum := sha256.Sum256(src)
-	key := fmt.Sprintf("%x %t", sum, opts.RequireVoxPrefix)
-	lastCatalog.Lock()
-	defer lastCatalog.Unlock()
-	if lastCatalog.key == key {
-		return lastCatalog.cat, lastCatalog.err
-	}
-	cat, errs := ParseCatalog(registry.CatalogPath, src, opts)
-	var cerr error
-	if len(errs) > 0 {
-		cat, cerr = nil, errs
-	}
-	lastCatalog.key, lastCatalog.cat, lastCatalog.err = key, cat, cerr
-	return cat, cerr
 }
 
 // genErrors converts the loader's errors into the generator's: positioned
@@ -170,7 +127,7 @@ func renderSnapshot(f *jen.File, name string, snap *workspace.Snapshot) ([]byte,
 	var rf fields
 	rf.add("ToolCount", jen.Lit(res.ToolCount))
 	rf.add("ResourceCount", jen.Lit(res.ResourceCount))
-	// Arrays of the refresh result are never nil (spec 35-tool-results).
+	// Arrays of the refresh result are never nil (docs/tool-results.md).
 	rf.add("Shadowed", stringSlice2(res.Shadowed))
 	rf.add("DuplicateTools", stringSlice2(res.DuplicateTools))
 	rf.add("DuplicateResources", stringSlice2(res.DuplicateResources))

@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
 
 // File is one generated file and how it compares with the file on disk.
@@ -66,7 +68,20 @@ type output struct {
 // returns no files when its input does not exist in the repository.
 type producer struct {
 	dir     string
-	produce func(root string) ([]output, error)
+	produce func(in *inputs) ([]output, error)
+}
+
+// inputs are what one Generate run reads, shared by its producers: the
+// repository root and its catalog, parsed once per run on first use
+// (fs.ErrNotExist when the repository has none). Each run has its own, so
+// concurrent runs on different roots share nothing.
+type inputs struct {
+	root    string
+	catalog func() (*registry.Catalog, error)
+}
+
+func newInputs(root string) *inputs {
+	return &inputs{root: root, catalog: sync.OnceValues(func() (*registry.Catalog, error) { return LoadCatalog(root) })}
 }
 
 // producers are run in this order; any error stops generation before
@@ -91,7 +106,7 @@ func Generate(root string, write bool) (*Result, error) {
 func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 	var res Result
 	var errs Errors
-	forgetSharedCatalog() // each run reads the catalog once, afresh
+	in := newInputs(root)
 
 	// The producers run concurrently: the catalog's YAML parse is serial,
 	// and the workspace producer scans and compiles .vox files meanwhile
@@ -108,7 +123,7 @@ func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 			continue
 		}
 		wg.Go(func() {
-			results[i].outs, results[i].err = p.produce(root)
+			results[i].outs, results[i].err = p.produce(in)
 		})
 	}
 	wg.Wait()
@@ -195,9 +210,9 @@ func compare(root, dir string, outs []output) ([]File, error) {
 }
 
 // produceCatalog compiles contracts/operations/catalog.v1.yaml into
-// generated/catalog/catalog.go.
-func produceCatalog(root string) ([]output, error) {
-	cat, err := loadCatalogShared(root)
+// generated/catalog.
+func produceCatalog(in *inputs) ([]output, error) {
+	cat, err := in.catalog()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
