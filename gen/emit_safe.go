@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
@@ -175,15 +174,4 @@ func (w *fragmentWriter) value(v schemajson.Value) {
 		w.value(m.Value)
 	}
 	w.cur.WriteByte('}')
-}
-
-// isIdent reports whether s is a Go identifier (the generator derives
-// identifiers itself; this is the last check before one is written).
-func isIdent(s string) bool {
-	for i, r := range s {
-		if !(unicode.IsLetter(r) || r == '_' || i > 0 && unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"strings"
 )
 
 // Exit codes shared by every command.
@@ -53,9 +52,3 @@ func NewFlagSet(name string, w io.Writer) *flag.FlagSet {
 
 // IsHelp reports whether err is a help request (-h, --help).
 func IsHelp(err error) bool { return errors.Is(err, flag.ErrHelp) }
-
-// StringList is a flag.Value collecting repeated string flags.
-type StringList []string
-
-func (l *StringList) String() string     { return strings.Join(*l, ",") }
-func (l *StringList) Set(v string) error { *l = append(*l, v); return nil }

@@ -31,24 +31,6 @@ const (
 	Object
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Null:
-		return "null"
-	case Bool:
-		return "boolean"
-	case Number:
-		return "number"
-	case String:
-		return "string"
-	case Array:
-		return "array"
-	case Object:
-		return "object"
-	}
-	return "invalid"
-}
-
 // Value is a JSON value. Objects keep their members in insertion order;
 // writers decide the output order.
 type Value struct {
