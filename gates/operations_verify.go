@@ -112,7 +112,7 @@ func addGenErrors(r *Report, err error) {
 	var es gen.Errors
 	if errors.As(err, &es) {
 		for _, e := range es {
-			r.Problemf(Problem{Path: e.Path, Line: e.Line, Col: e.Col}, "%s", e.Msg)
+			r.Problemf(Problem{Path: e.Path, Line: e.Line, Col: e.Col}, "%s", e.Message)
 		}
 		return
 	}

@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+
+	"github.com/vox-lang/vox-mcp/runtime/position"
 )
 
 // Problem is one finding of a gate, with a position when there is one.
@@ -87,19 +89,12 @@ func (r *Report) Finish() *Report {
 	return r
 }
 
+// sortProblems orders findings by position.Compare, as contract errors
+// and diagnostics are ordered.
 func sortProblems(ps []Problem) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i], ps[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
-		}
-		return a.Message < b.Message
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		return position.Compare(position.Key{Path: a.Path, Line: a.Line, Col: a.Col, Message: a.Message},
+			position.Key{Path: b.Path, Line: b.Line, Col: b.Col, Message: b.Message})
 	})
 }
 

@@ -248,7 +248,7 @@ func addContractErrors(r *Report, err error, path string) {
 	var ces contractdoc.Errors
 	if errors.As(err, &ces) {
 		for _, e := range ces {
-			r.Problemf(Problem{Path: e.Path, Line: e.Line, Col: e.Col}, "%s", e.Msg)
+			r.Problemf(Problem{Path: e.Path, Line: e.Line, Col: e.Col}, "%s", e.Message)
 		}
 		return
 	}

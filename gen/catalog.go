@@ -92,7 +92,7 @@ type catalogValidator struct {
 }
 
 func (v *catalogValidator) errorAt(p contractdoc.Pos, format string, args ...any) {
-	v.errs = append(v.errs, Error{Path: v.path, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, Error{Path: v.path, Line: p.Line, Col: p.Col, Message: fmt.Sprintf(format, args...)})
 }
 
 // rowSchema is the schema of one operation row.

@@ -256,7 +256,7 @@ func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) 
 	}
 	if problems := contractdoc.CheckSchemaDocument(s); len(problems) > 0 {
 		for _, p := range problems {
-			v.errorAt(v.doc.Pos(ptr+p.Pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.Msg)
+			v.errorAt(v.doc.Pos(ptr+p.Pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.Message)
 		}
 		return nil, false
 	}

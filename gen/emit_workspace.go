@@ -70,7 +70,7 @@ func catalogToolNames(in *inputs) func(string) bool {
 func genErrors(err error) error {
 	var se *workspace.ScanError
 	if errors.As(err, &se) {
-		return Errors{{Path: workspace.ConfigPath, Msg: se.Msg}}
+		return Errors{{Path: workspace.ConfigPath, Message: se.Msg}}
 	}
 	return err
 }

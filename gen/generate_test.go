@@ -132,7 +132,7 @@ func TestGenerateErrorLeavesFilesUntouched(t *testing.T) {
 	os.WriteFile(p, append(src, []byte("bogus_key: 1\n")...), 0o644)
 	_, err := Generate(root, true)
 	var es Errors
-	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "contracts/operations/catalog.v1.yaml:") || !strings.Contains(es[0].Msg, `unknown key "bogus_key"`) {
+	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "contracts/operations/catalog.v1.yaml:") || !strings.Contains(es[0].Message, `unknown key "bogus_key"`) {
 		t.Fatalf("err = %v", err)
 	}
 	after, _ := os.ReadFile(out)
@@ -206,7 +206,7 @@ func TestRustCatalogCompatibility(t *testing.T) {
 	// A genuine error in such a catalog is reported precisely.
 	bad := bytes.Replace(src, []byte("name: vox_op_0004,"), []byte("name: \"vox::op_0004\","), 1)
 	_, errs = ParseCatalog("contracts/operations/catalog.v1.yaml", bad, CatalogOptions{})
-	if len(errs) != 1 || !strings.Contains(errs[0].Msg, `operation "area4.op-0004": invalid tool name "vox::op_0004"`) || errs[0].Line == 0 || errs[0].Col == 0 {
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, `operation "area4.op-0004": invalid tool name "vox::op_0004"`) || errs[0].Line == 0 || errs[0].Col == 0 {
 		t.Fatalf("errors = %v", errs)
 	}
 }

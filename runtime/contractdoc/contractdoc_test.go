@@ -29,7 +29,7 @@ func TestParseJSONPositions(t *testing.T) {
 func TestParseJSONTooDeep(t *testing.T) {
 	src := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
 	_, errs := ParseJSON([]byte(src))
-	if len(errs) != 1 || !strings.Contains(errs[0].Msg, "nested deeper than") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "nested deeper than") {
 		t.Errorf("errs = %v", errs)
 	}
 }

@@ -4,7 +4,7 @@
 // every value and object key, and reports JSON Schema validation failures as
 // positioned, readable messages. The generator (gen) and the runtime
 // loaders (runtime/workspace) share it so that every contract error names
-// file:line:col the same way (docs/security.md lists the limits).
+// file:line:col the same way (docs/contracts.md; docs/security.md lists the limits).
 //
 // ReadYAML is the product's one YAML reader — contracts and SKILL.md front
 // matter alike: it measures what aliases would expand to, and the nesting,
@@ -14,11 +14,12 @@ package contractdoc
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/vox-lang/vox-mcp/runtime/position"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
@@ -78,8 +79,8 @@ func (d *Doc) KeyPos(pointer string) Pos {
 
 // PosError is a problem at a position of the document being decoded.
 type PosError struct {
-	Pos Pos
-	Msg string
+	Pos     Pos
+	Message string
 }
 
 // EscapePointer escapes an object key for a JSON pointer (RFC 6901).
@@ -102,17 +103,17 @@ func PointerOf(loc []string) string {
 
 // Error is one problem in a contract file, with its position.
 type Error struct {
-	Path string // repo-relative, slash-separated
-	Line int
-	Col  int
-	Msg  string
+	Path    string // repo-relative, slash-separated
+	Line    int
+	Col     int
+	Message string
 }
 
 func (e Error) Error() string {
 	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+		return fmt.Sprintf("%s: %s", e.Path, e.Message)
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Message)
 }
 
 // Errors is every problem found in a file, sorted by position.
@@ -126,21 +127,14 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Sort orders the errors by path, line, column and text.
+// Sort orders the errors by position (position.Compare: path, line,
+// column, text), the order of every positioned report of the product.
 func (es Errors) Sort() {
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
-		}
-		return a.Msg < b.Msg
-	})
+	slices.SortStableFunc(es, func(a, b Error) int { return position.Compare(a.key(), b.key()) })
+}
+
+func (e Error) key() position.Key {
+	return position.Key{Path: e.Path, Line: e.Line, Col: e.Col, Message: e.Message}
 }
 
 // Dedupe sorts the errors and removes identical ones (same position and
@@ -161,7 +155,7 @@ func (es Errors) Dedupe() Errors {
 func At(path string, pes []PosError) Errors {
 	out := make(Errors, 0, len(pes))
 	for _, pe := range pes {
-		out = append(out, Error{path, pe.Pos.Line, pe.Pos.Col, pe.Msg})
+		out = append(out, Error{path, pe.Pos.Line, pe.Pos.Col, pe.Message})
 	}
 	return out
 }

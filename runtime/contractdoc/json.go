@@ -42,7 +42,7 @@ type jsonParser struct {
 	errs []PosError // non-fatal (duplicate keys)
 }
 
-func (e *PosError) Error() string { return e.Msg }
+func (e *PosError) Error() string { return e.Message }
 
 // start is the offset where the next token begins: the decoder's offset
 // after the previous token, past whitespace and the separators the

@@ -310,7 +310,7 @@ func jsonText(v any) string {
 // pointer inside that document.
 type SchemaProblem struct {
 	Pointer string
-	Msg     string
+	Message string
 }
 
 // validSchemas caches schema literals that compiled: catalogs repeat the
@@ -329,7 +329,7 @@ func CheckSchemaDocument(v schemajson.Value) []SchemaProblem {
 	const url = "mem:///schema.json"
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(url, v.Any()); err != nil {
-		return []SchemaProblem{{Msg: oneLine(err.Error(), url)}}
+		return []SchemaProblem{{Message: oneLine(err.Error(), url)}}
 	}
 	if _, err := c.Compile(url); err != nil {
 		var se *jsonschema.SchemaValidationError
@@ -346,7 +346,7 @@ func CheckSchemaDocument(v schemajson.Value) []SchemaProblem {
 			}
 			return out
 		}
-		return []SchemaProblem{{Msg: oneLine(err.Error(), url)}}
+		return []SchemaProblem{{Message: oneLine(err.Error(), url)}}
 	}
 	validSchemas.Store(lit, true)
 	return nil

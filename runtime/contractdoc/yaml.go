@@ -26,7 +26,7 @@ func ParseYAML(src []byte, emptyHint string) (*Doc, []PosError) {
 		return nil, []PosError{problem.PosError}
 	case problem != nil:
 		// A contract error always names a column: the line's start.
-		return nil, []PosError{{Pos{problem.Pos.Line, 1}, "invalid YAML: " + problem.Msg}}
+		return nil, []PosError{{Pos{problem.Pos.Line, 1}, "invalid YAML: " + problem.Message}}
 	}
 	if root == nil {
 		return nil, []PosError{{Pos{1, 1}, "the file is empty: want " + emptyHint}}

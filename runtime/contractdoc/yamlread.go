@@ -45,7 +45,7 @@ var ContractLimits = YAMLLimits{
 type YAMLProblem struct {
 	PosError
 	// OverLimit is set when the source is valid YAML that exceeds one of
-	// the limits; otherwise the problem is a syntax error, and Msg is the
+	// the limits; otherwise the problem is a syntax error, and Message is the
 	// parser's message.
 	OverLimit bool
 }

@@ -54,7 +54,7 @@ func TestReadYAMLRefusesAliasBombs(t *testing.T) {
 			if !p.OverLimit {
 				t.Errorf("OverLimit not set: %v", p)
 			}
-			got := fmt.Sprintf("%d:%d: %s", p.Pos.Line, p.Pos.Col, p.Msg)
+			got := fmt.Sprintf("%d:%d: %s", p.Pos.Line, p.Pos.Col, p.Message)
 			if !strings.HasSuffix(got, tt.want) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
@@ -113,7 +113,7 @@ func TestReadYAMLSyntaxErrorLines(t *testing.T) {
 		if p.OverLimit {
 			t.Errorf("%q: a syntax error is not over a limit", tt.src)
 		}
-		if got := fmt.Sprintf("%d:%d: %s", p.Pos.Line, p.Pos.Col, p.Msg); got != tt.want {
+		if got := fmt.Sprintf("%d:%d: %s", p.Pos.Line, p.Pos.Col, p.Message); got != tt.want {
 			t.Errorf("%q:\ngot  %s\nwant %s", tt.src, got, tt.want)
 		}
 	}
@@ -125,7 +125,7 @@ func TestParseYAMLErrors(t *testing.T) {
 	}
 
 	_, errs := ParseYAML([]byte(laughs("scan_globs: [a]\n", 9)), "a mapping")
-	if len(errs) != 1 || !strings.Contains(errs[0].Msg, "aliases may repeat at most 100000 values") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "aliases may repeat at most 100000 values") {
 		t.Errorf("errs = %v", errs)
 	}
 }

@@ -1,8 +1,13 @@
 // Package registry defines the tables that the generator compiles the
 // operations catalog into (generated/catalog) and that the server and the
 // gates read. The types mirror contracts/operations/catalog.v1.yaml
-// (spec 10-contracts §1); optional catalog values that are absent or null
+// (docs/contracts.md §1); optional catalog values that are absent or null
 // are zero values here (an empty string, a nil slice, Unset).
+//
+// Fields marked "carried" are planner metadata of the catalog format: the
+// generator validates them and writes them into the tables so that other
+// consumers of the catalog find them there, but vox-mcp itself interprets
+// none of them (docs/contracts.md §1, "Carried fields").
 package registry
 
 import "encoding/json"
@@ -45,7 +50,8 @@ type Catalog struct {
 	XVoxVersion int
 	// Operations are sorted by ID.
 	Operations []Operation
-	// Capability is the carried capability object as compact JSON, nil when absent.
+	// Capability is the capability object as compact JSON, nil when
+	// absent: carried, with no behaviour.
 	Capability json.RawMessage
 	Exemptions Exemptions
 }
@@ -61,18 +67,18 @@ type Operation struct {
 	ID                    string
 	Title                 string
 	Description           string
-	DescriptionHuman      string
-	ProductLane           string
-	IntentTags            []string
-	SideEffectClass       string // "" when absent or null
-	ScopeKind             string
-	Reversible            OptBool
-	RequiresRepo          OptBool
-	PreferredForModels    OptBool
-	HumanTakeoverFriendly OptBool
-	MensPlannerVisible    OptBool
-	CanonicalName         string
-	LatinAliases          []string
+	DescriptionHuman      string   // carried; never sent over MCP
+	ProductLane           string   // projected to _meta.vox_product_lane
+	IntentTags            []string // carried
+	SideEffectClass       string   // "" when absent or null; decides the MCP annotations
+	ScopeKind             string   // carried
+	Reversible            OptBool  // carried
+	RequiresRepo          OptBool  // carried
+	PreferredForModels    OptBool  // carried
+	HumanTakeoverFriendly OptBool  // carried
+	MensPlannerVisible    OptBool  // carried
+	CanonicalName         string   // carried; latin aliases must differ from it
+	LatinAliases          []string // carried; checked unique by the generator
 	MCP                   *MCP // nil: not an MCP tool
 	CLI                   *CLI // nil: not a CLI command
 	// Line and Col locate the row in the catalog file when it was loaded
@@ -98,12 +104,12 @@ type MCP struct {
 type CLI struct {
 	Path                 []string
 	Status               string // active, deprecated, retired or internal
-	LatinNS              string
-	Handler              string
-	FeatureGate          string
-	CatalogGroup         string
-	RefCLIRequired       OptBool
-	ReachabilityRequired OptBool
+	LatinNS              string  // carried
+	Handler              string  // carried: the file of the command, for readers
+	FeatureGate          string  // carried
+	CatalogGroup         string  // carried
+	RefCLIRequired       OptBool // carried
+	ReachabilityRequired OptBool // carried
 }
 
 // Side-effect classes of a row (side_effect_class).

@@ -203,7 +203,7 @@ func parseYAML(src string) ([]Field, *decodeError) {
 	if problem != nil {
 		// A syntax error may still be TOML; a document over a limit is
 		// YAML, and refused.
-		return nil, &decodeError{line: problem.Pos.Line + 1, col: problem.Pos.Col, msg: problem.Msg, fatal: problem.OverLimit}
+		return nil, &decodeError{line: problem.Pos.Line + 1, col: problem.Pos.Col, msg: problem.Message, fatal: problem.OverLimit}
 	}
 	if root == nil {
 		return nil, &decodeError{line: 2, msg: "front matter is empty, not a mapping"}

@@ -135,7 +135,7 @@ func ParseConfig(path string, src []byte) (*Config, contractdoc.Errors) {
 	cfg.ExcludeGlobs = append(cfg.ExcludeGlobs, globs("exclude_globs")...)
 	for _, g := range append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...) {
 		if msg := checkGlob(g.Pattern); msg != "" {
-			errs = append(errs, contractdoc.Error{Path: path, Line: g.Pos.Line, Col: g.Pos.Col, Msg: msg})
+			errs = append(errs, contractdoc.Error{Path: path, Line: g.Pos.Line, Col: g.Pos.Col, Message: msg})
 		}
 	}
 	if v, ok := root.Get("env_allow"); ok {
@@ -148,7 +148,7 @@ func ParseConfig(path string, src []byte) (*Config, contractdoc.Errors) {
 			n, err := strconv.ParseInt(m.Value.Text, 10, 64)
 			if err != nil || m.Value.Kind != schemajson.Number {
 				p := doc.Pos("/limits/" + m.Key)
-				errs = append(errs, contractdoc.Error{Path: path, Line: p.Line, Col: p.Col, Msg: "limits." + m.Key + ": want an integer that fits 64 bits"})
+				errs = append(errs, contractdoc.Error{Path: path, Line: p.Line, Col: p.Col, Message: "limits." + m.Key + ": want an integer that fits 64 bits"})
 				continue
 			}
 			switch m.Key {

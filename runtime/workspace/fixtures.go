@@ -84,7 +84,7 @@ func ParseFixtures(path string, src []byte) (*Fixtures, contractdoc.Errors) {
 				if f.Expected != nil {
 					p := doc.KeyPos(ptr + "/expect_error")
 					errs = append(errs, contractdoc.Error{Path: path, Line: p.Line, Col: p.Col,
-						Msg: "fixtures[" + strconv.Itoa(i) + "]: expected and expect_error exclude each other: a call either succeeds with a value or fails"})
+						Message: "fixtures[" + strconv.Itoa(i) + "]: expected and expect_error exclude each other: a call either succeeds with a value or fails"})
 				}
 			}
 		} else {
