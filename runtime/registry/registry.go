@@ -79,8 +79,8 @@ type Operation struct {
 	MensPlannerVisible    OptBool  // carried
 	CanonicalName         string   // carried; latin aliases must differ from it
 	LatinAliases          []string // carried; checked unique by the generator
-	MCP                   *MCP // nil: not an MCP tool
-	CLI                   *CLI // nil: not a CLI command
+	MCP                   *MCP     // nil: not an MCP tool
+	CLI                   *CLI     // nil: not a CLI command
 	// Line and Col locate the row in the catalog file when it was loaded
 	// from YAML; they are 0 in generated tables.
 	Line, Col int
@@ -103,7 +103,7 @@ type MCP struct {
 // CLI is the CLI projection of a row.
 type CLI struct {
 	Path                 []string
-	Status               string // active, deprecated, retired or internal
+	Status               string  // active, deprecated, retired or internal
 	LatinNS              string  // carried
 	Handler              string  // carried: the file of the command, for readers
 	FeatureGate          string  // carried
