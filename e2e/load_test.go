@@ -290,7 +290,7 @@ func BenchmarkToolsCall(b *testing.B) {
 
 // BenchmarkIdleRSS reports the resident memory of vox-mcp serving this
 // repository over stdio after start-up and one tools/list (target < 30 MB,
-// spec 60-quality). Each iteration starts a server: run it with a small
+// docs/architecture.md §6). Each iteration starts a server: run it with a small
 // -benchtime such as 3x (`make load` does).
 func BenchmarkIdleRSS(b *testing.B) {
 	if runtime.GOOS != "linux" {

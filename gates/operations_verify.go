@@ -21,8 +21,8 @@ type Wiring struct {
 // OperationsVerifyName is the gate's name.
 const OperationsVerifyName = "operations-verify"
 
-// OperationsVerify checks the catalog of the repository at root (spec
-// 50-ci-gates): it validates, its MCP tools and handlers match in both
+// OperationsVerify checks the catalog of the repository at root (
+// docs/ci-gates.md): it validates, its MCP tools and handlers match in both
 // directions, its active CLI rows and the commands match in both
 // directions, and generated/catalog is up to date.
 func OperationsVerify(root string, w Wiring) *Report {

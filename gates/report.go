@@ -1,11 +1,11 @@
-// Package gates implements the CI gates of vox-mcp (spec 50-ci-gates):
+// Package gates implements the CI gates of vox-mcp (docs/ci-gates.md):
 // operations-verify (static wiring of the catalog), mcp-vox-surface-parity
 // (the workspace surface, its snapshot and fixtures) and
 // agentskills-compliance (skill folders against the Agent Skills format).
 //
 // Every gate produces a Report; the vox CLI prints it as text (problem lines
-// on stderr, one summary line on stdout) or as the JSON report of spec
-// 35-tool-results.
+// on stderr, one summary line on stdout) or as the JSON report of
+// docs/tool-results.md §4. Every gate is listed in cmd/vox's gateTable.
 package gates
 
 import (

@@ -28,7 +28,7 @@ const snapshotDir = "generated/workspace"
 // fixtureTimeout bounds one fixture call beyond the interpreter's limits.
 const fixtureTimeout = 30 * time.Second
 
-// SurfaceParitySummary is the gate's summary (spec 35-tool-results): the
+// SurfaceParitySummary is the gate's summary (docs/tool-results.md): the
 // refresh result plus the fixture counts and the snapshot state.
 type SurfaceParitySummary struct {
 	workspace.Result
@@ -38,7 +38,7 @@ type SurfaceParitySummary struct {
 }
 
 // SurfaceParity checks the workspace surface of the repository at root
-// (spec 50-ci-gates): it loads it with the server's loader, reports per-file
+// (docs/ci-gates.md): it loads it with the server's loader, reports per-file
 // errors and duplicates as problems and shadowed names as warnings, checks
 // descriptions and schemas, compares generated/workspace with a fresh scan,
 // and runs every fixture. shadows names the catalog tools the server

@@ -18,7 +18,7 @@ const _ = registry.TableFormat1
 // Snapshot is the workspace surface of this repository at generation time.
 var Snapshot = &loader.Snapshot{
 	Module:       "github.com/vox-lang/vox-mcp",
-	ConfigSHA256: "4f41938d27e8b6fe027975d24a6ee5f132484136d14956dcac8c2b50a1d88509",
+	ConfigSHA256: "950810213e41102603de83210ce74401cae45791a7547435fe59651140a3319c",
 	Tools: []loader.SnapshotTool{
 		{
 			Name:        "fibonacci",

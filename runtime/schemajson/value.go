@@ -1,6 +1,6 @@
 // Package schemajson holds JSON values whose object members keep their
 // order, and writes JSON Schema literals in the product's canonical byte form
-// (spec 10-contracts §2): compact UTF-8 without HTML escaping, the members of
+// (docs/contracts.md §2): compact UTF-8 without HTML escaping, the members of
 // every "properties" object in source order, the members of every other
 // object sorted bytewise by key, integers without exponent or fraction.
 //

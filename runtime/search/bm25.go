@@ -1,6 +1,6 @@
 // Package search is the BM25F index shared by skill search
 // (vox_skill_search) and tool search (vox_tool_search), as specified in
-// spec 40-skills §3: tokens are lowercase runs of letters and digits, each
+// docs/skills.md §3: tokens are lowercase runs of letters and digits, each
 // field carries a weight, k1 = 1.2 and b = 0.75, zero scores are dropped
 // and ties are broken by the document key.
 //

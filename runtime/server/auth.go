@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Environment variables holding the HTTP bearer tokens (spec 30-federation §8).
+// Environment variables holding the HTTP bearer tokens (docs/federation.md §8).
 const (
 	EnvToken     = "VOX_MCP_TOKEN"      // full access
 	EnvReadToken = "VOX_MCP_READ_TOKEN" // read role

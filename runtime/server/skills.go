@@ -19,7 +19,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 )
 
-// skillPlane is the skills system inside the server (spec 40-skills): the
+// skillPlane is the skills system inside the server (docs/skills.md): the
 // registry, hydrated before New returns so that the first request already
 // sees every skill; its skill:// resources registered as static resources;
 // its macro tools, merged after catalog and workspace tools; and the
@@ -230,7 +230,7 @@ func (p *skillPlane) readResource(_ context.Context, req mcp.ReadResourceRequest
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}}, nil
 }
 
-// Session keys of the active skill (spec 30-federation §8): over stdio the
+// Session keys of the active skill (docs/federation.md §8): over stdio the
 // process is the session, and so is a call without any transport session
 // (in-process dispatch); over HTTP the key is the Mcp-Session-Id, and a
 // request without one has no session.

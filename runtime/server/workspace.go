@@ -19,8 +19,8 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// workspaceSource is the workspace part of the MCP plane (spec
-// 30-federation): the tools and resources of the repository's .vox files.
+// workspaceSource is the workspace part of the MCP plane (
+// docs/federation.md): the tools and resources of the repository's .vox files.
 // It holds the current surface behind an atomic pointer; a refresh builds
 // a new surface and swaps it in whole, so a call sees one surface from
 // start to end and keeps the module it started with.
@@ -60,8 +60,8 @@ func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
 	return w
 }
 
-// start installs the snapshot when it describes the root (spec
-// 30-federation §6) and scans the workspace in the background; in any
+// start installs the snapshot when it describes the root (
+// docs/federation.md §6) and scans the workspace in the background; in any
 // other root the workspace surface stays empty until that first scan.
 func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	fromSnapshot := false
@@ -142,7 +142,7 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 	}
 }
 
-// toolEntries projects the surface's tools (spec 30-federation §2):
+// toolEntries projects the surface's tools (docs/federation.md §2):
 // _meta names the source file and line; annotations say read-only and
 // closed-world (workspace code cannot write or reach the network). Without
 // the opt-in they are hidden: registered and callable, not advertised.
@@ -276,7 +276,7 @@ func (w *workspaceSource) toolHandler(name string) mcpserver.ToolHandlerFunc {
 	}
 }
 
-// resourceEntries projects the surface's resources (spec 30-federation §5).
+// resourceEntries projects the surface's resources (docs/federation.md §5).
 func (w *workspaceSource) resourceEntries() []resourceEntry {
 	surface := w.surface.Load()
 	out := make([]resourceEntry, 0, len(surface.Resources))

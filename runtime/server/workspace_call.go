@@ -11,12 +11,12 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// callTool runs a workspace tool (spec 30-federation §3): in the
+// callTool runs a workspace tool (docs/federation.md §3): in the
 // interpreter with the request's context and the configured limits. A
 // failure — argument errors, Err results, runtime errors, limits, a source
 // that no longer compiles — is an error result with its text; success is
 // one text content (the string itself, or compact JSON) and
-// structuredContent {"result": <json>} (spec 35-tool-results).
+// structuredContent {"result": <json>} (docs/tool-results.md).
 func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest, log *slog.Logger) (*mcp.CallToolResult, error) {
 	args := req.Params.RawArguments
 	if len(args) == 0 && req.Params.Arguments != nil {
@@ -41,7 +41,7 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 }
 
 // readResource reads a workspace resource by calling its function; a
-// failure becomes mcp-go's -32603 with the error text (spec 30-federation
+// failure becomes mcp-go's -32603 with the error text (docs/federation.md
 // §3, the wire-error table).
 func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource) ([]mcp.ResourceContents, error) {
 	text, err := surface.ReadResource(ctx, r, w.s.log.With("resource", r.URI))

@@ -6,7 +6,7 @@ import (
 )
 
 // WorkspaceToolsAdvertised decides whether tools/list advertises workspace
-// tools (spec 30-federation §2). They are advertised with the server flag
+// tools (docs/federation.md §2). They are advertised with the server flag
 // --workspace-tools (flag), with VOX_MCP_WORKSPACE_TOOLS=1/true/yes, or
 // through the deprecated VOX_MCP_TIERS when its comma-separated list holds
 // "workspace" or "all"; the flag or an enabling VOX_MCP_WORKSPACE_TOOLS

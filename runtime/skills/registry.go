@@ -144,7 +144,7 @@ type Snapshot struct {
 	indexJSON []byte
 }
 
-// Search field weights (spec 40-skills §3).
+// Search field weights (docs/skills.md §3).
 const (
 	weightID          = 1
 	weightName        = 1

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// Resource URIs and names (SEP-2640, spec 40-skills §5).
+// Resource URIs and names (SEP-2640, docs/skills.md §5).
 const (
 	IndexURI    = "skill://index.json"
 	IndexName   = "skill-index"
@@ -48,7 +48,7 @@ type Contents struct {
 	IsBlob   bool
 }
 
-// mimeTypes is the fixed extension table of the spec: resource types must
+// mimeTypes is the fixed extension table of docs/skills.md §5: types must
 // not depend on the machine's MIME database.
 var mimeTypes = map[string]string{
 	".md":   "text/markdown",

@@ -1,4 +1,4 @@
-// Package skills is the skills system of vox-mcp (spec 40-skills): skills in
+// Package skills is the skills system of vox-mcp (docs/skills.md): skills in
 // the open Agent Skills format (a folder holding SKILL.md with front matter,
 // plus scripts/, references/ and assets/), found in the standard skill
 // folders, held in an in-memory registry keyed by id, searched with the

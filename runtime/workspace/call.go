@@ -58,8 +58,8 @@ func (c Limits) Request() vox.Limits {
 // interpreter, with ctx (cancellation stops it) and the surface's
 // environment. The module is the one current when the call starts (its
 // file is recompiled first when it changed on disk); a refresh during the
-// call does not affect it. Errors read as the spec writes them
-// (ErrorText).
+// call does not affect it. Errors read as docs/tool-results.md §3
+// writes them (ErrorText).
 func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger) (vox.Result, error) {
 	m, err := s.ToolModule(t)
 	if err != nil {
@@ -80,8 +80,8 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, log *slog.Logge
 }
 
 // ErrorText is the text of a failed call for its error result: the
-// message of an argument error, an Err result or a limit as the spec
-// writes it, and a runtime error prefixed with its source position.
+// message of an argument error, an Err result or a limit as
+// docs/vox-language.md writes it, and a runtime error prefixed with its source position.
 func ErrorText(err error) string {
 	var ve *vox.Error
 	if errors.As(err, &ve) && ve.Kind == vox.RuntimeError {

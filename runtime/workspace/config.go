@@ -12,7 +12,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
-// Where a repository keeps its workspace contracts (spec 10-contracts §3–§4).
+// Where a repository keeps its workspace contracts (docs/contracts.md §3–§4).
 const (
 	ConfigPath   = "contracts/mcp/workspace-mcp-surface.v1.yaml"
 	FixturesPath = "contracts/mcp/workspace-tool-fixtures.v1.json"
@@ -32,7 +32,7 @@ type Glob struct {
 }
 
 // Limits are the interpreter limits the config sets; nil fields keep the
-// interpreter's defaults (spec 20-vox-language §6).
+// interpreter's defaults (docs/vox-language.md §6).
 type Limits struct {
 	Steps          *int64
 	MaxDepth       *int64

@@ -13,7 +13,7 @@ const RefreshHint = "run vox_workspace_mcp_refresh"
 
 // current returns the file's compilation, recompiling it first when the
 // file's size or modification time differ from the last compilation
-// (spec 30-federation §3.4): an edited body takes effect on the next call.
+// (docs/federation.md §3): an edited body takes effect on the next call.
 // Snapshot files are compiled here on their first call. The check and the
 // reread resolve the file beneath the workspace root, as the scan did
 // (runtime/safefs): a symlink leading outside or a FIFO swapped in since

@@ -1,4 +1,4 @@
-// Package workspace is the workspace loader of vox-mcp (spec 30-federation
+// Package workspace is the workspace loader of vox-mcp (docs/federation.md
 // §1): it reads a repository's scan config
 // (contracts/mcp/workspace-mcp-surface.v1.yaml) and fixtures
 // (contracts/mcp/workspace-tool-fixtures.v1.json) with positioned errors,

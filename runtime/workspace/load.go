@@ -39,7 +39,7 @@ func validToolName(name string) bool {
 // may not use it.
 const ReservedScheme = "skill://"
 
-// Result is the refresh result (spec 30-federation §1), returned by
+// Result is the refresh result (docs/federation.md §1), returned by
 // vox_workspace_mcp_refresh and embedded in the parity gate's summary.
 // Arrays are sorted and never nil.
 type Result struct {
@@ -77,7 +77,7 @@ type Resource struct {
 
 // File is one scanned source file and its compiled module. The module is
 // replaced (never mutated) when a call finds the file changed on disk
-// (spec 30-federation §3.4); callers keep the module they obtained.
+// (docs/federation.md §3); callers keep the module they obtained.
 type File struct {
 	Path string
 	Abs  string // "" for an embedded file, whose content is data
@@ -239,7 +239,7 @@ type loadState struct {
 }
 
 // Load reads the scan config, scans and compiles the workspace and merges
-// it into a surface (spec 30-federation §1). The error is fatal — an
+// it into a surface (docs/federation.md §1). The error is fatal — an
 // invalid config or glob, an unreadable root — and the caller keeps its
 // previous surface; per-file problems are in the result instead.
 func (l *Loader) Load() (*Surface, error) {
@@ -431,8 +431,8 @@ type mergeState struct {
 	scanErrs []FileError
 }
 
-// merge builds the surface from the files in scan order (spec
-// 30-federation §1.3).
+// merge builds the surface from the files in scan order (
+// docs/federation.md §1.3).
 func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string) bool) (*Surface, mergeState) {
 	ms := mergeState{compiled: make([]*compiled, len(files)), toolStart: make([]int, len(files)), resStart: make([]int, len(files)),
 		involved: map[string]bool{}, scanErrs: scanErrs}

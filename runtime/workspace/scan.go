@@ -48,14 +48,14 @@ type ScanError struct{ Msg string }
 
 func (e *ScanError) Error() string { return e.Msg }
 
-// FileError is a per-file problem of a refresh (spec 30-federation §1):
+// FileError is a per-file problem of a refresh (docs/federation.md §1):
 // the repo-relative path and the message.
 type FileError struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
 }
 
-// Scan expands the config's scan globs against root (spec 30-federation
+// Scan expands the config's scan globs against root (docs/federation.md
 // §1.1): globs in config order, the files of one glob in lexical path
 // order, each file once at its first position, excluded paths skipped.
 // Every path is resolved beneath the root (runtime/safefs): symlinked

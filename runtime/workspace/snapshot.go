@@ -15,7 +15,7 @@ import (
 )
 
 // Snapshot is the workspace surface compiled into generated/workspace by
-// go generate (spec 30-federation §6): the tables a server starts from
+// go generate (docs/federation.md §6): the tables a server starts from
 // with zero parsing when its root is the repository the snapshot was
 // generated from.
 type Snapshot struct {

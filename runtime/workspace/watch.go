@@ -38,7 +38,7 @@ type WatchOptions struct {
 // addWatch adds one watch; tests replace it to simulate ENOSPC.
 var addWatch = func(w *fsnotify.Watcher, dir string) error { return w.Add(dir) }
 
-// Watch refreshes on file changes until ctx is done (spec 30-federation
+// Watch refreshes on file changes until ctx is done (docs/federation.md
 // §4): it watches the directories that can contain matching files (the
 // globs' static prefixes and their subdirectories, minus excluded ones) and
 // the scan config's directory, and calls OnChange debounced when a matching
