@@ -75,7 +75,7 @@ var opCiMcpVoxSurfaceParity = registry.Operation{
 var opCiOperationsVerify = registry.Operation{
 	ID:              "ci.operations-verify",
 	Title:           "Verify the catalog wiring",
-	Description:     "Check that the catalog is valid, that every catalog MCP tool has a server handler and every handler a row, that every CLI row matches a vox command and every command a row, and that generated/catalog is up to date.",
+	Description:     "Check that the catalog is valid, that every CLI row matches a vox command and every command a row, and that generated/catalog is up to date (that every MCP tool has a handler is the compiler's check).",
 	ProductLane:     "platform",
 	IntentTags:      []string{"ci", "gate"},
 	SideEffectClass: "read_only",
