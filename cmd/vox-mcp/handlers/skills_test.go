@@ -379,7 +379,7 @@ func TestSkillResourcesOverMCP(t *testing.T) {
 	if c := content("skill://api-docs/assets/flow.svg"); !strings.HasPrefix(fmt.Sprint(c["text"]), "<svg") {
 		t.Errorf("svg %v", c)
 	}
-	// Over 1 MiB: -32603 with the spec's text.
+	// Over 1 MiB: -32603 with the text of docs/skills.md §5.
 	e := read("skill://api-docs/references/big.md")["error"].(map[string]any)
 	if e["code"] != float64(-32603) || e["message"] != "file larger than 1 MiB" {
 		t.Errorf("big file %v", e)
