@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -36,7 +37,7 @@ func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
 			if i > 0 {
 				g.Line()
 			}
-			comment(g, tc.method+" serves "+tc.op.MCP.Name+": "+tc.op.Description)
+			comment(g, tc.method+" serves "+tc.op.MCP.Name+" (operation "+strconv.Quote(tc.op.ID)+").")
 			g.Id(tc.method).Params(jen.Id("c").Op("*").Qual(toolcallPkg, "Call"), jen.Id("args").Id(tc.args.name)).
 				Params(tc.resultType(), jen.Error())
 		}
@@ -47,7 +48,8 @@ func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
 	f.Func().Id("Bind").Params(jen.Id("h").Id("Handlers")).Map(jen.String()).Qual(toolcallPkg, "Handler").Block(
 		jen.Return(jen.Map(jen.String()).Qual(toolcallPkg, "Handler").ValuesFunc(func(g *jen.Group) {
 			for _, tc := range tools {
-				g.Line().Lit(tc.op.MCP.Name).Op(":").Id("serve" + tc.method).Call(jen.Id("h"))
+				g.Line().Lit(tc.op.MCP.Name).Op(":").Qual(toolcallPkg, "Serve").Call(
+					jen.Lit(tc.op.MCP.Name), jen.Id("decode"+tc.args.name), jen.Id("h").Dot(tc.method))
 			}
 			if len(tools) > 0 {
 				g.Line()
@@ -68,14 +70,10 @@ func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
 
 // resultType is the first result of the tool's method.
 func (tc *toolContract) resultType() jen.Code {
-	return jen.Op("*").Id(tc.resultName())
-}
-
-func (tc *toolContract) resultName() string {
-	if tc.result != nil {
-		return tc.result.name
+	if tc.result == nil {
+		return jen.Op("*").Qual(toolcallPkg, "RawResult")
 	}
-	return tc.method + "Result"
+	return jen.Op("*").Id(tc.result.name)
 }
 
 // emit writes one tool's declarations.
@@ -93,35 +91,7 @@ func (tc *toolContract) emit(f *jen.File) {
 			}
 			emitStruct(f, m, doc)
 		}
-	} else {
-		fileComment(f, tc.resultName()+" is the result of "+name+", whose row declares no output schema with properties: "+
-			"any JSON object, written as JSON holds it (nil is {}).")
-		f.Type().Id(tc.resultName()).Struct(jen.Id("JSON").Qual("encoding/json", "RawMessage"))
-		f.Line()
-		f.Func().Params(jen.Id("r").Op("*").Id(tc.resultName())).Id("encode").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
-			g.If(jen.Id("r").Dot("JSON").Op("==").Nil()).Block(jen.Id("e").Dot("Open").Call(), jen.Id("e").Dot("Close").Call(), jen.Return())
-			g.Id("e").Dot("Raw").Call(jen.Id("r").Dot("JSON"))
-		})
-		f.Line()
 	}
-
-	fileComment(f, "serve"+tc.method+" adapts "+tc.method+" to the untyped handler table.")
-	f.Func().Id("serve"+tc.method).Params(jen.Id("h").Id("Handlers")).Qual(toolcallPkg, "Handler").Block(
-		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Qual(toolcallPkg, "Call"), jen.Id("raw").Qual("encoding/json", "RawMessage")).
-			Params(jen.Index().Byte(), jen.Error()).Block(
-			jen.List(jen.Id("args"), jen.Err()).Op(":=").Id("decode"+tc.args.name).Call(jen.Id("raw")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("h").Dot(tc.method).Call(jen.Id("c"), jen.Id("args")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.If(jen.Id("res").Op("==").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("tool "+name+" returned no result"))),
-			),
-			jen.Var().Id("e").Qual(toolcallPkg, "Encoder"),
-			jen.Id("res").Dot("encode").Call(jen.Op("&").Id("e")),
-			jen.Return(jen.Id("e").Dot("Bytes").Call()),
-		)),
-	)
-	f.Line()
 }
 
 // emitArgs writes the arguments struct and its decoder.
@@ -135,15 +105,15 @@ func (tc *toolContract) emitArgs(f *jen.File) {
 		"An optional argument without a default is a pointer, nil when absent or null.")
 	f.Type().Id(a.name).StructFunc(func(g *jen.Group) {
 		for i, fd := range a.fields {
-			if i > 0 {
-				g.Line()
-			}
-			doc := fd.goName + " is " + strconv.Quote(fd.key) + "."
+			doc := ""
 			if fd.doc != "" {
 				doc = fd.goName + ": " + fd.doc
 			}
 			if fd.def != nil {
-				doc += " Default " + string(schemajson.Compact(*fd.def)) + "."
+				doc = strings.TrimSpace(doc + " Default " + string(schemajson.Compact(*fd.def)) + ".")
+			}
+			if doc != "" && i > 0 {
+				g.Line()
 			}
 			comment(g, doc)
 			g.Id(fd.goName).Add(fd.goType(required[fd.key]))
@@ -162,48 +132,39 @@ func (tc *toolContract) emitArgs(f *jen.File) {
 	for i, fd := range a.fields {
 		keys[i] = jen.Lit(fd.key)
 	}
-	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
-	fileComment(f, "decode"+a.name+" checks a call's arguments in the order and with the messages that workspace tools share: "+
-		"unknown names, then missing ones, then each argument by name.")
 	f.Func().Id("decode"+a.name).Params(jen.Id("raw").Qual("encoding/json", "RawMessage")).Params(jen.Id("args").Id(a.name), jen.Err().Error()).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("a"), jen.Err()).Op(":=").Qual(toolcallPkg, "DecodeArgs").Call(jen.Id("raw"))
-		g.Add(fail)
+		g.Id("d").Op(":=").Qual(toolcallPkg, "Decode").Call(jen.Id("raw"))
 		if a.closed {
-			g.If(jen.Err().Op("=").Id("a").Dot("Only").Call(keys...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
+			g.Id("d").Dot("Only").Call(keys...)
 		}
 		if len(a.required) > 0 {
 			req := make([]jen.Code, len(a.required))
 			for i, r := range a.required {
 				req[i] = jen.Lit(r)
 			}
-			g.If(jen.Err().Op("=").Id("a").Dot("Require").Call(req...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("args"), jen.Err()))
+			g.Id("d").Dot("Require").Call(req...)
 		}
 		for _, fd := range a.fields {
 			if fd.def != nil {
 				g.Id("args").Dot(fd.goName).Op("=").Add(fd.defaultValue(required[fd.key]))
 			}
 		}
-		// Arguments are checked in the order of their names; values inside
-		// a string map are checked after every argument (as the handler
-		// that checked them did before the contract was generated).
+		// Arguments are checked in the byte order of their names; the
+		// values of a string map after every argument.
 		var deferred []*argField
 		for _, fd := range sortedFields(a.fields) {
-			fd.emitDecode(g, required[fd.key])
+			g.Add(fd.decodeCall(required[fd.key]))
 			if fd.kind == argStringMap {
 				deferred = append(deferred, fd)
 			}
 		}
 		for _, fd := range deferred {
-			g.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("a").Dot("Get").Call(jen.Lit(fd.key)), jen.Id("ok")).Block(
-				jen.If(jen.List(jen.Id("args").Dot(fd.goName), jen.Err()).Op("=").Id("v").Dot("StringMap").Call(), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Id("args"), jen.Err()),
-				),
-			)
+			g.Id("d").Dot("StringMap").Call(jen.Lit(fd.key), jen.Op("&").Id("args").Dot(fd.goName))
 		}
 		if !a.closed {
-			g.Id("args").Dot("Extra").Op("=").Id("a").Dot("Extra").Call(keys...)
+			g.Id("args").Dot("Extra").Op("=").Id("d").Dot("Extra").Call(keys...)
 		}
-		g.Return(jen.Id("args"), jen.Nil())
+		g.Return(jen.Id("args"), jen.Id("d").Dot("Err").Call())
 	})
 	f.Line()
 }
@@ -282,101 +243,49 @@ func (fd *argField) defaultValue(required bool) jen.Code {
 	return v
 }
 
-// emitDecode writes the checks of one argument: type, enum, bounds,
-// length, in the order and wording of the argument errors.
-func (fd *argField) emitDecode(g *jen.Group, required bool) {
-	get := "Get"
-	if fd.nullable {
-		get = "GetNullable"
-	}
-	ret := func() jen.Code { return jen.Return(jen.Id("args"), jen.Err()) }
-	check := func(call jen.Code) jen.Code {
-		return jen.If(jen.Err().Op("=").Add(call), jen.Err().Op("!=").Nil()).Block(ret())
-	}
-	assign := func(stmt jen.Code) jen.Code {
-		return jen.If(stmt, jen.Err().Op("!=").Nil()).Block(ret())
-	}
-	var body []jen.Code
-	if len(fd.types) > 1 || fd.kind == argRaw && len(fd.types) > 0 {
+// decodeCall is the one statement that checks and reads an argument:
+// d.<Kind>(name, &args.Field, toolcall.Rules{...}).
+func (fd *argField) decodeCall(required bool) jen.Code {
+	var rules []jen.Code
+	// A single type is checked by the typed read itself, with the same
+	// message; an enum is checked after the type, so it needs the type
+	// first.
+	if len(fd.types) > 1 || len(fd.types) == 1 && (fd.kind == argRaw || len(fd.enum) > 0) {
 		types := make([]jen.Code, len(fd.types))
 		for i, t := range fd.types {
 			types[i] = jen.Lit(t)
 		}
-		body = append(body, check(jen.Id("v").Dot("CheckType").Call(types...)))
+		rules = append(rules, jen.Id("Types").Op(":").Index().String().Values(types...))
+	}
+	if fd.nullable {
+		rules = append(rules, jen.Id("Nullable").Op(":").True())
 	}
 	if len(fd.enum) > 0 {
-		allowed := make([]jen.Code, len(fd.enum))
+		enum := make([]jen.Code, len(fd.enum))
 		for i, e := range fd.enum {
-			allowed[i] = jen.Lit(e)
+			enum[i] = jen.Lit(e)
 		}
-		body = append(body, jen.If(jen.Op("!").Id("v").Dot("OneOf").Call(allowed...)).Block(
-			jen.Return(jen.Id("args"), jen.Id("v").Dot("NotOneOf").Call(jen.Lit(fd.enumText))),
-		))
+		rules = append(rules, jen.Id("Enum").Op(":").Index().String().Values(enum...))
 	}
-	var typed []jen.Code
-	target := jen.Id("args").Dot(fd.goName)
-	switch fd.kind {
-	case argString, argInt, argFloat, argBool:
-		method := map[argKind]string{argString: "String", argInt: "Int", argFloat: "Float", argBool: "Bool"}[fd.kind]
-		if fd.pointer(required) {
-			typed = append(typed,
-				jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("v").Dot(method).Call(),
-				jen.If(jen.Err().Op("!=").Nil()).Block(ret()),
-				jen.Add(target).Op("=").Op("&").Id("x"),
-			)
-			target = jen.Id("x")
-		} else {
-			typed = append(typed, assign(jen.List(jen.Add(target), jen.Err()).Op("=").Id("v").Dot(method).Call()))
-			target = jen.Id("args").Dot(fd.goName)
-		}
-		if fd.kind == argInt && isIntBound(fd.min) && isIntBound(fd.max) {
-			if fd.min != "" {
-				typed = append(typed, jen.If(jen.Add(target).Op("<").Id(fd.min)).Block(jen.Return(jen.Id("args"), jen.Id("v").Dot("BelowMinimum").Call(jen.Lit(fd.min)))))
-			}
-			if fd.max != "" {
-				typed = append(typed, jen.If(jen.Add(target).Op(">").Id(fd.max)).Block(jen.Return(jen.Id("args"), jen.Id("v").Dot("AboveMaximum").Call(jen.Lit(fd.max)))))
-			}
-		} else if fd.min != "" || fd.max != "" {
-			typed = append(typed, check(jen.Id("v").Dot("CheckBounds").Call(jen.Lit(fd.min), jen.Lit(fd.max))))
-		}
-		if fd.kind == argString && fd.minLength > 0 {
-			typed = append(typed, check(jen.Id("v").Dot("CheckMinLength").Call(target, jen.Lit(fd.minLength))))
-		}
-	case argStrings:
-		typed = append(typed, assign(jen.List(jen.Add(target), jen.Err()).Op("=").Id("v").Dot("Strings").Call()))
-	case argStringMap:
-		// The object itself is checked here, its values after every
-		// argument (emitArgs).
-		typed = append(typed, jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Id("v").Dot("Object").Call(), jen.Err().Op("!=").Nil()).Block(ret()))
-	default:
-		if fd.min != "" || fd.max != "" {
-			typed = append(typed, check(jen.Id("v").Dot("CheckBounds").Call(jen.Lit(fd.min), jen.Lit(fd.max))))
-		}
-		if fd.minLength > 0 {
-			typed = append(typed, jen.If(jen.Id("v").Dot("Kind").Call().Op("==").Lit("string")).Block(
-				jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("v").Dot("String").Call(),
-				check(jen.Id("v").Dot("CheckMinLength").Call(jen.Id("s"), jen.Lit(fd.minLength))),
-			))
-		}
-		typed = append(typed, jen.Id("args").Dot(fd.goName).Op("=").Id("v").Dot("Raw"))
+	if fd.min != "" {
+		rules = append(rules, jen.Id("Min").Op(":").Lit(fd.min))
 	}
-	if fd.nullable && fd.kind != argRaw {
-		// null passed the type and enum checks; it leaves the field nil.
-		body = append(body, jen.If(jen.Id("v").Dot("Kind").Call().Op("!=").Lit("null")).Block(typed...))
-	} else {
-		body = append(body, typed...)
+	if fd.max != "" {
+		rules = append(rules, jen.Id("Max").Op(":").Lit(fd.max))
 	}
-	g.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("a").Dot(get).Call(jen.Lit(fd.key)), jen.Id("ok")).Block(body...)
-}
-
-// isIntBound reports whether a bound is absent or an integer that Go can
-// compare an int64 with.
-func isIntBound(b string) bool {
-	if b == "" {
-		return true
+	if fd.minLength > 0 {
+		rules = append(rules, jen.Id("MinLength").Op(":").Lit(fd.minLength))
 	}
-	_, err := strconv.ParseInt(b, 10, 64)
-	return err == nil
+	r := jen.Qual(toolcallPkg, "Rules").Values(rules...)
+	dst := jen.Op("&").Id("args").Dot(fd.goName)
+	method := map[argKind]string{argString: "String", argInt: "Int", argFloat: "Float", argBool: "Bool", argStrings: "Strings", argRaw: "Raw"}[fd.kind]
+	switch {
+	case fd.kind == argStringMap:
+		return jen.Id("d").Dot("Object").Call(jen.Lit(fd.key), r)
+	case fd.pointer(required):
+		method += "Ptr"
+	}
+	return jen.Id("d").Dot(method).Call(jen.Lit(fd.key), dst, r)
 }
 
 // emitStruct writes a result struct and its encoder.
@@ -384,22 +293,23 @@ func emitStruct(f *jen.File, m *structModel, doc string) {
 	fileComment(f, doc)
 	f.Type().Id(m.name).StructFunc(func(g *jen.Group) {
 		for i, fd := range m.fields {
-			if i > 0 {
-				g.Line()
-			}
-			d := fd.goName + " is " + strconv.Quote(fd.key)
+			d := ""
 			if fd.doc != "" {
 				d = fd.goName + ": " + fd.doc
 			}
 			if !fd.required {
-				d += " (optional: left out when nil)"
+				d = strings.TrimSpace(d + " " + fd.goName + " is optional: left out when nil.")
+			}
+			if d != "" && i > 0 {
+				g.Line()
 			}
 			comment(g, d)
 			g.Id(fd.goName).Add(fd.typ.goType(!fd.required))
 		}
 	})
 	f.Line()
-	f.Func().Params(jen.Id("r").Op("*").Id(m.name)).Id("encode").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
+	fileComment(f, "EncodeJSON writes "+m.name+" as its JSON object, in the order of the schema.")
+	f.Func().Params(jen.Id("r").Op("*").Id(m.name)).Id("EncodeJSON").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
 		g.Id("e").Dot("Open").Call()
 		for _, fd := range m.fields {
 			field := jen.Id("r").Dot(fd.goName)
@@ -479,7 +389,7 @@ func (t *outType) emitEncode(g *jen.Group, v *jen.Statement, optional bool, dept
 		g.Id("e").Dot("Null").Call()
 		return
 	case outStruct:
-		write = jen.Add(v).Dot("encode").Call(jen.Id("e"))
+		write = jen.Add(v).Dot("EncodeJSON").Call(jen.Id("e"))
 	case outArray:
 		if t.elem.kind == outString && !t.elem.pointer(false) {
 			g.Id("e").Dot("Strings").Call(v)

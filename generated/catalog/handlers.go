@@ -11,94 +11,47 @@ import "github.com/vox-lang/vox-mcp/runtime/toolcall"
 // method, or a method whose tool left the catalog, does not compile. Rows
 // listed in exemptions.mcp_tools have no method.
 type Handlers interface {
-	// VoxSkillAdd serves vox_skill_add: Copy a skill, or every skill of a folder
-	// or repository, from a local folder or a git URL (https://, ssh://, git:// or
-	// user@host:path; a shallow clone that runs nothing) into the workspace's
-	// .vox/skills (~/.vox/skills with global) and install it. skill picks one
-	// skill of a multi-skill source. Symlinks are refused. Cloning needs
-	// VOX_MCP_ALLOW_NETWORK=1.
+	// VoxSkillAdd serves vox_skill_add (operation "skill.add").
 	VoxSkillAdd(c *toolcall.Call, args VoxSkillAddArgs) (*VoxSkillAddResult, error)
 
-	// VoxSkillDiscover serves vox_skill_discover: Scan the skill roots now and
-	// report every skill folder found, in discovery order: id, name, folder, root,
-	// whether it is the installed one, and which folder shadows it when an earlier
-	// root holds the same id.
+	// VoxSkillDiscover serves vox_skill_discover (operation "skill.discover").
 	VoxSkillDiscover(c *toolcall.Call, args VoxSkillDiscoverArgs) (*VoxSkillDiscoverResult, error)
 
-	// VoxSkillInfo serves vox_skill_info: Show everything the manifest of an
-	// installed skill says - version, category, tags, allowlisted tools, author,
-	// dependencies, permissions, allowed-tools, license, compatibility - with its
-	// folder and the relative paths of its files (each readable as
-	// skill://<id>/<path>).
+	// VoxSkillInfo serves vox_skill_info (operation "skill.info").
 	VoxSkillInfo(c *toolcall.Call, args VoxSkillInfoArgs) (*VoxSkillInfoResult, error)
 
-	// VoxSkillInstall serves vox_skill_install: Install a skill from its SKILL.md
-	// text and optional extra files into the workspace's .vox/skills/<name>/ (the
-	// user's ~/.vox/skills with global), where it survives restarts. Refused when
-	// an installed skill already has the name or id.
+	// VoxSkillInstall serves vox_skill_install (operation "skill.install").
 	VoxSkillInstall(c *toolcall.Call, args VoxSkillInstallArgs) (*VoxSkillInstallResult, error)
 
-	// VoxSkillList serves vox_skill_list: List the installed Agent Skills, sorted
-	// by id: id, name, description, version, category, tags, the tools each skill
-	// allows (its allowlist), and the folder and search root it was loaded from.
+	// VoxSkillList serves vox_skill_list (operation "skill.list").
 	VoxSkillList(c *toolcall.Call, args VoxSkillListArgs) (*VoxSkillListResult, error)
 
-	// VoxSkillParse serves vox_skill_parse: Parse SKILL.md text without installing
-	// it and return the manifest it declares (front matter in YAML, or TOML for
-	// older skills) with every warning; a front matter that cannot be read is an
-	// error naming the line and the reason.
+	// VoxSkillParse serves vox_skill_parse (operation "skill.parse").
 	VoxSkillParse(c *toolcall.Call, args VoxSkillParseArgs) (*VoxSkillParseResult, error)
 
-	// VoxSkillRemove serves vox_skill_remove: Delete an installed skill's folder
-	// and uninstall it - only when the folder lies directly under an install
-	// target (the workspace's .vox/skills or ~/.vox/skills); skills found
-	// elsewhere can only be uninstalled.
+	// VoxSkillRemove serves vox_skill_remove (operation "skill.remove").
 	VoxSkillRemove(c *toolcall.Call, args VoxSkillRemoveArgs) (*VoxSkillRemoveResult, error)
 
-	// VoxSkillRun serves vox_skill_run: Run a shell command (/bin/sh -c) for an
-	// installed skill in an isolated sandbox - no network, no workspace, no home,
-	// the skill folder read-only at ./skill, a fresh temporary working folder -
-	// and return its exit code and output (each stream capped at 1 MiB). The
-	// timeout defaults to 30 s, at most 300 s.
+	// VoxSkillRun serves vox_skill_run (operation "skill.run").
 	VoxSkillRun(c *toolcall.Call, args VoxSkillRunArgs) (*VoxSkillRunResult, error)
 
-	// VoxSkillSearch serves vox_skill_search: Search the installed skills with
-	// BM25 ranking over their id, name, description, tags and instructions.
-	// Returns the best matches first with their scores; read one with
-	// vox_skill_info or activate it with vox_skill_use.
+	// VoxSkillSearch serves vox_skill_search (operation "skill.search").
 	VoxSkillSearch(c *toolcall.Call, args VoxSkillSearchArgs) (*VoxSkillSearchResult, error)
 
-	// VoxSkillUninstall serves vox_skill_uninstall: Remove a skill from this
-	// server's registry only; its folder stays, so it is loaded again at the next
-	// start. To delete the folder use vox_skill_remove.
+	// VoxSkillUninstall serves vox_skill_uninstall (operation "skill.uninstall").
 	VoxSkillUninstall(c *toolcall.Call, args VoxSkillUninstallArgs) (*VoxSkillUninstallResult, error)
 
-	// VoxSkillUse serves vox_skill_use: Load a skill's instructions and make it
-	// the active skill of this session. While a skill whose manifest lists tools
-	// is active, only those tools (and the vox_skill_* tools, vox_tool_search and
-	// vox_workspace_mcp_refresh) may be called. Pass id "" to clear the active
-	// skill.
+	// VoxSkillUse serves vox_skill_use (operation "skill.use").
 	VoxSkillUse(c *toolcall.Call, args VoxSkillUseArgs) (*VoxSkillUseResult, error)
 
-	// VoxToolSearch serves vox_tool_search: Search every tool this server knows
-	// (catalog tools, workspace tools written in Vox including those not
-	// advertised in tools/list, and skill macro tools) with BM25 ranking. Returns
-	// each hit's name, description, input schema, source and score; call a hit by
-	// its name.
+	// VoxToolSearch serves vox_tool_search (operation "tool.search").
 	VoxToolSearch(c *toolcall.Call, args VoxToolSearchArgs) (*VoxToolSearchResult, error)
 
-	// VoxCheck serves vox_check: Compile a .vox file of the workspace (path,
-	// relative to the workspace root) or Vox source text (source) and return its
-	// diagnostics: ok is false when there is an error. Use it to check a workspace
-	// tool before vox_workspace_mcp_refresh.
+	// VoxCheck serves vox_check (operation "workspace.check").
 	VoxCheck(c *toolcall.Call, args VoxCheckArgs) (*VoxCheckResult, error)
 
-	// VoxWorkspaceMCPRefresh serves vox_workspace_mcp_refresh: Rescan the
-	// workspace's .vox files (with the scan config as it is on disk now) and swap
-	// in the new workspace tools and resources. Returns the counts, the tool names
-	// shadowed by catalog tools, duplicate tool names and resource URIs, and the
-	// per-file errors. Call it after adding, renaming or removing a workspace
-	// tool; an edited tool body takes effect without it.
+	// VoxWorkspaceMCPRefresh serves vox_workspace_mcp_refresh (operation
+	// "workspace.refresh").
 	VoxWorkspaceMCPRefresh(c *toolcall.Call, args VoxWorkspaceMCPRefreshArgs) (*VoxWorkspaceMCPRefreshResult, error)
 }
 
@@ -107,19 +60,19 @@ type Handlers interface {
 // h's method called, the result encoded once.
 func Bind(h Handlers) map[string]toolcall.Handler {
 	return map[string]toolcall.Handler{
-		"vox_skill_add":             serveVoxSkillAdd(h),
-		"vox_skill_discover":        serveVoxSkillDiscover(h),
-		"vox_skill_info":            serveVoxSkillInfo(h),
-		"vox_skill_install":         serveVoxSkillInstall(h),
-		"vox_skill_list":            serveVoxSkillList(h),
-		"vox_skill_parse":           serveVoxSkillParse(h),
-		"vox_skill_remove":          serveVoxSkillRemove(h),
-		"vox_skill_run":             serveVoxSkillRun(h),
-		"vox_skill_search":          serveVoxSkillSearch(h),
-		"vox_skill_uninstall":       serveVoxSkillUninstall(h),
-		"vox_skill_use":             serveVoxSkillUse(h),
-		"vox_tool_search":           serveVoxToolSearch(h),
-		"vox_check":                 serveVoxCheck(h),
-		"vox_workspace_mcp_refresh": serveVoxWorkspaceMCPRefresh(h),
+		"vox_skill_add":             toolcall.Serve("vox_skill_add", decodeVoxSkillAddArgs, h.VoxSkillAdd),
+		"vox_skill_discover":        toolcall.Serve("vox_skill_discover", decodeVoxSkillDiscoverArgs, h.VoxSkillDiscover),
+		"vox_skill_info":            toolcall.Serve("vox_skill_info", decodeVoxSkillInfoArgs, h.VoxSkillInfo),
+		"vox_skill_install":         toolcall.Serve("vox_skill_install", decodeVoxSkillInstallArgs, h.VoxSkillInstall),
+		"vox_skill_list":            toolcall.Serve("vox_skill_list", decodeVoxSkillListArgs, h.VoxSkillList),
+		"vox_skill_parse":           toolcall.Serve("vox_skill_parse", decodeVoxSkillParseArgs, h.VoxSkillParse),
+		"vox_skill_remove":          toolcall.Serve("vox_skill_remove", decodeVoxSkillRemoveArgs, h.VoxSkillRemove),
+		"vox_skill_run":             toolcall.Serve("vox_skill_run", decodeVoxSkillRunArgs, h.VoxSkillRun),
+		"vox_skill_search":          toolcall.Serve("vox_skill_search", decodeVoxSkillSearchArgs, h.VoxSkillSearch),
+		"vox_skill_uninstall":       toolcall.Serve("vox_skill_uninstall", decodeVoxSkillUninstallArgs, h.VoxSkillUninstall),
+		"vox_skill_use":             toolcall.Serve("vox_skill_use", decodeVoxSkillUseArgs, h.VoxSkillUse),
+		"vox_tool_search":           toolcall.Serve("vox_tool_search", decodeVoxToolSearchArgs, h.VoxToolSearch),
+		"vox_check":                 toolcall.Serve("vox_check", decodeVoxCheckArgs, h.VoxCheck),
+		"vox_workspace_mcp_refresh": toolcall.Serve("vox_workspace_mcp_refresh", decodeVoxWorkspaceMCPRefreshArgs, h.VoxWorkspaceMCPRefresh),
 	}
 }

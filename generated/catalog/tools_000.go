@@ -5,7 +5,6 @@ package catalog
 
 import (
 	"encoding/json"
-	"errors"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
@@ -25,64 +24,36 @@ type VoxSkillAddArgs struct {
 	Skill *string
 }
 
-// decodeVoxSkillAddArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillAddArgs(raw json.RawMessage) (args VoxSkillAddArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("source", "global", "skill"); err != nil {
-		return args, err
-	}
-	if err = a.Require("source"); err != nil {
-		return args, err
-	}
+	d := toolcall.Decode(raw)
+	d.Only("source", "global", "skill")
+	d.Require("source")
 	args.Global = false
-	if v, ok := a.Get("global"); ok {
-		if args.Global, err = v.Bool(); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("skill"); ok {
-		x, err := v.String()
-		if err != nil {
-			return args, err
-		}
-		args.Skill = &x
-		if err = v.CheckMinLength(x, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("source"); ok {
-		if args.Source, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.Source, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d.Bool("global", &args.Global, toolcall.Rules{})
+	d.StringPtr("skill", &args.Skill, toolcall.Rules{MinLength: 1})
+	d.String("source", &args.Source, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillAddResult is the result of vox_skill_add, as its output schema
 // declares it.
 type VoxSkillAddResult struct {
-	// ID is "id" (optional: left out when nil)
+	// ID is optional: left out when nil.
 	ID *string
 
-	// Name is "name" (optional: left out when nil)
+	// Name is optional: left out when nil.
 	Name *string
 
-	// Path is "path" (optional: left out when nil)
+	// Path is optional: left out when nil.
 	Path *string
 
-	// Installed is "installed" (optional: left out when nil)
+	// Installed is optional: left out when nil.
 	Installed []VoxSkillAddResultInstalledItem
 }
 
-func (r *VoxSkillAddResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillAddResult as its JSON object, in the order of the
+// schema.
+func (r *VoxSkillAddResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	if r.ID != nil {
 		e.Key("\"id\"")
@@ -101,7 +72,7 @@ func (r *VoxSkillAddResult) encode(e *toolcall.Encoder) {
 		e.OpenArray()
 		for i := range r.Installed {
 			e.Elem()
-			r.Installed[i].encode(e)
+			r.Installed[i].EncodeJSON(e)
 		}
 		e.CloseArray()
 	}
@@ -110,17 +81,14 @@ func (r *VoxSkillAddResult) encode(e *toolcall.Encoder) {
 
 // VoxSkillAddResultInstalledItem is part of the result of vox_skill_add.
 type VoxSkillAddResultInstalledItem struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
+	ID   string
 	Name string
-
-	// Path is "path"
 	Path string
 }
 
-func (r *VoxSkillAddResultInstalledItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillAddResultInstalledItem as its JSON object, in the
+// order of the schema.
+func (r *VoxSkillAddResultInstalledItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -131,59 +99,32 @@ func (r *VoxSkillAddResultInstalledItem) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillAdd adapts VoxSkillAdd to the untyped handler table.
-func serveVoxSkillAdd(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillAddArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillAdd(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_add returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillDiscoverArgs are the arguments of vox_skill_discover, checked
 // against its input schema, with the schema's defaults applied. An optional
 // argument without a default is a pointer, nil when absent or null.
 type VoxSkillDiscoverArgs struct{}
 
-// decodeVoxSkillDiscoverArgs checks a call's arguments in the order and with
-// the messages that workspace tools share: unknown names, then missing ones,
-// then each argument by name.
 func decodeVoxSkillDiscoverArgs(raw json.RawMessage) (args VoxSkillDiscoverArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only(); err != nil {
-		return args, err
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only()
+	return args, d.Err()
 }
 
 // VoxSkillDiscoverResult is the result of vox_skill_discover, as its output
 // schema declares it.
 type VoxSkillDiscoverResult struct {
-	// Entries is "entries"
 	Entries []VoxSkillDiscoverResultEntriesItem
 }
 
-func (r *VoxSkillDiscoverResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillDiscoverResult as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillDiscoverResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"entries\"")
 	e.OpenArray()
 	for i := range r.Entries {
 		e.Elem()
-		r.Entries[i].encode(e)
+		r.Entries[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -192,26 +133,17 @@ func (r *VoxSkillDiscoverResult) encode(e *toolcall.Encoder) {
 // VoxSkillDiscoverResultEntriesItem is part of the result of
 // vox_skill_discover.
 type VoxSkillDiscoverResultEntriesItem struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
-	Name string
-
-	// Path is "path"
-	Path string
-
-	// Root is "root"
-	Root string
-
-	// Installed is "installed"
-	Installed bool
-
-	// ShadowedBy is "shadowed_by"
+	ID         string
+	Name       string
+	Path       string
+	Root       string
+	Installed  bool
 	ShadowedBy *string
 }
 
-func (r *VoxSkillDiscoverResultEntriesItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillDiscoverResultEntriesItem as its JSON object, in
+// the order of the schema.
+func (r *VoxSkillDiscoverResultEntriesItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -232,26 +164,6 @@ func (r *VoxSkillDiscoverResultEntriesItem) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillDiscover adapts VoxSkillDiscover to the untyped handler table.
-func serveVoxSkillDiscover(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillDiscoverArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillDiscover(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_discover returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillInfoArgs are the arguments of vox_skill_info, checked against its
 // input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -260,84 +172,38 @@ type VoxSkillInfoArgs struct {
 	ID string
 }
 
-// decodeVoxSkillInfoArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillInfoArgs(raw json.RawMessage) (args VoxSkillInfoArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("id"); err != nil {
-		return args, err
-	}
-	if err = a.Require("id"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("id"); ok {
-		if args.ID, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.ID, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("id")
+	d.Require("id")
+	d.String("id", &args.ID, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillInfoResult is the result of vox_skill_info, as its output schema
 // declares it.
 type VoxSkillInfoResult struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
-	Name string
-
-	// Description is "description"
-	Description string
-
-	// Version is "version"
-	Version string
-
-	// Category is "category"
-	Category string
-
-	// Tags is "tags"
-	Tags []string
-
-	// Tools is "tools"
-	Tools []string
-
-	// Author is "author"
-	Author string
-
-	// Dependencies is "dependencies"
-	Dependencies []string
-
-	// Permissions is "permissions"
-	Permissions []string
-
-	// AllowedTools is "allowed_tools"
-	AllowedTools []string
-
-	// License is "license"
-	License string
-
-	// Compatibility is "compatibility"
+	ID            string
+	Name          string
+	Description   string
+	Version       string
+	Category      string
+	Tags          []string
+	Tools         []string
+	Author        string
+	Dependencies  []string
+	Permissions   []string
+	AllowedTools  []string
+	License       string
 	Compatibility string
-
-	// Path is "path"
-	Path string
-
-	// Root is "root"
-	Root string
-
-	// Files is "files"
-	Files []string
+	Path          string
+	Root          string
+	Files         []string
 }
 
-func (r *VoxSkillInfoResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillInfoResult as its JSON object, in the order of the
+// schema.
+func (r *VoxSkillInfoResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -374,26 +240,6 @@ func (r *VoxSkillInfoResult) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillInfo adapts VoxSkillInfo to the untyped handler table.
-func serveVoxSkillInfo(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillInfoArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillInfo(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_info returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillInstallArgs are the arguments of vox_skill_install, checked against
 // its input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -410,61 +256,29 @@ type VoxSkillInstallArgs struct {
 	Global bool
 }
 
-// decodeVoxSkillInstallArgs checks a call's arguments in the order and with
-// the messages that workspace tools share: unknown names, then missing ones,
-// then each argument by name.
 func decodeVoxSkillInstallArgs(raw json.RawMessage) (args VoxSkillInstallArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("skill_md", "files", "global"); err != nil {
-		return args, err
-	}
-	if err = a.Require("skill_md"); err != nil {
-		return args, err
-	}
+	d := toolcall.Decode(raw)
+	d.Only("skill_md", "files", "global")
+	d.Require("skill_md")
 	args.Global = false
-	if v, ok := a.Get("files"); ok {
-		if _, err = v.Object(); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("global"); ok {
-		if args.Global, err = v.Bool(); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("skill_md"); ok {
-		if args.SkillMD, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.SkillMD, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("files"); ok {
-		if args.Files, err = v.StringMap(); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d.Object("files", toolcall.Rules{})
+	d.Bool("global", &args.Global, toolcall.Rules{})
+	d.String("skill_md", &args.SkillMD, toolcall.Rules{MinLength: 1})
+	d.StringMap("files", &args.Files)
+	return args, d.Err()
 }
 
 // VoxSkillInstallResult is the result of vox_skill_install, as its output
 // schema declares it.
 type VoxSkillInstallResult struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
+	ID   string
 	Name string
-
-	// Path is "path"
 	Path string
 }
 
-func (r *VoxSkillInstallResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillInstallResult as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillInstallResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -475,59 +289,32 @@ func (r *VoxSkillInstallResult) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillInstall adapts VoxSkillInstall to the untyped handler table.
-func serveVoxSkillInstall(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillInstallArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillInstall(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_install returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillListArgs are the arguments of vox_skill_list, checked against its
 // input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
 type VoxSkillListArgs struct{}
 
-// decodeVoxSkillListArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillListArgs(raw json.RawMessage) (args VoxSkillListArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only(); err != nil {
-		return args, err
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only()
+	return args, d.Err()
 }
 
 // VoxSkillListResult is the result of vox_skill_list, as its output schema
 // declares it.
 type VoxSkillListResult struct {
-	// Skills is "skills"
 	Skills []VoxSkillListSummary
 }
 
-func (r *VoxSkillListResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillListResult as its JSON object, in the order of the
+// schema.
+func (r *VoxSkillListResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"skills\"")
 	e.OpenArray()
 	for i := range r.Skills {
 		e.Elem()
-		r.Skills[i].encode(e)
+		r.Skills[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -535,35 +322,20 @@ func (r *VoxSkillListResult) encode(e *toolcall.Encoder) {
 
 // VoxSkillListSummary is part of the result of vox_skill_list.
 type VoxSkillListSummary struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
-	Name string
-
-	// Description is "description"
+	ID          string
+	Name        string
 	Description string
-
-	// Version is "version"
-	Version string
-
-	// Category is "category"
-	Category string
-
-	// Tags is "tags"
-	Tags []string
-
-	// Tools is "tools"
-	Tools []string
-
-	// Path is "path"
-	Path string
-
-	// Root is "root"
-	Root string
+	Version     string
+	Category    string
+	Tags        []string
+	Tools       []string
+	Path        string
+	Root        string
 }
 
-func (r *VoxSkillListSummary) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillListSummary as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillListSummary) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -586,26 +358,6 @@ func (r *VoxSkillListSummary) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillList adapts VoxSkillList to the untyped handler table.
-func serveVoxSkillList(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillListArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillList(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_list returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillParseArgs are the arguments of vox_skill_parse, checked against its
 // input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -614,45 +366,27 @@ type VoxSkillParseArgs struct {
 	SkillMD string
 }
 
-// decodeVoxSkillParseArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillParseArgs(raw json.RawMessage) (args VoxSkillParseArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("skill_md"); err != nil {
-		return args, err
-	}
-	if err = a.Require("skill_md"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("skill_md"); ok {
-		if args.SkillMD, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.SkillMD, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("skill_md")
+	d.Require("skill_md")
+	d.String("skill_md", &args.SkillMD, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillParseResult is the result of vox_skill_parse, as its output schema
 // declares it.
 type VoxSkillParseResult struct {
-	// Skill is "skill"
-	Skill VoxSkillParseResultSkill
-
-	// Warnings is "warnings"
+	Skill    VoxSkillParseResultSkill
 	Warnings []string
 }
 
-func (r *VoxSkillParseResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillParseResult as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillParseResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"skill\"")
-	r.Skill.encode(e)
+	r.Skill.EncodeJSON(e)
 	e.Key("\"warnings\"")
 	e.Strings(r.Warnings)
 	e.Close()
@@ -660,47 +394,24 @@ func (r *VoxSkillParseResult) encode(e *toolcall.Encoder) {
 
 // VoxSkillParseResultSkill is part of the result of vox_skill_parse.
 type VoxSkillParseResultSkill struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
-	Name string
-
-	// Description is "description"
-	Description string
-
-	// Version is "version"
-	Version string
-
-	// Category is "category"
-	Category string
-
-	// Tags is "tags"
-	Tags []string
-
-	// Tools is "tools"
-	Tools []string
-
-	// Author is "author"
-	Author string
-
-	// Dependencies is "dependencies"
-	Dependencies []string
-
-	// Permissions is "permissions"
-	Permissions []string
-
-	// AllowedTools is "allowed_tools"
-	AllowedTools []string
-
-	// License is "license"
-	License string
-
-	// Compatibility is "compatibility"
+	ID            string
+	Name          string
+	Description   string
+	Version       string
+	Category      string
+	Tags          []string
+	Tools         []string
+	Author        string
+	Dependencies  []string
+	Permissions   []string
+	AllowedTools  []string
+	License       string
 	Compatibility string
 }
 
-func (r *VoxSkillParseResultSkill) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillParseResultSkill as its JSON object, in the order
+// of the schema.
+func (r *VoxSkillParseResultSkill) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -731,26 +442,6 @@ func (r *VoxSkillParseResultSkill) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillParse adapts VoxSkillParse to the untyped handler table.
-func serveVoxSkillParse(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillParseArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillParse(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_parse returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillRemoveArgs are the arguments of vox_skill_remove, checked against
 // its input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -759,45 +450,25 @@ type VoxSkillRemoveArgs struct {
 	ID string
 }
 
-// decodeVoxSkillRemoveArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillRemoveArgs(raw json.RawMessage) (args VoxSkillRemoveArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("id"); err != nil {
-		return args, err
-	}
-	if err = a.Require("id"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("id"); ok {
-		if args.ID, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.ID, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("id")
+	d.Require("id")
+	d.String("id", &args.ID, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillRemoveResult is the result of vox_skill_remove, as its output schema
 // declares it.
 type VoxSkillRemoveResult struct {
-	// ID is "id"
-	ID string
-
-	// Path is "path"
-	Path string
-
-	// Deleted is "deleted"
+	ID      string
+	Path    string
 	Deleted bool
 }
 
-func (r *VoxSkillRemoveResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillRemoveResult as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillRemoveResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -806,26 +477,6 @@ func (r *VoxSkillRemoveResult) encode(e *toolcall.Encoder) {
 	e.Key("\"deleted\"")
 	e.Bool(r.Deleted)
 	e.Close()
-}
-
-// serveVoxSkillRemove adapts VoxSkillRemove to the untyped handler table.
-func serveVoxSkillRemove(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillRemoveArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillRemove(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_remove returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
 }
 
 // VoxSkillRunArgs are the arguments of vox_skill_run, checked against its
@@ -844,71 +495,30 @@ type VoxSkillRunArgs struct {
 	TimeoutMS int64
 }
 
-// decodeVoxSkillRunArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillRunArgs(raw json.RawMessage) (args VoxSkillRunArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("id", "command", "timeout_ms"); err != nil {
-		return args, err
-	}
-	if err = a.Require("id", "command"); err != nil {
-		return args, err
-	}
+	d := toolcall.Decode(raw)
+	d.Only("id", "command", "timeout_ms")
+	d.Require("id", "command")
 	args.TimeoutMS = int64(30000)
-	if v, ok := a.Get("command"); ok {
-		if args.Command, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.Command, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("id"); ok {
-		if args.ID, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.ID, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("timeout_ms"); ok {
-		if args.TimeoutMS, err = v.Int(); err != nil {
-			return args, err
-		}
-		if args.TimeoutMS < 1 {
-			return args, v.BelowMinimum("1")
-		}
-		if args.TimeoutMS > 300000 {
-			return args, v.AboveMaximum("300000")
-		}
-	}
-	return args, nil
+	d.String("command", &args.Command, toolcall.Rules{MinLength: 1})
+	d.String("id", &args.ID, toolcall.Rules{MinLength: 1})
+	d.Int("timeout_ms", &args.TimeoutMS, toolcall.Rules{Min: "1", Max: "300000"})
+	return args, d.Err()
 }
 
 // VoxSkillRunResult is the result of vox_skill_run, as its output schema
 // declares it.
 type VoxSkillRunResult struct {
-	// ExitCode is "exit_code"
-	ExitCode int64
-
-	// Stdout is "stdout"
-	Stdout string
-
-	// Stderr is "stderr"
-	Stderr string
-
-	// TimedOut is "timed_out"
-	TimedOut bool
-
-	// Truncated is "truncated"
+	ExitCode  int64
+	Stdout    string
+	Stderr    string
+	TimedOut  bool
 	Truncated bool
 }
 
-func (r *VoxSkillRunResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillRunResult as its JSON object, in the order of the
+// schema.
+func (r *VoxSkillRunResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"exit_code\"")
 	e.Int(r.ExitCode)
@@ -923,26 +533,6 @@ func (r *VoxSkillRunResult) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillRun adapts VoxSkillRun to the untyped handler table.
-func serveVoxSkillRun(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillRunArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillRun(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_run returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillSearchArgs are the arguments of vox_skill_search, checked against
 // its input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -955,57 +545,31 @@ type VoxSkillSearchArgs struct {
 	Limit int64
 }
 
-// decodeVoxSkillSearchArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillSearchArgs(raw json.RawMessage) (args VoxSkillSearchArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("query", "limit"); err != nil {
-		return args, err
-	}
-	if err = a.Require("query"); err != nil {
-		return args, err
-	}
+	d := toolcall.Decode(raw)
+	d.Only("query", "limit")
+	d.Require("query")
 	args.Limit = int64(10)
-	if v, ok := a.Get("limit"); ok {
-		if args.Limit, err = v.Int(); err != nil {
-			return args, err
-		}
-		if args.Limit < 1 {
-			return args, v.BelowMinimum("1")
-		}
-		if args.Limit > 100 {
-			return args, v.AboveMaximum("100")
-		}
-	}
-	if v, ok := a.Get("query"); ok {
-		if args.Query, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.Query, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d.Int("limit", &args.Limit, toolcall.Rules{Min: "1", Max: "100"})
+	d.String("query", &args.Query, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillSearchResult is the result of vox_skill_search, as its output schema
 // declares it.
 type VoxSkillSearchResult struct {
-	// Results is "results"
 	Results []VoxSkillSearchResultResultsItem
 }
 
-func (r *VoxSkillSearchResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillSearchResult as its JSON object, in the order of
+// the schema.
+func (r *VoxSkillSearchResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"results\"")
 	e.OpenArray()
 	for i := range r.Results {
 		e.Elem()
-		r.Results[i].encode(e)
+		r.Results[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -1013,20 +577,15 @@ func (r *VoxSkillSearchResult) encode(e *toolcall.Encoder) {
 
 // VoxSkillSearchResultResultsItem is part of the result of vox_skill_search.
 type VoxSkillSearchResultResultsItem struct {
-	// ID is "id"
-	ID string
-
-	// Name is "name"
-	Name string
-
-	// Description is "description"
+	ID          string
+	Name        string
 	Description string
-
-	// Score is "score"
-	Score float64
+	Score       float64
 }
 
-func (r *VoxSkillSearchResultResultsItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillSearchResultResultsItem as its JSON object, in the
+// order of the schema.
+func (r *VoxSkillSearchResultResultsItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -1039,26 +598,6 @@ func (r *VoxSkillSearchResultResultsItem) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillSearch adapts VoxSkillSearch to the untyped handler table.
-func serveVoxSkillSearch(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillSearchArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillSearch(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_search returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxSkillUninstallArgs are the arguments of vox_skill_uninstall, checked
 // against its input schema, with the schema's defaults applied. An optional
 // argument without a default is a pointer, nil when absent or null.
@@ -1067,45 +606,25 @@ type VoxSkillUninstallArgs struct {
 	ID string
 }
 
-// decodeVoxSkillUninstallArgs checks a call's arguments in the order and with
-// the messages that workspace tools share: unknown names, then missing ones,
-// then each argument by name.
 func decodeVoxSkillUninstallArgs(raw json.RawMessage) (args VoxSkillUninstallArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("id"); err != nil {
-		return args, err
-	}
-	if err = a.Require("id"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("id"); ok {
-		if args.ID, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.ID, 1); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("id")
+	d.Require("id")
+	d.String("id", &args.ID, toolcall.Rules{MinLength: 1})
+	return args, d.Err()
 }
 
 // VoxSkillUninstallResult is the result of vox_skill_uninstall, as its output
 // schema declares it.
 type VoxSkillUninstallResult struct {
-	// ID is "id"
-	ID string
-
-	// Path is "path"
-	Path string
-
-	// Deleted is "deleted"
+	ID      string
+	Path    string
 	Deleted bool
 }
 
-func (r *VoxSkillUninstallResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillUninstallResult as its JSON object, in the order
+// of the schema.
+func (r *VoxSkillUninstallResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"id\"")
 	e.String(r.ID)
@@ -1114,27 +633,6 @@ func (r *VoxSkillUninstallResult) encode(e *toolcall.Encoder) {
 	e.Key("\"deleted\"")
 	e.Bool(r.Deleted)
 	e.Close()
-}
-
-// serveVoxSkillUninstall adapts VoxSkillUninstall to the untyped handler
-// table.
-func serveVoxSkillUninstall(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillUninstallArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillUninstall(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_uninstall returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
 }
 
 // VoxSkillUseArgs are the arguments of vox_skill_use, checked against its
@@ -1146,48 +644,36 @@ type VoxSkillUseArgs struct {
 	ID string
 }
 
-// decodeVoxSkillUseArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxSkillUseArgs(raw json.RawMessage) (args VoxSkillUseArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("id"); err != nil {
-		return args, err
-	}
-	if err = a.Require("id"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("id"); ok {
-		if args.ID, err = v.String(); err != nil {
-			return args, err
-		}
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("id")
+	d.Require("id")
+	d.String("id", &args.ID, toolcall.Rules{})
+	return args, d.Err()
 }
 
 // VoxSkillUseResult is the result of vox_skill_use, as its output schema
 // declares it.
 type VoxSkillUseResult struct {
-	// ID is "id" (optional: left out when nil)
+	// ID is optional: left out when nil.
 	ID *string
 
-	// Name is "name" (optional: left out when nil)
+	// Name is optional: left out when nil.
 	Name *string
 
-	// Description is "description" (optional: left out when nil)
+	// Description is optional: left out when nil.
 	Description *string
 
-	// Body is "body" (optional: left out when nil)
+	// Body is optional: left out when nil.
 	Body *string
 
-	// Active is "active" (optional: left out when nil)
+	// Active is optional: left out when nil.
 	Active *toolcall.Null
 }
 
-func (r *VoxSkillUseResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxSkillUseResult as its JSON object, in the order of the
+// schema.
+func (r *VoxSkillUseResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	if r.ID != nil {
 		e.Key("\"id\"")
@@ -1212,26 +698,6 @@ func (r *VoxSkillUseResult) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxSkillUse adapts VoxSkillUse to the untyped handler table.
-func serveVoxSkillUse(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxSkillUseArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxSkillUse(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_skill_use returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxToolSearchArgs are the arguments of vox_tool_search, checked against its
 // input schema, with the schema's defaults applied. An optional argument
 // without a default is a pointer, nil when absent or null.
@@ -1246,67 +712,32 @@ type VoxToolSearchArgs struct {
 	Limit int64
 }
 
-// decodeVoxToolSearchArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxToolSearchArgs(raw json.RawMessage) (args VoxToolSearchArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("query", "source", "limit"); err != nil {
-		return args, err
-	}
-	if err = a.Require("query"); err != nil {
-		return args, err
-	}
+	d := toolcall.Decode(raw)
+	d.Only("query", "source", "limit")
+	d.Require("query")
 	args.Limit = int64(10)
-	if v, ok := a.Get("limit"); ok {
-		if args.Limit, err = v.Int(); err != nil {
-			return args, err
-		}
-		if args.Limit < 1 {
-			return args, v.BelowMinimum("1")
-		}
-		if args.Limit > 100 {
-			return args, v.AboveMaximum("100")
-		}
-	}
-	if v, ok := a.Get("query"); ok {
-		if args.Query, err = v.String(); err != nil {
-			return args, err
-		}
-		if err = v.CheckMinLength(args.Query, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("source"); ok {
-		if !v.OneOf("\"catalog\"", "\"workspace\"", "\"skill\"") {
-			return args, v.NotOneOf("\"catalog\", \"workspace\", \"skill\"")
-		}
-		x, err := v.String()
-		if err != nil {
-			return args, err
-		}
-		args.Source = &x
-	}
-	return args, nil
+	d.Int("limit", &args.Limit, toolcall.Rules{Min: "1", Max: "100"})
+	d.String("query", &args.Query, toolcall.Rules{MinLength: 1})
+	d.StringPtr("source", &args.Source, toolcall.Rules{Types: []string{"string"}, Enum: []string{"\"catalog\"", "\"workspace\"", "\"skill\""}})
+	return args, d.Err()
 }
 
 // VoxToolSearchResult is the result of vox_tool_search, as its output schema
 // declares it.
 type VoxToolSearchResult struct {
-	// Results is "results"
 	Results []VoxToolSearchResultResultsItem
 }
 
-func (r *VoxToolSearchResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxToolSearchResult as its JSON object, in the order of
+// the schema.
+func (r *VoxToolSearchResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"results\"")
 	e.OpenArray()
 	for i := range r.Results {
 		e.Elem()
-		r.Results[i].encode(e)
+		r.Results[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -1314,23 +745,16 @@ func (r *VoxToolSearchResult) encode(e *toolcall.Encoder) {
 
 // VoxToolSearchResultResultsItem is part of the result of vox_tool_search.
 type VoxToolSearchResultResultsItem struct {
-	// Name is "name"
-	Name string
-
-	// Description is "description"
+	Name        string
 	Description string
-
-	// InputSchema is "inputSchema"
 	InputSchema json.RawMessage
-
-	// VoxSource is "vox_source"
-	VoxSource string
-
-	// Score is "score"
-	Score float64
+	VoxSource   string
+	Score       float64
 }
 
-func (r *VoxToolSearchResultResultsItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxToolSearchResultResultsItem as its JSON object, in the
+// order of the schema.
+func (r *VoxToolSearchResultResultsItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"name\"")
 	e.String(r.Name)
@@ -1345,26 +769,6 @@ func (r *VoxToolSearchResultResultsItem) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxToolSearch adapts VoxToolSearch to the untyped handler table.
-func serveVoxToolSearch(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxToolSearchArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxToolSearch(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_tool_search returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxCheckArgs are the arguments of vox_check, checked against its input
 // schema, with the schema's defaults applied. An optional argument without a
 // default is a pointer, nil when absent or null.
@@ -1376,47 +780,23 @@ type VoxCheckArgs struct {
 	Source *string
 }
 
-// decodeVoxCheckArgs checks a call's arguments in the order and with the
-// messages that workspace tools share: unknown names, then missing ones, then
-// each argument by name.
 func decodeVoxCheckArgs(raw json.RawMessage) (args VoxCheckArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only("path", "source"); err != nil {
-		return args, err
-	}
-	if v, ok := a.Get("path"); ok {
-		x, err := v.String()
-		if err != nil {
-			return args, err
-		}
-		args.Path = &x
-		if err = v.CheckMinLength(x, 1); err != nil {
-			return args, err
-		}
-	}
-	if v, ok := a.Get("source"); ok {
-		x, err := v.String()
-		if err != nil {
-			return args, err
-		}
-		args.Source = &x
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only("path", "source")
+	d.StringPtr("path", &args.Path, toolcall.Rules{MinLength: 1})
+	d.StringPtr("source", &args.Source, toolcall.Rules{})
+	return args, d.Err()
 }
 
 // VoxCheckResult is the result of vox_check, as its output schema declares it.
 type VoxCheckResult struct {
-	// OK is "ok"
-	OK bool
-
-	// Diagnostics is "diagnostics"
+	OK          bool
 	Diagnostics []VoxCheckResultDiagnosticsItem
 }
 
-func (r *VoxCheckResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxCheckResult as its JSON object, in the order of the
+// schema.
+func (r *VoxCheckResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"ok\"")
 	e.Bool(r.OK)
@@ -1424,7 +804,7 @@ func (r *VoxCheckResult) encode(e *toolcall.Encoder) {
 	e.OpenArray()
 	for i := range r.Diagnostics {
 		e.Elem()
-		r.Diagnostics[i].encode(e)
+		r.Diagnostics[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -1432,26 +812,17 @@ func (r *VoxCheckResult) encode(e *toolcall.Encoder) {
 
 // VoxCheckResultDiagnosticsItem is part of the result of vox_check.
 type VoxCheckResultDiagnosticsItem struct {
-	// Path is "path"
-	Path string
-
-	// Line is "line"
-	Line int64
-
-	// Col is "col"
-	Col int64
-
-	// Severity is "severity"
+	Path     string
+	Line     int64
+	Col      int64
 	Severity string
-
-	// Code is "code"
-	Code string
-
-	// Message is "message"
-	Message string
+	Code     string
+	Message  string
 }
 
-func (r *VoxCheckResultDiagnosticsItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxCheckResultDiagnosticsItem as its JSON object, in the
+// order of the schema.
+func (r *VoxCheckResultDiagnosticsItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"path\"")
 	e.String(r.Path)
@@ -1468,68 +839,31 @@ func (r *VoxCheckResultDiagnosticsItem) encode(e *toolcall.Encoder) {
 	e.Close()
 }
 
-// serveVoxCheck adapts VoxCheck to the untyped handler table.
-func serveVoxCheck(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxCheckArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxCheck(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_check returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
-}
-
 // VoxWorkspaceMCPRefreshArgs are the arguments of vox_workspace_mcp_refresh,
 // checked against its input schema, with the schema's defaults applied. An
 // optional argument without a default is a pointer, nil when absent or null.
 type VoxWorkspaceMCPRefreshArgs struct{}
 
-// decodeVoxWorkspaceMCPRefreshArgs checks a call's arguments in the order and
-// with the messages that workspace tools share: unknown names, then missing
-// ones, then each argument by name.
 func decodeVoxWorkspaceMCPRefreshArgs(raw json.RawMessage) (args VoxWorkspaceMCPRefreshArgs, err error) {
-	a, err := toolcall.DecodeArgs(raw)
-	if err != nil {
-		return args, err
-	}
-	if err = a.Only(); err != nil {
-		return args, err
-	}
-	return args, nil
+	d := toolcall.Decode(raw)
+	d.Only()
+	return args, d.Err()
 }
 
 // VoxWorkspaceMCPRefreshResult is the result of vox_workspace_mcp_refresh, as
 // its output schema declares it.
 type VoxWorkspaceMCPRefreshResult struct {
-	// ToolCount is "tool_count"
-	ToolCount int64
-
-	// ResourceCount is "resource_count"
-	ResourceCount int64
-
-	// Shadowed is "shadowed"
-	Shadowed []string
-
-	// DuplicateTools is "duplicate_tools"
-	DuplicateTools []string
-
-	// DuplicateResources is "duplicate_resources"
+	ToolCount          int64
+	ResourceCount      int64
+	Shadowed           []string
+	DuplicateTools     []string
 	DuplicateResources []string
-
-	// Errors is "errors"
-	Errors []VoxWorkspaceMCPRefreshResultErrorsItem
+	Errors             []VoxWorkspaceMCPRefreshResultErrorsItem
 }
 
-func (r *VoxWorkspaceMCPRefreshResult) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxWorkspaceMCPRefreshResult as its JSON object, in the
+// order of the schema.
+func (r *VoxWorkspaceMCPRefreshResult) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"tool_count\"")
 	e.Int(r.ToolCount)
@@ -1545,7 +879,7 @@ func (r *VoxWorkspaceMCPRefreshResult) encode(e *toolcall.Encoder) {
 	e.OpenArray()
 	for i := range r.Errors {
 		e.Elem()
-		r.Errors[i].encode(e)
+		r.Errors[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -1554,39 +888,17 @@ func (r *VoxWorkspaceMCPRefreshResult) encode(e *toolcall.Encoder) {
 // VoxWorkspaceMCPRefreshResultErrorsItem is part of the result of
 // vox_workspace_mcp_refresh.
 type VoxWorkspaceMCPRefreshResultErrorsItem struct {
-	// Path is "path"
-	Path string
-
-	// Message is "message"
+	Path    string
 	Message string
 }
 
-func (r *VoxWorkspaceMCPRefreshResultErrorsItem) encode(e *toolcall.Encoder) {
+// EncodeJSON writes VoxWorkspaceMCPRefreshResultErrorsItem as its JSON object,
+// in the order of the schema.
+func (r *VoxWorkspaceMCPRefreshResultErrorsItem) EncodeJSON(e *toolcall.Encoder) {
 	e.Open()
 	e.Key("\"path\"")
 	e.String(r.Path)
 	e.Key("\"message\"")
 	e.String(r.Message)
 	e.Close()
-}
-
-// serveVoxWorkspaceMCPRefresh adapts VoxWorkspaceMCPRefresh to the untyped
-// handler table.
-func serveVoxWorkspaceMCPRefresh(h Handlers) toolcall.Handler {
-	return func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
-		args, err := decodeVoxWorkspaceMCPRefreshArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VoxWorkspaceMCPRefresh(c, args)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, errors.New("tool vox_workspace_mcp_refresh returned no result")
-		}
-		var e toolcall.Encoder
-		res.encode(&e)
-		return e.Bytes()
-	}
 }

@@ -11,6 +11,7 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -105,4 +106,30 @@ func (c *Call) Log(level mcp.LoggingLevel, data any) error {
 		return nil
 	}
 	return srv.SendLogMessageToClient(c.ctx, mcp.NewLoggingMessageNotification(level, c.Tool(), data))
+}
+
+// Serve adapts one typed handler method to a Handler: decode checks the
+// raw arguments (the generated decoder), method runs the tool, and the
+// result — a generated type that writes itself — is encoded once. The
+// generated catalog.Bind calls it once per tool.
+func Serve[A any, R any, PR interface {
+	*R
+	EncodeJSON(*Encoder)
+}](tool string, decode func(json.RawMessage) (A, error), method func(*Call, A) (*R, error)) Handler {
+	return func(c *Call, raw json.RawMessage) ([]byte, error) {
+		args, err := decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		res, err := method(c, args)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			return nil, fmt.Errorf("tool %s returned no result", tool)
+		}
+		var e Encoder
+		PR(res).EncodeJSON(&e)
+		return e.Bytes()
+	}
 }

@@ -199,3 +199,20 @@ func AppendQuoted(b []byte, s string) []byte {
 // Ptr returns a pointer to v (generated decoders use it for defaults of
 // nullable arguments).
 func Ptr[T any](v T) *T { return &v }
+
+// RawResult is the result of a catalog tool whose row declares no output
+// schema with properties: any JSON object, written as JSON holds it (nil
+// is {}).
+type RawResult struct {
+	JSON json.RawMessage
+}
+
+// EncodeJSON writes the result.
+func (r *RawResult) EncodeJSON(e *Encoder) {
+	if r.JSON == nil {
+		e.Open()
+		e.Close()
+		return
+	}
+	e.Raw(r.JSON)
+}
