@@ -1,7 +1,8 @@
 // Package position is the one order of everything vox-mcp reports with a
-// place in a file — contract errors (runtime/contractdoc), gate findings
-// (gates) and, by the same rule, Vox diagnostics (runtime/vox/diag):
-// path, then line, then column, then message (docs/architecture.md §8).
+// place in a file — contract errors (runtime/contractdoc) and gate
+// findings (gates): path, then line, then column, then message
+// (docs/tool-results.md §4). Vox diagnostics (runtime/vox/diag) order by
+// the same place first.
 package position
 
 import "cmp"
