@@ -12,7 +12,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
-// runRun is "vox run FILE FUNC [--args JSON] [--root DIR] [limit flags]":
+// runRun is "vox run FILE [FUNC] [--args JSON] [--root DIR] [limit flags]":
 // it calls any function of the file (tool, resource function or plain
 // fn) through the same bridge the server uses, with the repository's scan
 // config as the server would (its limits lower vox run's, its env_allow
@@ -21,6 +21,10 @@ import (
 // stderr with exit code 1. --steps 0, --timeout 0 and --max-alloc-bytes 0
 // lift those limits, short of what the config sets; fs.* reads below the
 // workspace root; print() writes to stderr.
+//
+// Without FUNC the file runs as a script (docs/vox-language.md, Scripts):
+// its top-level statements, or else its fn main; print() writes lines to
+// stdout then, and the result is printed only when it is not Unit.
 func runRun(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox run", s.err)
 	argsJSON := flags.String("args", "{}", "the arguments as a JSON object")
@@ -33,14 +37,14 @@ func runRun(s *streams, args []string) int {
 	value := flags.Int64("max-value-bytes", def.MaxValueBytes, "the largest single string, list or map")
 	alloc := flags.Int64("max-alloc-bytes", def.MaxAllocBytes, "bytes of values the call may allocate in all (0: unlimited)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox run FILE FUNC [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
+		fmt.Fprintln(s.err, "usage: vox run FILE [FUNC] [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
 		flags.PrintDefaults()
 	}
 	pos, err := cliutil.Parse(flags, args)
 	if err != nil {
 		return usageExit(err)
 	}
-	if len(pos) != 2 {
+	if len(pos) != 1 && len(pos) != 2 {
 		flags.Usage()
 		return cliutil.ExitUsage
 	}
@@ -48,13 +52,21 @@ func runRun(s *streams, args []string) int {
 		fmt.Fprintln(s.err, "vox run: --max-depth, --max-output-bytes and --max-value-bytes must be positive")
 		return cliutil.ExitUsage
 	}
-	file, fn := pos[0], pos[1]
+	file, fn := pos[0], ""
+	script := len(pos) == 1
+	if !script {
+		fn = pos[1]
+	}
 	src, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(s.err, "vox run: %v\n", err)
 		return cliutil.ExitProblem
 	}
-	m := voxlang.Compile(displayPath(file), src)
+	compile := voxlang.Compile
+	if script {
+		compile = voxlang.CompileScript
+	}
+	m := compile(displayPath(file), src)
 	if m.HasErrors() {
 		for _, d := range m.Diagnostics() {
 			if d.Severity == diag.Error {
@@ -79,6 +91,13 @@ func runRun(s *streams, args []string) int {
 		Limits:   lim,
 		Log:      slog.New(slog.NewTextHandler(s.err, nil)),
 	}
+	if script {
+		if !m.IsScript() && !m.HasFunc("main") {
+			fmt.Fprintf(s.err, "vox run: %s has no top-level statements and no fn main: name the function to call (vox run FILE FUNC)\n", displayPath(file))
+			return cliutil.ExitProblem
+		}
+		fn, env.Stdout = "main", s.out
+	}
 	res, err := m.Call(context.Background(), fn, []byte(*argsJSON), env)
 	if err != nil {
 		var e *voxlang.Error
@@ -91,6 +110,9 @@ func runRun(s *streams, args []string) int {
 			fmt.Fprintln(s.err, err)
 		}
 		return cliutil.ExitProblem
+	}
+	if script && string(res.JSON) == "null" {
+		return cliutil.ExitOK
 	}
 	fmt.Fprintf(s.out, "%s\n", res.JSON)
 	return cliutil.ExitOK

@@ -78,7 +78,8 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "tools.vox", "big", "--max-depth", "0"}, 2, "vox run: --max-depth, --max-output-bytes and --max-value-bytes must be positive\n"},
 		{[]string{"run", "bad.vox", "x"}, 1, "bad.vox:2:14: error: expected an expression, found '}' [vox/parse/syntax]\nvox run: bad.vox does not compile\n"},
 		{[]string{"run", "missing.vox", "x"}, 1, "vox run: open missing.vox: no such file or directory\n"},
-		{[]string{"run", "tools.vox"}, 2, ""},
+		{[]string{"run", "tools.vox"}, 1, noConfig + "vox run: tools.vox has no top-level statements and no fn main: name the function to call (vox run FILE FUNC)\n"},
+		{[]string{"run", "tools.vox", "greet", "extra"}, 2, ""},
 	} {
 		code, out, errOut := vox(t, tc.args...)
 		if code != tc.code || out != "" || (tc.err != "" && errOut != tc.err) {

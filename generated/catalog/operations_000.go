@@ -122,7 +122,7 @@ var opGenApp = registry.Operation{
 var opRun = registry.Operation{
 	ID:              "run",
 	Title:           "Run a Vox function",
-	Description:     "Call any function of a .vox file (tool, resource function or plain fn) with a JSON object of arguments through the interpreter the server uses, and print the result as compact JSON; errors go to stderr with exit 1. --steps 0 lifts the step limit; fs.* reads below --root.",
+	Description:     "Call any function of a .vox file (tool, resource function or plain fn) with a JSON object of arguments through the interpreter the server uses, and print the result as compact JSON; errors go to stderr with exit 1. --steps 0 lifts the step limit; fs.* reads below --root. Without a function name, run the file as a script (its top-level statements, or its fn main), print writing lines to stdout.",
 	ProductLane:     "platform",
 	IntentTags:      []string{"vox", "run", "debug"},
 	SideEffectClass: "read_only",

@@ -30,7 +30,7 @@ var Snapshot = &loader.Snapshot{
 			Signature: "fibonacci(count: int = 10) to list[int]",
 			Path:      "examples/text.vox",
 			Line:      15,
-			Hash:      "6c0a93a8bcd9dde5d148824e49b11125c0200746c8f06d07d094f80bf55ad2df",
+			Hash:      "9a547a808bf40a10bba8cd80a3e7dfd0c61dee70f980f4f3b2b99476f8e19c84",
 		},
 		{
 			Name:        "file_summary",
@@ -42,7 +42,7 @@ var Snapshot = &loader.Snapshot{
 			Signature: "file_summary(path: str, head: int = 3)",
 			Path:      "examples/files.vox",
 			Line:      5,
-			Hash:      "c1783debadc6ba14f95a03395334477ab5f8a4b4d7e9aeb4021fc7b49a7686d3",
+			Hash:      "110a51348a84d3cc8637f1363d9d7d4b48220dded204378694ab35ac31f40927",
 		},
 		{
 			Name:        "slugify",
@@ -54,7 +54,7 @@ var Snapshot = &loader.Snapshot{
 			Signature: "slugify(title: str, sep: str = \"-\") to str",
 			Path:      "examples/text.vox",
 			Line:      3,
-			Hash:      "6c0a93a8bcd9dde5d148824e49b11125c0200746c8f06d07d094f80bf55ad2df",
+			Hash:      "9a547a808bf40a10bba8cd80a3e7dfd0c61dee70f980f4f3b2b99476f8e19c84",
 		},
 	},
 	Resources: []loader.SnapshotResource{
@@ -65,7 +65,7 @@ var Snapshot = &loader.Snapshot{
 			Func:        "readme",
 			Path:        "examples/text.vox",
 			Line:        29,
-			Hash:        "6c0a93a8bcd9dde5d148824e49b11125c0200746c8f06d07d094f80bf55ad2df",
+			Hash:        "9a547a808bf40a10bba8cd80a3e7dfd0c61dee70f980f4f3b2b99476f8e19c84",
 		},
 		{
 			URI:         "vox-mcp://examples/notes.txt",
@@ -74,7 +74,7 @@ var Snapshot = &loader.Snapshot{
 			Func:        "notes",
 			Path:        "examples/files.vox",
 			Line:        21,
-			Hash:        "c1783debadc6ba14f95a03395334477ab5f8a4b4d7e9aeb4021fc7b49a7686d3",
+			Hash:        "110a51348a84d3cc8637f1363d9d7d4b48220dded204378694ab35ac31f40927",
 		},
 	},
 	Result: loader.Result{

@@ -3,6 +3,7 @@ package vox
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -137,6 +138,7 @@ type Env struct {
 	EnvAllow  []string     // the only names env.get may read
 	Limits    Limits       // see Limits for zero values
 	Log       *slog.Logger // print() writes here (never stdout); nil discards
+	Stdout    io.Writer    // when set, print() writes its line here instead (vox run of a script)
 	LimitHint string       // appended to limit errors, <key> replaced; default DefaultLimitHint
 }
 
@@ -253,6 +255,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		TimeoutMS:      lim.Timeout.Milliseconds(),
 		Hint:           hint,
 		Log:            env.Log,
+		Stdout:         env.Stdout,
 		Namespaces:     m.namespaces(env),
 	}
 	prog := m.program()

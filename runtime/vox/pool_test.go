@@ -18,9 +18,12 @@ let LABEL = "a"
 
 @tool "Remembers"
 fn remember(x: int) to int {
-    SEEN.push(x)
-    len(SEEN) * 1000 + sum(SEEN)
+    let mut seen = SEEN
+    seen.push(x)
+    len(seen) * 1000 + sum(seen) + len(SEEN) * 100000
 }
+
+fn change_constant() { SEEN.push(1) }
 
 fn locals(n: int) to int {
     let a = n
@@ -80,6 +83,10 @@ func TestPooledCallsDoNotLeak(t *testing.T) {
 		}
 		if _, err := call(t, m, "remember", `{"x":"no"}`, nil); err == nil || err.Kind != ArgumentError {
 			t.Fatalf("argument error: %v", err)
+		}
+		if _, err := call(t, m, "change_constant", "", nil); err == nil ||
+			err.Message != "cannot change constant SEEN: push changes its receiver; copy it into a variable first" {
+			t.Fatalf("change_constant: %v", err)
 		}
 	}
 }

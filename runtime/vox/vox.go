@@ -38,6 +38,7 @@ type Module struct {
 	tools     []Tool
 	resources []Resource
 	res       *resolve.Module
+	script    bool // compiled by CompileScript, with top-level statements
 	progOnce  sync.Once
 	prog      *eval.Program // made by the first call (program)
 	ns        atomic.Pointer[nsCache]
@@ -62,7 +63,14 @@ type Resource struct {
 // Compile lexes, parses and checks one file; path is the repo-relative
 // slash path used in diagnostics. It never panics and never fails: errors
 // are diagnostics.
-func Compile(path string, src []byte) (m *Module) {
+func Compile(path string, src []byte) *Module { return compile(path, src, false) }
+
+// CompileScript compiles a file as vox run FILE does when no function is
+// named (docs/vox-language.md, Scripts): its top-level statements, a
+// top-level let among them, are the body of a function main.
+func CompileScript(path string, src []byte) *Module { return compile(path, src, true) }
+
+func compile(path string, src []byte, script bool) (m *Module) {
 	defer func() {
 		if r := recover(); r != nil {
 			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
@@ -70,9 +78,13 @@ func Compile(path string, src []byte) (m *Module) {
 			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
 		}
 	}()
-	f, diags := syntax.Parse(path, src)
+	parse := syntax.Parse
+	if script {
+		parse = syntax.ParseScript
+	}
+	f, diags := parse(path, src)
 	res := resolve.File(f, universe, &diags)
-	m = &Module{path: path}
+	m = &Module{path: path, script: f.Script != nil}
 	for _, d := range f.Decls {
 		fn, ok := d.(*syntax.FnDecl)
 		if !ok {
@@ -83,7 +95,7 @@ func Compile(path string, src []byte) (m *Module) {
 			m.tools = append(m.tools, Tool{
 				Name: fn.Name, Description: fn.Description,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
-				InputSchema: schema.InputJSON(path, fn.Params, fn.TypeParams, &diags),
+				InputSchema: schema.InputJSON(path, fn.Params, schema.ScopeOf(fn, res.Records), &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
 			})
 		case syntax.ResourceFn:
@@ -142,6 +154,19 @@ func (m *Module) Diagnostics() []diag.Diagnostic { return m.diags }
 
 // HasErrors reports whether the file failed to compile.
 func (m *Module) HasErrors() bool { return m.hasErrors }
+
+// IsScript reports whether the module was compiled by CompileScript and
+// has top-level statements: calling main runs them.
+func (m *Module) IsScript() bool { return m.script }
+
+// HasFunc reports whether the module declares a function named name.
+func (m *Module) HasFunc(name string) bool {
+	if m.res == nil {
+		return false
+	}
+	_, ok := m.res.FuncIndex[name]
+	return ok
+}
 
 // Tools returns the tools in declaration order.
 func (m *Module) Tools() []Tool { return m.tools }

@@ -105,7 +105,7 @@ func (th *Thread) bindJSON(f *Func, slots []Value, data []byte) {
 	}
 }
 
-func isOption(t *syntax.Type) bool { return t != nil && !t.Tuple && t.Name == "Option" }
+func isOption(t *syntax.Type) bool { return t.IsNamed("Option") }
 
 // jsonKind names the JSON type of a decoded value.
 func jsonKind(v Value) string {
@@ -142,7 +142,8 @@ func (th *Thread) convertArg(path string, t *syntax.Type, v Value, depth int) Va
 		}
 		return nil
 	}
-	if t.Tuple {
+	switch t.Kind {
+	case syntax.TupleType:
 		if len(t.Args) == 0 {
 			if v.k != KNull {
 				bad()
@@ -158,6 +159,13 @@ func (th *Thread) convertArg(path string, t *syntax.Type, v Value, depth int) Va
 			out[i] = th.convertArg(fmt.Sprintf("%s[%d]", path, i), t.Args[i], e, depth+1)
 		}
 		return NewTuple(out)
+	case syntax.FuncType:
+		bad() // JSON has no functions
+	case syntax.IntType:
+		return v
+	}
+	if r, ok := th.prog.mod.Records[t.Name]; ok && len(t.Args) == 0 {
+		return th.convertRecord(path, r, v, depth)
 	}
 	switch t.Name {
 	case "str", "String":
@@ -210,8 +218,55 @@ func (th *Thread) convertArg(path string, t *syntax.Type, v Value, depth int) Va
 			return None
 		}
 		return Some(th.convertArg(path, arg(0), v, depth+1))
+	case "dec":
+		switch v.k {
+		case KInt:
+			return decValue(decFromInt(int64(v.n)))
+		case KFloat:
+			return th.decFromFloat(v.Float())
+		case KStr:
+			if d, ok := ParseDecimal(v.Str()); ok {
+				return d
+			}
+			argError("argument %s: want dec, got the string %q, which is not a decimal number", path, v.Str())
+		default:
+			bad()
+		}
 	}
 	return v
+}
+
+// convertRecord checks a decoded argument against a record type: a JSON
+// object with each field (an Option field may be left out) and no other
+// key; the value is a map of the fields in their declared order.
+func (th *Thread) convertRecord(path string, r *syntax.RecordDecl, v Value, depth int) Value {
+	if v.k != KObject {
+		argError("argument %s: want %s (an object), got %s", path, r.Name, jsonKind(v))
+	}
+	in := v.Object()
+	for _, k := range in.keys {
+		known := false
+		for _, f := range r.Fields {
+			known = known || f.Name == k
+		}
+		if !known {
+			argError("argument %s: %s has no field %s", path, r.Name, k)
+		}
+	}
+	out := &Object{keys: make([]string, 0, len(r.Fields)), vals: make([]Value, 0, len(r.Fields))}
+	for _, f := range r.Fields {
+		fv, ok := in.Get(f.Name)
+		switch {
+		case ok:
+			fv = th.convertArg(path+"."+f.Name, f.Type, fv, depth+1)
+		case isOption(f.Type):
+			fv = None
+		default:
+			argError("argument %s: missing field %s of %s", path, f.Name, r.Name)
+		}
+		out.Set(f.Name, fv)
+	}
+	return NewObject(out)
 }
 
 // encodeResult turns a function's result into the JSON and text of the

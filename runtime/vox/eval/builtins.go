@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"io"
 	"log/slog"
 	"math"
 	"slices"
@@ -22,7 +23,7 @@ import (
 var builtins = []*BuiltinSpec{
 	{Name: "print", fn: biPrint, Sig: Signature{
 		Params: []Param{{Name: "values", Type: "any", Variadic: true}}, Result: "Unit",
-		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout (differs: the reference prints to stdout)"}},
+		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout (differs: the reference prints to stdout); in a script run by `vox run FILE`, a line on stdout"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
@@ -33,11 +34,14 @@ var builtins = []*BuiltinSpec{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
 		Notes: "the display form"}},
 	{Name: "int", fn: biInt, Sig: Signature{
-		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "int",
-		Notes: "truncates a float toward zero; parses a decimal string and fails on anything else (differs: the reference gives 0 for `int(\"x\")`; parse_int returns a Result)"}},
+		Params: []Param{{Name: "x", Type: "int | float | dec | bool | str"}}, Result: "int",
+		Notes: "truncates a float or a dec toward zero; parses a decimal string and fails on anything else (differs: the reference gives 0 for `int(\"x\")`; parse_int returns a Result)"}},
 	{Name: "float", fn: biFloat, Sig: Signature{
-		Params: []Param{{Name: "x", Type: "int | float | bool | str"}}, Result: "float",
+		Params: []Param{{Name: "x", Type: "int | float | dec | bool | str"}}, Result: "float",
 		Notes: "parses a string and fails when it is not a number (differs: the reference gives 0.0)"}},
+	{Name: "dec", fn: biDec, Sig: Signature{
+		Params: []Param{{Name: "x", Type: "int | float | dec | str"}}, Result: "dec",
+		Notes: "exact from an int or a string of digits (`dec(\"19.99\")`); a float by its shortest form (`dec(0.1)` is `0.1dec`)"}},
 	{Name: "bool", fn: biBool, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "bool",
 		Notes: "false for `false 0 0.0 \"\" [] {} None Unit`, true otherwise (differs: the reference makes `{}`, `None` and `Err` true)"}},
@@ -46,7 +50,7 @@ var builtins = []*BuiltinSpec{
 		Notes: "`range(n)` is 0..n-1, `range(a, b)` a..b-1, `range(a, b, step)` by step (not 0; extension); a `for` over it builds no list"}},
 	{Name: "type_of", fn: biTypeOf, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "any"}}, Result: "str",
-		Notes: "`int float str bool Unit list tuple map Option Result fn` or the name of the value's declared type (differs: the reference says `List Object Tuple null`)"}},
+		Notes: "`int float dec str bool Unit list tuple map Option Result fn` or the name of the value's declared type (differs: the reference says `List Object Tuple null`)"}},
 	{Name: "abs", fn: biAbs, Sig: Signature{
 		Params: []Param{{Name: "x", Type: "N: int | float"}}, Result: "N",
 		Notes: "fails on the int overflow of `abs` of the smallest int"}},
@@ -95,6 +99,14 @@ var builtins = []*BuiltinSpec{
 }
 
 func biPrint(th *Thread, args []Value) Value {
+	if w := th.opts.Stdout; w != nil {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = th.display(a)
+		}
+		io.WriteString(w, strings.Join(parts, " ")+"\n")
+		return Unit
+	}
 	th.Log(slog.LevelInfo, args)
 	return Unit
 }
@@ -146,6 +158,8 @@ func biInt(th *Thread, args []Value) Value {
 		return v
 	case KFloat:
 		return th.floatToInt("int", math.Trunc(v.Float()))
+	case KDec:
+		return th.decToInt(v.dec())
 	case KBool:
 		return Int(int64(v.n))
 	case KStr:
@@ -174,6 +188,8 @@ func biFloat(th *Thread, args []Value) Value {
 		return v
 	case KInt:
 		return Float(float64(int64(v.n)))
+	case KDec:
+		return Float(v.dec().float())
 	case KBool:
 		return Float(float64(v.n))
 	case KStr:
@@ -184,6 +200,25 @@ func biFloat(th *Thread, args []Value) Value {
 		return Float(f)
 	}
 	th.Failf("float of %s", v.typeName())
+	return Unit
+}
+
+func biDec(th *Thread, args []Value) Value {
+	v := args[0]
+	switch v.k {
+	case KDec:
+		return v
+	case KInt:
+		return decValue(decFromInt(int64(v.n)))
+	case KFloat:
+		return th.decFromFloat(v.Float())
+	case KStr:
+		if d, ok := ParseDecimal(v.Str()); ok {
+			return d
+		}
+		th.Failf("dec: invalid decimal %q: digits with an optional sign and fraction, at most 28 after the point", v.Str())
+	}
+	th.Failf("dec of %s", v.typeName())
 	return Unit
 }
 
@@ -201,6 +236,8 @@ func truthy(v Value) bool {
 		return v.n != 0
 	case KFloat:
 		return v.Float() != 0
+	case KDec:
+		return v.dec().coef.Sign() != 0
 	case KStr:
 		return v.n != 0
 	case KList:
@@ -348,8 +385,43 @@ func biSorted(th *Thread, args []Value) Value {
 }
 
 func (th *Thread) sortedList(elems []Value) Value {
+	th.allocate(16 * int64(len(elems)))
+	if allInts(elems) {
+		return listValue(&List{elems: th.sortedInts(elems, nil), size: 16 * int64(len(elems))})
+	}
 	out := slices.Clone(elems)
-	th.allocate(16 * int64(len(out)))
+	if out == nil {
+		out = []Value{}
+	}
+	th.sortValues(out)
+	return NewList(out)
+}
+
+// sortedInts sorts the values of a list of ints into out (a new slice
+// when nil). Equal ints cannot be told apart, so sorting their values
+// (much faster than a stable sort of Values) is as good.
+func (th *Thread) sortedInts(elems, out []Value) []Value {
+	keys := make([]int64, len(elems))
+	th.allocate(8 * int64(len(keys)))
+	for i, v := range elems {
+		keys[i] = int64(v.n)
+	}
+	slices.Sort(keys)
+	if out == nil {
+		out = make([]Value, len(keys))
+	}
+	for i, k := range keys {
+		out[i] = Int(k)
+	}
+	return out
+}
+
+// sortValues sorts values in place, stably: numbers and strings compare.
+func (th *Thread) sortValues(out []Value) {
+	if allInts(out) {
+		th.sortedInts(out, out)
+		return
+	}
 	pos := th.callPos
 	slices.SortStableFunc(out, func(a, b Value) int {
 		if a.k == KInt && b.k == KInt {
@@ -367,7 +439,15 @@ func (th *Thread) sortedList(elems []Value) Value {
 		}
 		return c
 	})
-	return NewList(out)
+}
+
+func allInts(vs []Value) bool {
+	for _, v := range vs {
+		if v.k != KInt {
+			return false
+		}
+	}
+	return true
 }
 
 func (th *Thread) roundWith(name string, args []Value, f func(float64) float64) Value {

@@ -12,7 +12,15 @@ import (
 // namespace functions get their arguments in a slice of the slot stack;
 // anything else is called through callValue.
 
-func (c *compiler) call(e *syntax.CallExpr) exprFn {
+func (c *compiler) call(e *syntax.CallExpr) exprFn { return c.callMode(e, callMode{retain: true}) }
+
+// callMode says how the result of a call is used.
+type callMode struct {
+	stmt   bool // the call is an expression statement: the write-back rule applies
+	retain bool // the result is kept (not moved out, not borrowed): share what has two holders
+}
+
+func (c *compiler) callMode(e *syntax.CallExpr, mode callMode) exprFn {
 	switch fn := e.Fn.(type) {
 	case *syntax.Ident:
 		b := binding(fn)
@@ -30,18 +38,24 @@ func (c *compiler) call(e *syntax.CallExpr) exprFn {
 				return c.callNamespace(id.Name, fn.Name, e)
 			}
 		}
-		return c.callMethod(fn, e)
+		return c.callMethod(fn, e, mode)
 	}
 	return c.callDynamic(e)
 }
 
 // argList compiles the arguments of a call into evaluators and names
-// (names is nil when all arguments are positional).
-func (c *compiler) argList(e *syntax.CallExpr) ([]exprFn, []string) {
+// (names is nil when all arguments are positional). retain: see cow.go;
+// the arguments of builtins, methods and capability functions are
+// borrowed, those of Vox functions kept.
+func (c *compiler) argList(e *syntax.CallExpr, retain bool) ([]exprFn, []string) {
 	args := make([]exprFn, len(e.Args))
 	var names []string
 	for i, a := range e.Args {
-		args[i] = c.expr(a.Value)
+		if retain {
+			args[i] = c.expr(a.Value)
+		} else {
+			args[i] = c.borrow(a.Value)
+		}
 		if a.Name != "" {
 			if names == nil {
 				names = make([]string, len(e.Args))
@@ -144,7 +158,7 @@ func (th *Thread) callDefault(f *Func, j int) Value {
 // arguments is known here, so a call that does not fit the signature
 // fails without evaluating them, and one that fits is not checked again.
 func (c *compiler) callBuiltin(spec *BuiltinSpec, e *syntax.CallExpr) exprFn {
-	args, names := c.argList(e)
+	args, names := c.argList(e, false)
 	pos := e.Lparen
 	for i, n := range names {
 		if n != "" {
@@ -169,6 +183,7 @@ func (c *compiler) callBuiltin(spec *BuiltinSpec, e *syntax.CallExpr) exprFn {
 		}
 		th.callPos = pos
 		v := impl(th, vals)
+		shareResult(v, Unit, vals)
 		th.release(m)
 		return v
 	}
@@ -176,36 +191,101 @@ func (c *compiler) callBuiltin(spec *BuiltinSpec, e *syntax.CallExpr) exprFn {
 
 // callMethod compiles a method call. The method of each kind of receiver
 // is looked up here, once, so a call indexes by the receiver's kind.
-func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr) exprFn {
-	recv := c.expr(d.X)
-	args, names := c.argList(e)
+//
+// On a place (a variable, or a field or index path from one) a mutating
+// method (push, pop, sort) changes the place's value in place, made
+// unique first (cow.go); as a statement, any other method whose result
+// has the kind of the receiver (list, str, map) writes it back to the
+// place (docs/vox-language.md, Values), in place when the method has an
+// update form. Elsewhere a mutating method changes a copy.
+func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr, mode callMode) exprFn {
+	args, names := c.argList(e, false)
 	name, pos := d.Name, d.NamePos
 	var byKind [kindCount]*Method
 	for k := range byKind {
 		byKind[k] = lookupMethod(Kind(k), name)
 	}
+	pl := c.place(d.X)
+	if pl == nil {
+		recv := c.borrow(d.X)
+		konst := constRoot(d.X)
+		return func(fr *frame) Value {
+			th := fr.th
+			r := recv(fr)
+			m := th.mark()
+			vals := th.alloc(len(args))
+			for i, a := range args {
+				vals[i] = a(fr)
+			}
+			th.callPos = pos
+			var v Value
+			meth := byKind[r.k%kindCount]
+			switch {
+			case meth == nil || r.k >= kindCount:
+				v = th.method(r, name, vals, names)
+			case meth.Mutates:
+				if konst != "" {
+					th.Failf("cannot change constant %s: %s changes its receiver; copy it into a variable first", konst, name)
+				}
+				v = th.callUpdate(meth, th.fresh(r), vals, names)
+			default:
+				v = th.callMethod(meth, r, vals, names)
+				shareResult(v, r, vals)
+			}
+			th.release(m)
+			return v
+		}
+	}
 	return func(fr *frame) Value {
 		th := fr.th
-		r := recv(fr)
+		var kb [maxKeys]Value
+		keys := pl.keys(fr, &kb)
 		m := th.mark()
 		vals := th.alloc(len(args))
 		for i, a := range args {
 			vals[i] = a(fr)
 		}
+		r := pl.get(fr, keys)
 		th.callPos = pos
 		var v Value
-		if meth := byKind[r.k%kindCount]; meth != nil && r.k < kindCount {
-			v = th.callMethod(meth, r, vals, names)
-		} else {
+		meth := byKind[r.k%kindCount]
+		switch {
+		case meth == nil || r.k >= kindCount:
 			v = th.method(r, name, vals, names)
+		case meth.Mutates || mode.stmt && meth.update != nil:
+			u := th.unique(pl.ptr(fr, keys))
+			v = th.callUpdate(meth, u, vals, names)
+			if mode.retain && v.p == u.p {
+				v.share() // the place holds it too
+			}
+		default:
+			v = th.callMethod(meth, r, vals, names)
+			shareResult(v, r, vals)
+			if mode.stmt && v.k == r.k && (r.k == KList || r.k == KStr || r.k == KObject) {
+				pl.set(fr, keys, v)
+				if mode.retain {
+					v.share()
+				}
+			}
 		}
 		th.release(m)
 		return v
 	}
 }
 
+// placeCall reports whether e is a method call on a place, which a
+// statement writes back (callMethod).
+func (c *compiler) placeCall(e syntax.Expr) bool {
+	call, ok := e.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	d, ok := call.Fn.(*syntax.DotExpr)
+	return ok && c.place(d.X) != nil
+}
+
 func (c *compiler) callNamespace(ns, method string, e *syntax.CallExpr) exprFn {
-	args, names := c.argList(e)
+	args, names := c.argList(e, false)
 	pos := e.Lparen
 	return func(fr *frame) Value {
 		th := fr.th
@@ -216,6 +296,7 @@ func (c *compiler) callNamespace(ns, method string, e *syntax.CallExpr) exprFn {
 		}
 		th.callPos = pos
 		v := th.callNS(ns, method, vals, names)
+		shareResult(v, Unit, vals)
 		th.release(m)
 		return v
 	}
@@ -234,8 +315,8 @@ func (th *Thread) callNS(ns, method string, args []Value, names []string) Value 
 }
 
 func (c *compiler) callDynamic(e *syntax.CallExpr) exprFn {
-	fn := c.expr(e.Fn)
-	args, names := c.argList(e)
+	fn := c.borrow(e.Fn)
+	args, names := c.argList(e, true)
 	pos := e.Lparen
 	return func(fr *frame) Value {
 		th := fr.th
@@ -253,8 +334,12 @@ func (c *compiler) callDynamic(e *syntax.CallExpr) exprFn {
 }
 
 // Call calls a function value with positional arguments (names may be nil
-// or give the names of the arguments).
+// or give the names of the arguments). The arguments are shared, as those
+// of call1 and call2: a builtin passes elements of its containers.
 func (th *Thread) Call(f Value, args []Value, names []string) Value {
+	for _, a := range args {
+		a.share()
+	}
 	return th.callValue(f, args, names)
 }
 
@@ -276,7 +361,9 @@ func (th *Thread) callValue(f Value, args []Value, names []string) Value {
 		return v
 	case KBuiltin:
 		b := f.builtin()
-		return b.fn(th, b, args, names)
+		v := b.fn(th, b, args, names)
+		shareResult(v, Unit, args)
+		return v
 	}
 	th.Failf("%s is not callable", f.typeName())
 	return Unit
@@ -327,8 +414,10 @@ func (th *Thread) bindArgs(fn *Func, slots []Value, args []Value, names []string
 }
 
 // call1 and call2 call a function value from a builtin (map, filter,
-// fold, ...).
+// fold, ...). Their arguments are elements of containers, which the
+// function's parameters now hold too: they are shared (cow.go).
 func (th *Thread) call1(f Value, a Value) Value {
+	a.share()
 	if f.k == KFunc {
 		cl := f.closure()
 		fn := cl.fn
@@ -350,6 +439,16 @@ func (th *Thread) call1(f Value, a Value) Value {
 }
 
 func (th *Thread) call2(f Value, a, b Value) Value {
+	a.share()
+	return th.callAcc(f, a, b)
+}
+
+// callAcc is call2 for fold, whose first argument is the accumulator the
+// function returned last (or the initial value, which fold shares): it
+// passes from call to call with one holder, so that a function that
+// changes it changes it in place.
+func (th *Thread) callAcc(f Value, a, b Value) Value {
+	b.share()
 	if f.k == KFunc {
 		cl := f.closure()
 		fn := cl.fn

@@ -87,7 +87,7 @@ func (f *Func) compile() {
 	}
 	code := funcCode{recover: f.rf.HasTry}
 	c := &compiler{p: p, code: &code}
-	code.body = c.block(f.rf.Body)
+	code.body = c.bodyBlock(f.rf.Body, valueMove)
 	code.nest = c.maxNest + 2
 	f.code = code
 	f.ready.Store(true)
@@ -231,8 +231,23 @@ func binding(id *syntax.Ident) *resolve.Binding {
 
 // ---- blocks and statements ----
 
+// valueUse says what becomes of the value of a block or a tail
+// expression (cow.go): it is kept (a block used as an expression), it
+// leaves the function (its body: a plain local it ends with is moved out
+// rather than shared), or it is dropped (a loop's body, a statement).
+type valueUse uint8
+
+const (
+	valueRetain valueUse = iota
+	valueMove
+	valueDrop
+)
+
 // block compiles a block whose value is its last expression statement's.
-func (c *compiler) block(b *syntax.Block) blockFn {
+func (c *compiler) block(b *syntax.Block, use valueUse) blockFn { return c.bodyBlock(b, use) }
+
+// bodyBlock compiles a block whose value is used as use says.
+func (c *compiler) bodyBlock(b *syntax.Block, use valueUse) blockFn {
 	if b == nil || len(b.Stmts) == 0 {
 		return func(*frame) (Value, ctrl) { return Unit, ctrlNone }
 	}
@@ -242,8 +257,23 @@ func (c *compiler) block(b *syntax.Block) blockFn {
 		stmts = append(stmts, c.stmt(s))
 	}
 	var last blockFn
-	if es, ok := b.Stmts[n-1].(*syntax.ExprStmt); ok {
-		last = c.tail(es.X, weight(es.X))
+	if es, ok := b.Stmts[n-1].(*syntax.ExprStmt); ok && c.placeCall(es.X) {
+		// A method call on a place ends the block: it writes back as a
+		// statement does, and its result is the block's value.
+		call := es.X.(*syntax.CallExpr)
+		retain := use == valueRetain
+		if use == valueMove {
+			// Moved out only when the place dies with the frame.
+			retain = !localRoot(call.Fn.(*syntax.DotExpr).X)
+		}
+		x := c.callMode(call, callMode{stmt: true, retain: retain})
+		w := weight(es.X)
+		last = func(fr *frame) (Value, ctrl) {
+			fr.th.step(w)
+			return x(fr), ctrlNone
+		}
+	} else if ok {
+		last = c.tail(es.X, weight(es.X), use)
 	} else {
 		s := c.stmt(b.Stmts[n-1])
 		last = func(fr *frame) (Value, ctrl) { return Unit, s(fr) }
@@ -271,20 +301,21 @@ func (c *compiler) block(b *syntax.Block) blockFn {
 }
 
 // tail compiles an expression whose value ends a block: if, match and
-// blocks there pass control flow through instead of unwinding.
-func (c *compiler) tail(e syntax.Expr, w int64) blockFn {
+// blocks there pass control flow through instead of unwinding. Its value
+// is used as use says.
+func (c *compiler) tail(e syntax.Expr, w int64, use valueUse) blockFn {
 	switch e := e.(type) {
 	case *syntax.IfExpr:
 		cond := c.cond(e.Cond)
-		then := c.block(e.Then)
+		then := c.bodyBlock(e.Then, use)
 		var els blockFn
 		switch x := e.Else.(type) {
 		case nil:
 			els = func(*frame) (Value, ctrl) { return Unit, ctrlNone }
 		case *syntax.Block:
-			els = c.block(x)
+			els = c.bodyBlock(x, use)
 		default:
-			els = c.tail(x, 0)
+			els = c.tail(x, 0, use)
 		}
 		return func(fr *frame) (Value, ctrl) {
 			fr.th.step(w)
@@ -294,8 +325,8 @@ func (c *compiler) tail(e syntax.Expr, w int64) blockFn {
 			return els(fr)
 		}
 	case *syntax.MatchExpr:
-		x := c.expr(e.X)
-		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, weight(body)) })
+		x := c.borrow(e.X)
+		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, weight(body), use) })
 		pos := e.Pos
 		return func(fr *frame) (Value, ctrl) {
 			fr.th.step(w)
@@ -309,12 +340,56 @@ func (c *compiler) tail(e syntax.Expr, w int64) blockFn {
 			return Unit, ctrlNone
 		}
 	case *syntax.Block:
-		return c.block(e)
+		return c.bodyBlock(e, use)
 	}
-	x := c.expr(e)
+	var x exprFn
+	switch use {
+	case valueMove:
+		x = c.moved(e)
+	case valueDrop:
+		x = c.borrow(e)
+	default:
+		x = c.expr(e)
+	}
 	return func(fr *frame) (Value, ctrl) {
 		fr.th.step(w)
 		return x(fr), ctrlNone
+	}
+}
+
+// moved compiles an expression whose value leaves the function (its
+// result, or a return's value): a plain local, or what a method called on
+// a place rooted at one returns (a mutating method made the whole path
+// unique first), is moved out, not shared. A field or element read from
+// a local is not: the local may share its container with a caller.
+func (c *compiler) moved(e syntax.Expr) exprFn {
+	switch x := e.(type) {
+	case *syntax.Ident:
+		if binding(x).Scope == resolve.Local {
+			return c.borrow(e)
+		}
+	case *syntax.CallExpr:
+		if d, ok := x.Fn.(*syntax.DotExpr); ok && localRoot(d.X) {
+			return c.borrow(e)
+		}
+	}
+	return c.expr(e)
+}
+
+// localRoot reports whether e is a plain local of the function, or a
+// field or index path from one: nothing but the frame holds it.
+func localRoot(e syntax.Expr) bool {
+	for {
+		switch x := e.(type) {
+		case *syntax.DotExpr:
+			e = x.X
+		case *syntax.IndexExpr:
+			e = x.X
+		case *syntax.Ident:
+			return binding(x).Scope == resolve.Local
+		default:
+			return false
+		}
 	}
 }
 
@@ -323,6 +398,12 @@ func (c *compiler) arms(e *syntax.MatchExpr, body func(syntax.Expr) blockFn) ([]
 	bodies := make([]blockFn, len(e.Arms))
 	for i, arm := range e.Arms {
 		pats[i] = c.pattern(arm.Pattern)
+		if arm.Guard != nil {
+			// The arm is taken when its pattern matches and then its
+			// guard, which sees the pattern's names, is true.
+			m, g := pats[i], c.cond(arm.Guard)
+			pats[i] = func(fr *frame, v Value) bool { return m(fr, v) && g(fr) }
+		}
 		bodies[i] = body(arm.Body)
 	}
 	return pats, bodies
@@ -365,6 +446,13 @@ func weight(n syntax.Node) int64 {
 			for _, x := range n.Values {
 				walk(x, depth+1)
 			}
+		case *syntax.RecordLit:
+			for _, f := range n.Fields {
+				walk(f.Value, depth+1)
+			}
+		case *syntax.WithExpr:
+			walk(n.X, depth+1)
+			walk(n.Options, depth+1)
 		case *syntax.IfExpr:
 			walk(n.Cond, depth+1)
 		case *syntax.MatchExpr:
@@ -432,7 +520,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 	case *syntax.ReturnStmt:
 		val := func(*frame) Value { return Unit }
 		if s.Value != nil {
-			val = c.expr(s.Value)
+			val = c.moved(s.Value)
 		}
 		if c.exprDepth > 0 {
 			c.code.recover = true
@@ -497,15 +585,22 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 	case *syntax.AssignStmt:
 		return c.assign(s, w)
 	case *syntax.ExprStmt:
-		switch s.X.(type) {
+		switch x := s.X.(type) {
 		case *syntax.IfExpr, *syntax.MatchExpr, *syntax.Block:
-			t := c.tail(s.X, w)
+			t := c.tail(s.X, w, valueDrop)
 			return func(fr *frame) ctrl {
 				_, k := t(fr)
 				return k
 			}
+		case *syntax.CallExpr:
+			call := c.callMode(x, callMode{stmt: true})
+			return func(fr *frame) ctrl {
+				fr.th.step(w)
+				call(fr)
+				return ctrlNone
+			}
 		}
-		x := c.expr(s.X)
+		x := c.borrow(s.X)
 		return func(fr *frame) ctrl {
 			fr.th.step(w)
 			x(fr)
@@ -518,7 +613,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 func (c *compiler) loopBody(b *syntax.Block) (blockFn, *loopCtx) {
 	l := &loopCtx{exprDepth: c.exprDepth}
 	c.loops = append(c.loops, l)
-	body := c.block(b)
+	body := c.block(b, valueDrop)
 	c.loops = c.loops[:len(c.loops)-1]
 	return body, l
 }
@@ -568,7 +663,7 @@ func (c *compiler) runGuarded(fr *frame, run stmtFn) (k ctrl, again bool) {
 // leaving it unwinds.
 func (c *compiler) exprBlock(b *syntax.Block) exprFn {
 	c.exprDepth++
-	body := c.block(b)
+	body := c.block(b, valueRetain)
 	c.exprDepth--
 	return func(fr *frame) Value {
 		v, k := body(fr)
@@ -588,21 +683,33 @@ func unwind(fr *frame, k ctrl) {
 
 // ---- for loops ----
 
+// forStmt compiles a for loop: the pattern binds each element (a map's
+// elements are (key, value) pairs, a string's one-character strings), the
+// index, when written, the element's position.
 func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
-	set0 := c.binder(s.Vars[0])
-	var set1 func(fr *frame, v Value)
-	if len(s.Vars) > 1 {
-		set1 = c.binder(s.Vars[1])
+	bind := c.forBinder(s.Pattern)
+	var bindIndex func(fr *frame, v Value)
+	if s.Index != nil {
+		bindIndex = c.forBinder(s.Index)
 	}
 	// for i in range(...) counts without building a list.
-	if call, ok := s.Iter.(*syntax.CallExpr); ok && set1 == nil {
+	if call, ok := s.Iter.(*syntax.CallExpr); ok {
 		if id, ok := call.Fn.(*syntax.Ident); ok {
 			if b := binding(id); b.Scope == resolve.Builtin && b.Index == rangeBuiltin && len(call.Args) >= 1 && len(call.Args) <= 3 && call.Args[0].Name == "" {
-				return c.rangeLoop(s, call, set0, w)
+				set := bind
+				if bp, ok := s.Pattern.(*syntax.BindPat); ok {
+					set = c.binder(bp.Ident) // ints: nothing to share
+				}
+				return c.rangeLoop(s, call, set, bindIndex, w)
 			}
 		}
 	}
-	iter := c.expr(s.Iter)
+	// for (k, v) in m binds a map's keys and values without making pairs.
+	var bindKey, bindVal func(fr *frame, v Value)
+	if t, ok := s.Pattern.(*syntax.TuplePat); ok && len(t.Elems) == 2 {
+		bindKey, bindVal = c.forBinder(t.Elems[0]), c.forBinder(t.Elems[1])
+	}
+	iter := c.borrow(s.Iter)
 	body, l := c.loopBody(s.Body)
 	body = c.guardIteration(l, body)
 	pos := s.Iter.Span()
@@ -610,13 +717,12 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 		th := fr.th
 		th.step(w)
 		v := iter(fr)
-		each := func(a, b Value) (stop bool, k ctrl) {
+		v.share() // the body may change the variable it came from
+		each := func(e Value, i int) (stop bool, k ctrl) {
 			th.step(1)
-			if set1 != nil {
-				set0(fr, a)
-				set1(fr, b)
-			} else {
-				set0(fr, b)
+			bind(fr, e)
+			if bindIndex != nil {
+				bindIndex(fr, Int(int64(i)))
 			}
 			_, k = body(fr)
 			switch k {
@@ -636,7 +742,7 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 				elems = v.Tuple()
 			}
 			for i, e := range elems {
-				if stop, k := each(Int(int64(i)), e); stop {
+				if stop, k := each(e, i); stop {
 					return k
 				}
 			}
@@ -644,11 +750,23 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 			o := v.Object()
 			keys, vals := o.keys, o.vals
 			for i, key := range keys {
-				if set1 == nil {
-					if stop, k := each(Unit, Str(key)); stop {
+				if bindKey != nil {
+					th.step(1)
+					bindKey(fr, Str(key))
+					bindVal(fr, vals[i])
+					if bindIndex != nil {
+						bindIndex(fr, Int(int64(i)))
+					}
+					_, k := body(fr)
+					switch k {
+					case ctrlBreak:
+						return ctrlNone
+					case ctrlReturn:
 						return k
 					}
-				} else if stop, k := each(Str(key), vals[i]); stop {
+					continue
+				}
+				if stop, k := each(NewTuple([]Value{Str(key), vals[i]}), i); stop {
 					return k
 				}
 			}
@@ -657,16 +775,39 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 			i := 0
 			for off := 0; off < len(s); {
 				_, size := decodeRune(s[off:])
-				if stop, k := each(Int(int64(i)), Str(s[off:off+size])); stop {
+				if stop, k := each(Str(s[off:off+size]), i); stop {
 					return k
 				}
 				off += size
 				i++
 			}
 		default:
-			th.Fail(pos, "cannot iterate over %s", v.typeName())
+			th.Fail(pos, "cannot iterate over %s: a for loop goes over a list, tuple, map or str", v.typeName())
 		}
 		return ctrlNone
+	}
+}
+
+// forBinder compiles what binds an element (or the position) in a for
+// loop: a name, _, or a tuple pattern. Elements are shared: the loop's
+// variable and the container both hold them.
+func (c *compiler) forBinder(p syntax.Pattern) func(fr *frame, v Value) {
+	switch p := p.(type) {
+	case *syntax.BindPat:
+		set := c.binder(p.Ident)
+		return func(fr *frame, v Value) {
+			v.share()
+			set(fr, v)
+		}
+	case *syntax.WildcardPat:
+		return func(*frame, Value) {}
+	}
+	m := c.pattern(p)
+	pos := p.Span()
+	return func(fr *frame, v Value) {
+		if !m(fr, v) {
+			fr.th.Fail(pos, "for pattern does not match %s", fr.th.display(v))
+		}
 	}
 }
 
@@ -691,10 +832,10 @@ func (c *compiler) guardIteration(l *loopCtx, body blockFn) blockFn {
 	}
 }
 
-func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set func(*frame, Value), w int64) stmtFn {
+func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set, setIndex func(*frame, Value), w int64) stmtFn {
 	args := make([]exprFn, len(call.Args))
 	for i, a := range call.Args {
-		args[i] = c.expr(a.Value)
+		args[i] = c.borrow(a.Value)
 	}
 	body, l := c.loopBody(s.Body)
 	body = c.guardIteration(l, body)
@@ -708,9 +849,14 @@ func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set func(
 		}
 		th.callPos = pos
 		start, stop, step := rangeArgs(th, vals[:len(args)])
+		n := int64(0)
 		for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
 			th.step(1)
 			set(fr, Int(i))
+			if setIndex != nil {
+				setIndex(fr, Int(n))
+				n++
+			}
 			if _, k := body(fr); k == ctrlBreak {
 				return ctrlNone
 			} else if k == ctrlReturn {
@@ -738,7 +884,14 @@ func (c *compiler) binder(id *syntax.Ident) func(fr *frame, v Value) {
 // ---- assignment ----
 
 func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
-	rhs := c.expr(s.RHS)
+	var rhs exprFn
+	if call, ok := s.RHS.(*syntax.CallExpr); ok && isMethodOn(call, s.LHS) {
+		// x = x.push(1) stores back the list push changed: nothing is
+		// shared.
+		rhs = c.callMode(call, callMode{})
+	} else {
+		rhs = c.expr(s.RHS)
+	}
 	op := syntax.ILLEGAL
 	switch s.Op {
 	case syntax.PLUS_EQ:
@@ -813,68 +966,41 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 				return ctrlNone
 			}
 		}
-	case *syntax.IndexExpr:
-		x := c.expr(lhs.X)
-		idx := c.expr(lhs.Index)
-		ipos := lhs.Lbrack
-		return func(fr *frame) ctrl {
-			th := fr.th
-			th.step(w)
-			container := x(fr)
-			key := idx(fr)
-			v := rhs(fr)
-			switch container.k {
-			case KList:
-				l := container.List()
-				i := th.index(ipos, key, len(l.elems))
-				nv := combine(fr, l.elems[i], v)
-				l.size += nv.size() - l.elems[i].size()
-				l.elems[i] = nv
-				th.checkSize(l.size)
-			case KObject:
-				if key.k != KStr {
-					th.Fail(ipos, "object keys are strings, not %s", key.typeName())
-				}
-				o := container.Object()
-				if op != syntax.ILLEGAL {
-					old, ok := o.Get(key.Str())
-					if !ok {
-						th.Fail(ipos, "key %q not found", key.Str())
-					}
-					v = combine(fr, old, v)
-				}
-				o.Set(key.Str(), v)
-				th.checkSize(o.size)
-			default:
-				th.Fail(ipos, "cannot assign to an element of %s", container.typeName())
+	case *syntax.IndexExpr, *syntax.DotExpr:
+		// An element or a field of a variable: its list or map (and
+		// every one on the path) is made unique, then changed.
+		pl := c.place(lhs)
+		if pl == nil {
+			what := "an element of a value that is not a variable: assign to a variable's element or field"
+			if k := constRoot(lhs); k != "" {
+				what = "constant " + k
 			}
-			return ctrlNone
+			return func(fr *frame) ctrl {
+				fr.th.Fail(pos, "cannot assign to %s", what)
+				return ctrlNone
+			}
 		}
-	case *syntax.DotExpr:
-		x := c.expr(lhs.X)
-		name := lhs.Name
 		return func(fr *frame) ctrl {
 			th := fr.th
 			th.step(w)
-			container := x(fr)
+			var kb [maxKeys]Value
+			keys := pl.keys(fr, &kb)
 			v := rhs(fr)
-			if container.k != KObject {
-				th.Fail(pos, "cannot assign to field %s of %s", name, container.typeName())
-			}
-			o := container.Object()
 			if op != syntax.ILLEGAL {
-				old, ok := o.Get(name)
-				if !ok {
-					th.Fail(pos, "key %q not found", name)
-				}
-				v = combine(fr, old, v)
+				v = combine(fr, pl.get(fr, keys), v)
 			}
-			o.Set(name, v)
-			th.checkSize(o.size)
+			pl.set(fr, keys, v)
 			return ctrlNone
 		}
 	}
 	panic("eval: bad assignment target")
+}
+
+// isMethodOn reports whether call is a method call on the place target
+// (x = x.push(1)).
+func isMethodOn(call *syntax.CallExpr, target syntax.Expr) bool {
+	d, ok := call.Fn.(*syntax.DotExpr)
+	return ok && samePlace(d.X, target)
 }
 
 // ---- patterns ----
@@ -884,13 +1010,15 @@ func (c *compiler) pattern(p syntax.Pattern) matchFn {
 	case *syntax.WildcardPat:
 		return func(*frame, Value) bool { return true }
 	case *syntax.BindPat:
+		// The bound value is also where it came from: it is shared.
 		b := binding(p.Ident)
 		i := b.Index
 		switch b.Scope {
 		case resolve.Local:
-			return func(fr *frame, v Value) bool { fr.slots[i] = v; return true }
+			return func(fr *frame, v Value) bool { v.share(); fr.slots[i] = v; return true }
 		case resolve.Cell:
 			return func(fr *frame, v Value) bool {
+				v.share()
 				cell := new(Value)
 				*cell = v
 				fr.slots[i] = cellValue(cell)
@@ -985,6 +1113,9 @@ func literalValue(l *syntax.Literal) Value {
 		return Int(l.Int)
 	case syntax.FLOAT:
 		return Float(l.Float)
+	case syntax.DEC:
+		v, _ := ParseDecimal(l.Str) // the scanner checked that it fits
+		return v
 	case syntax.STRING:
 		return Str(l.Str)
 	case syntax.TRUE:
@@ -1137,9 +1268,9 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 			return els(fr)
 		}
 	case *syntax.MatchExpr:
-		x := c.expr(e.X)
+		x := c.borrow(e.X)
 		c.exprDepth++
-		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, 0) })
+		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, 0, valueRetain) })
 		c.exprDepth--
 		pos := e.Pos
 		return func(fr *frame) Value {
@@ -1161,21 +1292,20 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 	case *syntax.CallExpr:
 		return c.call(e)
 	case *syntax.DotExpr:
-		return c.field(e)
+		return c.field(e, true)
 	case *syntax.IndexExpr:
-		x := c.expr(e.X)
-		idx := c.expr(e.Index)
-		pos := e.Lbrack
-		return func(fr *frame) Value { return fr.th.getIndex(pos, x(fr), idx(fr)) }
+		return c.index(e, true)
 	case *syntax.TryExpr:
-		x := c.expr(e.X)
+		x := c.borrow(e.X)
 		c.code.recover = true
 		pos := e.QPos
 		return func(fr *frame) Value {
 			v := x(fr)
 			switch v.k {
 			case KOk, KSome:
-				return v.Inner()
+				in := v.Inner()
+				in.share()
+				return in
 			case KErr, KNone:
 				panic(&earlyReturn{depth: fr.th.depth, v: v})
 			}
@@ -1183,7 +1313,7 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 			return Unit
 		}
 	case *syntax.UnaryExpr:
-		x := c.expr(e.X)
+		x := c.borrow(e.X)
 		pos := e.Pos
 		if e.Op == syntax.NOT {
 			return func(fr *frame) Value {
@@ -1204,14 +1334,94 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 				return Int(-int64(v.n))
 			case KFloat:
 				return Float(-v.Float())
+			case KDec:
+				return decNeg(v.dec())
 			}
 			fr.th.Fail(pos, "unary - needs a number, got %s", v.typeName())
 			return Unit
 		}
 	case *syntax.BinaryExpr:
 		return c.binary(e)
+	case *syntax.ForStmt, *syntax.WhileStmt, *syntax.LoopStmt:
+		// A loop where a value is wanted: it runs, and its value is
+		// Unit. Control flow leaving it (a return) unwinds.
+		c.exprDepth++
+		st := c.stmt(e.(syntax.Stmt))
+		c.exprDepth--
+		return func(fr *frame) Value {
+			if k := st(fr); k != ctrlNone {
+				unwind(fr, k)
+			}
+			return Unit
+		}
+	case *syntax.RecordLit:
+		return c.recordLit(e)
+	case *syntax.WithExpr:
+		return c.with(e)
 	}
 	panic("eval: unknown expression")
+}
+
+// recordLit compiles a record literal: a map whose keys are the record's
+// fields in their declared order; an Option field left out is None.
+func (c *compiler) recordLit(e *syntax.RecordLit) exprFn {
+	d, ok := e.Record.(*syntax.RecordDecl)
+	if !ok {
+		name, pos := e.Type.Name, e.Type.NamePos
+		return failing(pos, "%s is not a record type", name)
+	}
+	keys := make([]string, len(d.Fields))
+	vals := make([]exprFn, len(d.Fields))
+	for i, f := range d.Fields {
+		keys[i] = f.Name
+		vals[i] = func(*frame) Value { return None }
+		for _, fi := range e.Fields {
+			if fi.Name == f.Name {
+				vals[i] = c.expr(fi.Value)
+			}
+		}
+	}
+	return func(fr *frame) Value {
+		o := &Object{keys: make([]string, 0, len(keys)), vals: make([]Value, 0, len(keys))}
+		for i, x := range vals {
+			o.Set(keys[i], x(fr))
+		}
+		fr.th.checkSize(o.size)
+		return NewObject(o)
+	}
+}
+
+// with compiles x with options: the options are evaluated and checked
+// (a map of known options of the right types), then ignored; the value
+// is x's.
+func (c *compiler) with(e *syntax.WithExpr) exprFn {
+	x := c.expr(e.X)
+	opts := c.borrow(e.Options)
+	pos := e.WithPos
+	return func(fr *frame) Value {
+		v := x(fr)
+		o := opts(fr)
+		th := fr.th
+		if o.k != KObject {
+			th.Fail(pos, "with needs a map of options, got %s", o.typeName())
+		}
+		ob := o.Object()
+		for i, k := range ob.keys {
+			want := ""
+			for _, w := range syntax.WithOptions {
+				if w.Name == k {
+					want = w.Type
+				}
+			}
+			switch got := ob.vals[i]; {
+			case want == "":
+				th.Fail(pos, "unknown with option %s", k)
+			case want == "int" && got.k != KInt, want == "str" && got.k != KStr:
+				th.Fail(pos, "with option %s must be %s, got %s", k, want, got.typeName())
+			}
+		}
+		return v
+	}
 }
 
 func (c *compiler) exprs(es []syntax.Expr) []exprFn {
@@ -1222,7 +1432,44 @@ func (c *compiler) exprs(es []syntax.Expr) []exprFn {
 	return out
 }
 
+// ident compiles a use of a name in retain mode: a list or map read from
+// a variable or a constant into something that keeps it is shared
+// (cow.go).
 func (c *compiler) ident(id *syntax.Ident) exprFn {
+	b := binding(id)
+	i := b.Index
+	switch b.Scope {
+	case resolve.Local:
+		return func(fr *frame) Value {
+			v := fr.slots[i]
+			v.share()
+			return v
+		}
+	case resolve.Cell:
+		return func(fr *frame) Value {
+			v := *fr.slots[i].cell()
+			v.share()
+			return v
+		}
+	case resolve.Free:
+		return func(fr *frame) Value {
+			v := *fr.free[i]
+			v.share()
+			return v
+		}
+	case resolve.Const:
+		pos := id.NamePos
+		return func(fr *frame) Value {
+			v := fr.th.constant(i, pos)
+			v.share()
+			return v
+		}
+	}
+	return c.identRaw(id)
+}
+
+// identRaw compiles a use of a name in borrow mode: the value as it is.
+func (c *compiler) identRaw(id *syntax.Ident) exprFn {
 	b := binding(id)
 	i := b.Index
 	switch b.Scope {
@@ -1255,11 +1502,38 @@ func (c *compiler) ident(id *syntax.Ident) exprFn {
 	}
 }
 
+// borrow compiles an expression whose value is used without being kept
+// (an operand, a receiver, an argument of a builtin): names, elements and
+// fields are read as they are, shared by nothing (cow.go).
+func (c *compiler) borrow(e syntax.Expr) exprFn {
+	switch e := e.(type) {
+	case *syntax.Ident:
+		c.enter()
+		defer func() { c.nest-- }()
+		return c.identRaw(e)
+	case *syntax.IndexExpr:
+		c.enter()
+		defer func() { c.nest-- }()
+		return c.index(e, false)
+	case *syntax.DotExpr:
+		c.enter()
+		defer func() { c.nest-- }()
+		return c.field(e, false)
+	case *syntax.CallExpr:
+		if _, ok := e.Fn.(*syntax.DotExpr); ok {
+			c.enter()
+			defer func() { c.nest-- }()
+			return c.callMode(e, callMode{})
+		}
+	}
+	return c.expr(e)
+}
+
 func (c *compiler) template(e *syntax.TemplateLit) exprFn {
 	parts := e.Parts
 	vars := make([]exprFn, len(e.Vars))
 	for i, v := range e.Vars {
-		vars[i] = c.ident(v)
+		vars[i] = c.identRaw(v)
 	}
 	return func(fr *frame) Value {
 		th := fr.th
@@ -1304,34 +1578,57 @@ func (c *compiler) lambda(e *syntax.FuncLit) exprFn {
 	}
 }
 
-func (c *compiler) field(e *syntax.DotExpr) exprFn {
-	x := c.expr(e.X)
+// field compiles x.name; retain shares the value taken out.
+func (c *compiler) field(e *syntax.DotExpr, retain bool) exprFn {
+	x := c.borrow(e.X)
 	name, pos := e.Name, e.NamePos
 	return func(fr *frame) Value {
-		v := x(fr)
-		switch v.k {
-		case KObject:
-			if r, ok := v.Object().Get(name); ok {
+		v := fr.th.getField(pos, x(fr), name)
+		if retain {
+			v.share()
+		}
+		return v
+	}
+}
+
+// getField returns field name of a map or a constructor value.
+func (th *Thread) getField(pos syntax.Pos, v Value, name string) Value {
+	switch v.k {
+	case KObject:
+		if r, ok := v.Object().Get(name); ok {
+			return r
+		}
+		th.Fail(pos, "key %q not found", name)
+	case KTagged:
+		t := v.tagged()
+		for i, f := range t.ctor.Fields {
+			if f == name {
+				return t.fields[i]
+			}
+		}
+	case KNamespace:
+		if ns, ok := th.opts.Namespaces[v.Str()].(NamespaceFields); ok {
+			if r, ok := ns.Field(th, name); ok {
 				return r
 			}
-			fr.th.Fail(pos, "key %q not found", name)
-		case KTagged:
-			t := v.tagged()
-			for i, f := range t.ctor.Fields {
-				if f == name {
-					return t.fields[i]
-				}
-			}
-		case KNamespace:
-			if ns, ok := fr.th.opts.Namespaces[v.Str()].(NamespaceFields); ok {
-				if r, ok := ns.Field(fr.th, name); ok {
-					return r
-				}
-			}
-			fr.th.Fail(pos, "undefined: %s.%s", v.Str(), name)
 		}
-		fr.th.Fail(pos, "%s has no field %s", v.typeName(), name)
-		return Unit
+		th.Fail(pos, "undefined: %s.%s", v.Str(), name)
+	}
+	th.Fail(pos, "%s has no field %s", v.typeName(), name)
+	return Unit
+}
+
+// index compiles x[index]; retain shares the value taken out.
+func (c *compiler) index(e *syntax.IndexExpr, retain bool) exprFn {
+	x := c.borrow(e.X)
+	idx := c.borrow(e.Index)
+	pos := e.Lbrack
+	return func(fr *frame) Value {
+		v := fr.th.getIndex(pos, x(fr), idx(fr))
+		if retain {
+			v.share()
+		}
+		return v
 	}
 }
 
@@ -1352,7 +1649,7 @@ func (c *compiler) cond(e syntax.Expr) condFn {
 	case *syntax.BinaryExpr:
 		switch op := e.Op; {
 		case isComparison(op):
-			x, y := c.expr(e.X), c.expr(e.Y)
+			x, y := c.borrow(e.X), c.borrow(e.Y)
 			pos := e.OpPos
 			if lit, ok := e.Y.(*syntax.Literal); ok && lit.Tok == syntax.INT {
 				k := lit.Int
@@ -1390,7 +1687,7 @@ func (c *compiler) cond(e syntax.Expr) condFn {
 				return cmpResult(op, fr.th.compare(pos, op, a, b))
 			}
 		case op == syntax.EQL || op == syntax.IS || op == syntax.NEQ || op == syntax.ISNT:
-			x, y := c.expr(e.X), c.expr(e.Y)
+			x, y := c.borrow(e.X), c.borrow(e.Y)
 			neg := op == syntax.NEQ || op == syntax.ISNT
 			return func(fr *frame) bool {
 				a, b := x(fr), y(fr)
@@ -1417,7 +1714,7 @@ func (c *compiler) cond(e syntax.Expr) condFn {
 			return func(*frame) bool { return b }
 		}
 	}
-	x := c.expr(e)
+	x := c.borrow(e)
 	pos := e.Span()
 	return func(fr *frame) bool {
 		v := x(fr)
@@ -1433,7 +1730,7 @@ func (c *compiler) binary(e *syntax.BinaryExpr) exprFn {
 	switch op {
 	case syntax.AND, syntax.OR, syntax.EQL, syntax.NEQ, syntax.IS, syntax.ISNT, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
 		if op == syntax.AND || op == syntax.OR {
-			x, y := c.expr(e.X), c.expr(e.Y)
+			x, y := c.borrow(e.X), c.borrow(e.Y)
 			isAnd := op == syntax.AND
 			return func(fr *frame) Value {
 				a := x(fr)
@@ -1452,6 +1749,10 @@ func (c *compiler) binary(e *syntax.BinaryExpr) exprFn {
 		}
 		cond := c.cond(e)
 		return func(fr *frame) Value { return Bool(cond(fr)) }
+	case syntax.IN, syntax.NOT_IN:
+		x, y := c.borrow(e.X), c.borrow(e.Y)
+		neg := op == syntax.NOT_IN
+		return func(fr *frame) Value { return Bool(fr.th.contains(pos, y(fr), x(fr)) != neg) }
 	case syntax.PIPE:
 		call := &syntax.CallExpr{Fn: e.Y, Lparen: pos, Args: []*syntax.Arg{{Value: e.X}}}
 		if inner, ok := e.Y.(*syntax.CallExpr); ok {
@@ -1459,7 +1760,7 @@ func (c *compiler) binary(e *syntax.BinaryExpr) exprFn {
 		}
 		return c.call(call)
 	}
-	x, y := c.expr(e.X), c.expr(e.Y)
+	x, y := c.borrow(e.X), c.borrow(e.Y)
 	if lit, ok := e.Y.(*syntax.Literal); ok && lit.Tok == syntax.INT && (op == syntax.PLUS || op == syntax.MINUS) {
 		k := lit.Int
 		if op == syntax.MINUS {

@@ -26,6 +26,8 @@ func (th *Thread) display(v Value) string {
 		return "false"
 	case KNull, KNone:
 		return "None"
+	case KDec:
+		return v.dec().String()
 	}
 	var b strings.Builder
 	th.writeDisplay(&b, v, 0)
@@ -116,6 +118,8 @@ func (th *Thread) writeJSON(b *strings.Builder, v Value, depth int, strict bool)
 		}
 	case KInt:
 		b.WriteString(strconv.FormatInt(int64(v.n), 10))
+	case KDec:
+		b.WriteString(v.dec().String()) // a JSON number with the decimal's digits
 	case KFloat:
 		f := v.Float()
 		if math.IsNaN(f) || math.IsInf(f, 0) {

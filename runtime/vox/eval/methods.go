@@ -69,11 +69,21 @@ func (th *Thread) intArg(method string, v Value) int64 {
 // Method is one entry of a method table: name, signature and
 // implementation. The implementation gets the arguments normalised to the
 // parameters by margs (absent where an optional one was left out).
+//
+// A method that changes its receiver (docs/vox-language.md, Values) has
+// an update: it changes recv, a list or map the interpreter has made
+// unique, in place, and returns the method's result. With mutates set
+// (push, pop, sort) the method always changes the place it is called on,
+// and fn is not set; without it, fn returns a new value and update is
+// the faster form of a statement that writes the result back (m.insert(k,
+// v) on its own line). An update shares what it stores (cow.go).
 type Method struct {
-	Name string
-	Sig  Signature
+	Name    string
+	Sig     Signature
+	Mutates bool // changes the place it is called on (see update)
 
 	fn       func(th *Thread, recv Value, a [3]Value) Value
+	update   func(th *Thread, recv Value, a [3]Value) Value
 	required int
 	params   []Param // of the longest form: named arguments bind by them
 }
@@ -125,7 +135,7 @@ func indexMethods() {
 		t.index = make(map[string]*Method, len(t.Methods))
 		for _, m := range t.Methods {
 			m.params = m.Sig.longestParams()
-			if m.fn == nil || len(m.params) > 3 || t.index[m.Name] != nil {
+			if (m.fn == nil) != m.Mutates || m.Mutates && m.update == nil || len(m.params) > 3 || t.index[m.Name] != nil {
 				panic("eval: bad method " + t.Receiver + "." + m.Name)
 			}
 			m.required, _ = m.Sig.Arity()
@@ -152,23 +162,46 @@ func lookupMethod(k Kind, name string) *Method {
 	return anyTable.index[name]
 }
 
-// callMethod runs method m of recv.
+// callMethod runs method m of recv, which it does not change.
 func (th *Thread) callMethod(m *Method, recv Value, args []Value, names []string) Value {
 	if recv.k == KStr {
 		th.charge(int64(recv.n)) // string methods scan their receiver
 	}
 	a := th.margs(recv, m, args, names)
+	if m.fn == nil { // a mutating method: it changes a copy
+		return m.update(th, th.fresh(recv), a)
+	}
 	return m.fn(th, recv, a)
+}
+
+// callUpdate runs the update of method m on recv, a unique list or map.
+func (th *Thread) callUpdate(m *Method, recv Value, args []Value, names []string) Value {
+	return m.update(th, recv, th.margs(recv, m, args, names))
+}
+
+// fresh returns an unshared copy of a list or map (v itself otherwise).
+func (th *Thread) fresh(v Value) Value {
+	switch v.k {
+	case KList:
+		return listValue(th.copyList(v.List()))
+	case KObject:
+		return NewObject(th.copyObject(v.Object()))
+	}
+	return v
 }
 
 // method calls the method name of recv, or fails saying it has none. A
 // namespace's methods are its capability functions.
 func (th *Thread) method(recv Value, name string, args []Value, names []string) Value {
 	if recv.k == KNamespace {
-		return th.callNS(recv.Str(), name, args, names)
+		v := th.callNS(recv.Str(), name, args, names)
+		shareResult(v, Unit, args)
+		return v
 	}
 	if m := lookupMethod(recv.k, name); m != nil {
-		return th.callMethod(m, recv, args, names)
+		v := th.callMethod(m, recv, args, names)
+		shareResult(v, recv, args)
+		return v
 	}
 	if recv.k == KStr {
 		th.charge(int64(recv.n))
@@ -361,27 +394,48 @@ var listMethods = []*Method{
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }},
-	{Name: "push", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "Unit", Notes: "appends, changing the list"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
+	{Name: "push", Mutates: true, Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "list[T]", Notes: "appends value to the list and returns it"},
+		update: func(th *Thread, r Value, a [3]Value) Value {
 			l := r.List()
 			size := l.size + 16 + a[0].size()
 			th.checkSize(size)
-			l.elems = append(l.elems, a[0])
+			a[0].share()
+			l.elems = appendValue(l.elems, a[0])
 			l.size = size
-			return Unit
+			return r
 		}},
-	{Name: "pop", Sig: Signature{Result: "Option[T]", Notes: "removes the last element, changing the list; None when empty"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value {
+	{Name: "pop", Mutates: true, Sig: Signature{Result: "T | Unit", Notes: "removes the last element and returns it; Unit (which equals None) when the list is empty"},
+		update: func(th *Thread, r Value, _ [3]Value) Value {
 			l := r.List()
 			if len(l.elems) == 0 {
-				return None
+				return Unit
 			}
 			v := l.elems[len(l.elems)-1]
 			l.elems[len(l.elems)-1] = Unit
 			l.elems = l.elems[:len(l.elems)-1]
 			l.size -= 16 + v.size()
-			return Some(v)
+			return v
 		}},
+	{Name: "sort", Mutates: true, Sig: Signature{Result: "list[T]", Notes: "sorts the list as sorted(xs) does and returns it"},
+		update: func(th *Thread, r Value, _ [3]Value) Value {
+			th.sortValues(r.List().elems)
+			return r
+		}},
+	{Name: "extend", Sig: Signature{Params: []Param{{Name: "other", Type: "list[T]"}}, Result: "list[T]", Notes: "the list followed by the elements of other"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			return listMethodsUpdate(th, "extend", th.fresh(r), a)
+		},
+		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "extend", r, a) }},
+	{Name: "remove", Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "list[T]", Notes: "the list without the first element equal to value (unchanged when there is none)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			return listMethodsUpdate(th, "remove", th.fresh(r), a)
+		},
+		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "remove", r, a) }},
+	{Name: "remove_at", Sig: Signature{Params: pIndex, Result: "list[T]", Notes: "the list without the element at index (negative counts from the end; unchanged when out of range)"},
+		fn: func(th *Thread, r Value, a [3]Value) Value {
+			return listMethodsUpdate(th, "remove_at", th.fresh(r), a)
+		},
+		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "remove_at", r, a) }},
 	{Name: "first", Sig: Signature{Result: "Option[T]"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value {
 			if l := r.List(); len(l.elems) > 0 {
@@ -424,10 +478,18 @@ var listMethods = []*Method{
 			th.allocate(int64(b.Len()))
 			return Str(b.String())
 		}},
-	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "a new list"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) }},
-	{Name: "sorted", Sig: Signature{Result: "list[T]", Notes: "a new list, as sorted(xs)"},
-		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) }},
+	{Name: "reverse", Sig: Signature{Result: "list[T]", Notes: "the list reversed"},
+		fn:     func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) },
+		update: func(th *Thread, r Value, _ [3]Value) Value { slices.Reverse(r.List().elems); return r }},
+	{Name: "reversed", Sig: Signature{Result: "list[T]", Notes: "as reverse"},
+		fn:     func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) },
+		update: func(th *Thread, r Value, _ [3]Value) Value { slices.Reverse(r.List().elems); return r }},
+	{Name: "sorted", Sig: Signature{Result: "list[T]", Notes: "the list sorted, as sorted(xs)"},
+		fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) },
+		update: func(th *Thread, r Value, _ [3]Value) Value {
+			th.sortValues(r.List().elems)
+			return r
+		}},
 	{Name: "slice", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "a new list; negative bounds count from the end; out-of-range bounds are clamped"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
 	{Name: "map", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to U"}}, Result: "list[U]"},
@@ -446,13 +508,21 @@ var listMethods = []*Method{
 		}},
 	{Name: "filter", Sig: Signature{Params: pPred, Result: "list[T]", Notes: "f must return a bool"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
-			var out []Value
+			// Room for every element, so that the kept ones are never
+			// copied as the list grows; a result under half of it is
+			// copied once to its size, so as not to keep the room.
+			elems := r.List().elems
+			th.allocate(16 * int64(len(elems)))
+			out := make([]Value, 0, len(elems))
 			var size int64
-			for _, e := range r.List().elems {
+			for _, e := range elems {
 				if th.predicate(a[0], e) {
 					out = append(out, e)
 					size += 16 + e.size()
 				}
+			}
+			if len(out) < cap(out)/2 {
+				out = slices.Clip(slices.Clone(out))
 			}
 			if out == nil {
 				out = []Value{}
@@ -480,33 +550,24 @@ var listMethods = []*Method{
 	{Name: "fold", Sig: Signature{Params: []Param{{Name: "init", Type: "A"}, {Name: "f", Type: "fn(A, T) to A"}}, Result: "A"},
 		fn: func(th *Thread, r Value, a [3]Value) Value {
 			acc := a[0]
+			acc.share()
 			for _, e := range r.List().elems {
-				acc = th.call2(a[1], acc, e)
+				acc = th.callAcc(a[1], acc, e)
 			}
 			return acc
 		}},
-	{Name: "sort_by_key", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to K"}}, Result: "list[T]", Notes: "a new list, stable, ordered by f's results"},
-		fn: func(th *Thread, r Value, a [3]Value) Value {
-			l := r.List()
-			type pair struct{ key, v Value }
-			pairs := make([]pair, len(l.elems))
-			for i, e := range l.elems {
-				pairs[i] = pair{th.call1(a[0], e), e}
-			}
-			pos := th.callPos
-			slices.SortStableFunc(pairs, func(x, y pair) int {
-				c := th.compare(pos, syntax.LT, x.key, y.key)
-				if c == 2 {
-					return 0
-				}
-				return c
-			})
-			out := make([]Value, len(pairs))
-			for i, p := range pairs {
-				out[i] = p.v
-			}
-			return listValue(&List{elems: out, size: l.size})
-		}},
+	{Name: "sort_by_key", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to K"}}, Result: "list[T]", Notes: "the list ordered by f's results, stable"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(th.fresh(r), a[0]) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(r, a[0]) }},
+	{Name: "sorted_by_key", Sig: Signature{Params: []Param{{Name: "f", Type: "fn(T) to K"}}, Result: "list[T]", Notes: "as sort_by_key"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(th.fresh(r), a[0]) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(r, a[0]) }},
+	{Name: "sort_by", Sig: Signature{Params: []Param{{Name: "cmp", Type: "fn(T, T) to int"}}, Result: "list[T]", Notes: "the list ordered by cmp, stable: cmp(a, b) is negative when a goes first, positive when b does"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(th.fresh(r), a[0]) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(r, a[0]) }},
+	{Name: "sorted_by", Sig: Signature{Params: []Param{{Name: "cmp", Type: "fn(T, T) to int"}}, Result: "list[T]", Notes: "as sort_by"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(th.fresh(r), a[0]) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(r, a[0]) }},
 	{Name: "slice_list", Sig: Signature{Params: pSlice, Result: "list[T]", Notes: "the reference's name of slice"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
 	{Name: "index", Sig: Signature{Params: pValue, Result: "int", Notes: "the position of the first element == value; -1 when there is none"},
@@ -549,6 +610,103 @@ var listMethods = []*Method{
 		}},
 	{Name: "pointer", Sig: Signature{Params: pStr("path"), Result: "Option[any]", Notes: "the value at a JSON Pointer (RFC 6901) such as `/items/0/name`; None when there is none"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
+}
+
+// appendValue appends v to elems, doubling the capacity when it is full:
+// append grows a large slice by a quarter, which for a list built by
+// push copies its elements about four times over instead of once.
+func appendValue(elems []Value, v Value) []Value {
+	if len(elems) == cap(elems) && len(elems) >= 256 {
+		grown := make([]Value, len(elems), 2*len(elems))
+		copy(grown, elems)
+		elems = grown
+	}
+	return append(elems, v)
+}
+
+// sortByKey sorts the unique list r by f's results, in place, stably.
+func (th *Thread) sortByKey(r Value, f Value) Value {
+	l := r.List()
+	type pair struct{ key, v Value }
+	pairs := make([]pair, len(l.elems))
+	th.allocate(32 * int64(len(pairs)))
+	for i, e := range l.elems {
+		pairs[i] = pair{th.call1(f, e), e}
+	}
+	pos := th.callPos
+	slices.SortStableFunc(pairs, func(x, y pair) int {
+		c := th.compare(pos, syntax.LT, x.key, y.key)
+		if c == 2 {
+			return 0
+		}
+		return c
+	})
+	for i, p := range pairs {
+		l.elems[i] = p.v
+	}
+	return r
+}
+
+// sortBy sorts the unique list r by the comparator cmp, in place, stably.
+func (th *Thread) sortBy(r Value, cmp Value) Value {
+	l := r.List()
+	slices.SortStableFunc(l.elems, func(x, y Value) int {
+		c := th.call2(cmp, x, y)
+		if c.k != KInt {
+			th.Failf("sort_by: the comparator must return an int, got %s", c.typeName())
+		}
+		switch n := int64(c.n); {
+		case n < 0:
+			return -1
+		case n > 0:
+			return 1
+		}
+		return 0
+	})
+	return r
+}
+
+// listMethodsUpdate changes the unique list r as the method name does.
+func listMethodsUpdate(th *Thread, name string, r Value, a [3]Value) Value {
+	l := r.List()
+	switch name {
+	case "extend":
+		var more []Value
+		switch a[0].k {
+		case KList:
+			more = a[0].List().elems
+		case KTuple:
+			more = a[0].Tuple()
+		default:
+			th.Failf("extend needs a list, got %s", a[0].typeName())
+		}
+		size := l.size + a[0].size()
+		th.checkSize(size)
+		th.allocate(16 * int64(len(more)))
+		for _, e := range more {
+			e.share()
+		}
+		l.elems = append(l.elems, more...)
+		l.size = size
+	case "remove":
+		for i, e := range l.elems {
+			if th.equal(e, a[0]) {
+				l.size -= 16 + e.size()
+				l.elems = slices.Delete(l.elems, i, i+1)
+				break
+			}
+		}
+	case "remove_at":
+		i := th.intArg("remove_at", a[0])
+		if i < 0 {
+			i += int64(len(l.elems))
+		}
+		if i >= 0 && i < int64(len(l.elems)) {
+			l.size -= 16 + l.elems[i].size()
+			l.elems = slices.Delete(l.elems, int(i), int(i)+1)
+		}
+	}
+	return r
 }
 
 var tupleMethods = []*Method{
@@ -608,6 +766,52 @@ var mapMethods = []*Method{
 		fn: func(th *Thread, r Value, a [3]Value) Value { th.intArg("at", a[0]); return None }},
 	{Name: "pointer", Sig: Signature{Params: pStr("path"), Result: "Option[any]", Notes: "the value at a JSON Pointer (RFC 6901) such as `/items/0/name`; None when there is none"},
 		fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
+	{Name: "insert", Sig: Signature{Params: pKV, Result: "map[str, V]", Notes: "the map with key set to value (a key it has keeps its place)"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.mapSet("insert", th.fresh(r), a) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.mapSet("insert", r, a) }},
+	{Name: "set", Sig: Signature{Params: pKV, Result: "map[str, V]", Notes: "as insert"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.mapSet("set", th.fresh(r), a) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.mapSet("set", r, a) }},
+	{Name: "remove", Sig: Signature{Params: pStr("key"), Result: "map[str, V]", Notes: "the map without key (unchanged when it lacks it)"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.mapDelete("remove", th.fresh(r), a) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.mapDelete("remove", r, a) }},
+	{Name: "delete", Sig: Signature{Params: pStr("key"), Result: "map[str, V]", Notes: "as remove"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.mapDelete("delete", th.fresh(r), a) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.mapDelete("delete", r, a) }},
+	{Name: "update", Sig: Signature{Params: []Param{{Name: "other", Type: "map[str, V]"}}, Result: "map[str, V]", Notes: "the map with every key of other set to other's value"},
+		fn:     func(th *Thread, r Value, a [3]Value) Value { return th.mapUpdate(th.fresh(r), a) },
+		update: func(th *Thread, r Value, a [3]Value) Value { return th.mapUpdate(r, a) }},
+}
+
+var pKV = []Param{{Name: "key", Type: "str"}, {Name: "value", Type: "V"}}
+
+// mapSet sets a key of the unique map r.
+func (th *Thread) mapSet(name string, r Value, a [3]Value) Value {
+	o := r.Object()
+	a[1].share()
+	o.Set(th.strArg(name, a[0]), a[1])
+	th.checkSize(o.size)
+	return r
+}
+
+// mapDelete removes a key from the unique map r.
+func (th *Thread) mapDelete(name string, r Value, a [3]Value) Value {
+	r.Object().Delete(th.strArg(name, a[0]))
+	return r
+}
+
+// mapUpdate sets every key of a[0] in the unique map r.
+func (th *Thread) mapUpdate(r Value, a [3]Value) Value {
+	if a[0].k != KObject {
+		th.Failf("update needs a map, got %s", a[0].typeName())
+	}
+	o, other := r.Object(), a[0].Object()
+	for i, k := range other.keys {
+		other.vals[i].share()
+		o.Set(k, other.vals[i])
+	}
+	th.checkSize(o.size)
+	return r
 }
 
 var numberMethods = []*Method{

@@ -29,6 +29,12 @@ func (th *Thread) arith(pos syntax.Pos, op syntax.Token, x, y Value) Value {
 			return Float(math.Mod(a, b))
 		}
 	}
+	if x.k == KDec || y.k == KDec {
+		// Decimals are exact: they mix with ints, never with floats.
+		if a, b := decOf(x), decOf(y); a != nil && b != nil {
+			return th.decArith(pos, op, a, b)
+		}
+	}
 	if op == syntax.PLUS {
 		if x.k == KStr || y.k == KStr {
 			return th.concat(pos, x, y)
@@ -39,6 +45,9 @@ func (th *Thread) arith(pos syntax.Pos, op syntax.Token, x, y Value) Value {
 			th.allocate(16 * int64(len(a.elems)+len(b.elems)))
 			elems := make([]Value, 0, len(a.elems)+len(b.elems))
 			elems = append(append(elems, a.elems...), b.elems...)
+			for _, e := range elems {
+				e.share() // both lists hold it now
+			}
 			return listValue(&List{elems: elems, size: a.size + b.size})
 		}
 	}
@@ -140,6 +149,10 @@ func (th *Thread) compare(pos syntax.Pos, op syntax.Token, x, y Value) int {
 	case x.k == KStr && y.k == KStr:
 		th.charge(int64(min(x.n, y.n)))
 		return strings.Compare(x.Str(), y.Str())
+	case x.k == KDec || y.k == KDec:
+		if a, b := decOf(x), decOf(y); a != nil && b != nil {
+			return decCmp(a, b)
+		}
 	}
 	th.Fail(pos, "cannot compare %s %s %s", x.typeName(), op, y.typeName())
 	return 0
@@ -175,6 +188,8 @@ func (th *Thread) equalDepth(x, y Value, depth int) bool {
 		switch {
 		case (x.k == KInt || x.k == KFloat) && (y.k == KInt || y.k == KFloat):
 			return toFloat(x) == toFloat(y)
+		case x.k == KDec && y.k == KInt || x.k == KInt && y.k == KDec:
+			return decCmp(decOf(x), decOf(y)) == 0
 		case (x.k == KNull || x.k == KNone) && (y.k == KNull || y.k == KNone):
 			return true
 		}
@@ -187,6 +202,8 @@ func (th *Thread) equalDepth(x, y Value, depth int) bool {
 		return x.n == y.n
 	case KFloat:
 		return x.Float() == y.Float()
+	case KDec:
+		return decCmp(x.dec(), y.dec()) == 0
 	case KStr:
 		th.charge(int64(x.n))
 		return x.Str() == y.Str()
@@ -235,4 +252,38 @@ func (th *Thread) equalSlices(a, b []Value, depth int) bool {
 		}
 	}
 	return true
+}
+
+// contains implements x in c: an element of a list or tuple (==), a key
+// of a map, a substring of a string.
+func (th *Thread) contains(pos syntax.Pos, c, x Value) bool {
+	switch c.k {
+	case KList, KTuple:
+		var elems []Value
+		if c.k == KList {
+			elems = c.List().elems
+		} else {
+			elems = c.Tuple()
+		}
+		for _, e := range elems {
+			if th.equal(e, x) {
+				return true
+			}
+		}
+		return false
+	case KObject:
+		if x.k != KStr {
+			th.Fail(pos, "in a map needs a str key, got %s", x.typeName())
+		}
+		_, ok := c.Object().Get(x.Str())
+		return ok
+	case KStr:
+		if x.k != KStr {
+			th.Fail(pos, "in a str needs a str, got %s", x.typeName())
+		}
+		th.charge(int64(c.n))
+		return strings.Contains(c.Str(), x.Str())
+	}
+	th.Fail(pos, "in needs a list, tuple, map or str on its right, got %s", c.typeName())
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"runtime/debug"
@@ -95,6 +96,7 @@ type Options struct {
 	TimeoutMS      int64  // for the message of the timeout limit
 	Hint           string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
 	Log            *slog.Logger
+	Stdout         io.Writer // when set, print writes its line here, not to Log
 	Namespaces     map[string]Namespace
 }
 

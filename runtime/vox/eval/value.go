@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
@@ -25,6 +26,7 @@ const (
 	KOk
 	KErr
 	KTagged
+	KDec       // an exact decimal (docs/vox-language.md, Values)
 	KFunc      // a closure or a module function
 	KBuiltin   // a builtin function or a bound method
 	KNamespace // a capability namespace used as a value
@@ -43,11 +45,18 @@ type Value struct {
 	k Kind
 }
 
-// List is a mutable list. size is the bytes it accounts for against the
-// value-size limit: 16 per element plus the sizes of the elements added.
+// List is a list. Lists are values (docs/vox-language.md, Values): a
+// change through one name is never seen through another. A list is
+// changed in place only while one holder has it; shared is set once a
+// second holder may have it (a variable read into another, an argument,
+// an element taken out of a container: see share), and the next change
+// through any holder copies it first (cow.go). size is the bytes it
+// accounts for against the value-size limit: 16 per element plus the
+// sizes of the elements added.
 type List struct {
-	elems []Value
-	size  int64
+	elems  []Value
+	size   int64
+	shared bool
 }
 
 // Tuple is an immutable sequence.
@@ -56,12 +65,14 @@ type Tuple struct {
 	size  int64
 }
 
-// Object is a map from strings to values that keeps insertion order.
+// Object is a map from strings to values that keeps insertion order. Like
+// a list it is a value, copied on write once shared.
 type Object struct {
-	keys  []string
-	vals  []Value
-	index map[string]int // built once the object grows past a few keys
-	size  int64          // accounted bytes, as for lists
+	keys   []string
+	vals   []Value
+	index  map[string]int // built once the object grows past a few keys
+	size   int64          // accounted bytes, as for lists
+	shared bool
 }
 
 // Tagged is a value built by a constructor of an algebraic type.
@@ -288,6 +299,35 @@ func (o *Object) Set(key string, v Value) {
 	}
 }
 
+// Delete removes key, keeping the order of the others.
+func (o *Object) Delete(key string) {
+	i := -1
+	if o.index != nil {
+		if j, ok := o.index[key]; ok {
+			i = j
+		}
+	} else {
+		for j, k := range o.keys {
+			if k == key {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		return
+	}
+	o.size -= 16 + int64(len(key)) + o.vals[i].size()
+	o.keys = slices.Delete(o.keys, i, i+1)
+	o.vals = slices.Delete(o.vals, i, i+1)
+	if o.index != nil {
+		delete(o.index, key)
+		for j := i; j < len(o.keys); j++ {
+			o.index[o.keys[j]] = j
+		}
+	}
+}
+
 // typeName is the name type_of returns and messages use.
 func (v Value) typeName() string {
 	switch v.k {
@@ -313,6 +353,8 @@ func (v Value) typeName() string {
 		return "Result"
 	case KTagged:
 		return v.tagged().ctor.Type
+	case KDec:
+		return "dec"
 	case KFunc, KBuiltin:
 		return "fn"
 	case KNamespace:

@@ -115,6 +115,7 @@ type Module struct {
 	ConstInit []*Function
 	Ctors     []*Constructor
 	CtorIndex map[string]int
+	Records   map[string]*syntax.RecordDecl // record types by name
 }
 
 // item is a unit of reachability: a module function or a constant.
@@ -208,7 +209,8 @@ func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 		}
 	}
 	m := &Module{File: f, FuncIndex: make(map[string]int, nfn), CtorIndex: map[string]int{},
-		Funcs: make([]*syntax.FnDecl, 0, nfn), Ctors: append([]*Constructor(nil), coreCtors[:]...)}
+		Funcs: make([]*syntax.FnDecl, 0, nfn), Ctors: append([]*Constructor(nil), coreCtors[:]...),
+		Records: map[string]*syntax.RecordDecl{}}
 	r.mod = m
 	items := make([]item, nfn+nconst)
 	r.fnItem = make([]*item, 0, nfn)
@@ -232,6 +234,12 @@ func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 			it := &items[nfn+len(r.cItem)]
 			*it = item{fn: -1, cnst: d.Index, name: d.Name}
 			r.cItem = append(r.cItem, it)
+		case *syntax.RecordDecl:
+			if _, dup := m.Records[d.Name]; dup {
+				r.warn(d.NamePos, "vox/resolve/redeclared", "record type %s is declared again: the first declaration is used", d.Name)
+				continue
+			}
+			m.Records[d.Name] = d
 		case *syntax.TypeDecl:
 			for _, v := range d.Variants {
 				if _, dup := m.CtorIndex[v.Name]; dup {
@@ -350,11 +358,11 @@ func countLocals(b *syntax.Block) int {
 	}
 	n := 0
 	for _, s := range b.Stmts {
-		switch s := s.(type) {
+		switch s.(type) {
 		case *syntax.LetStmt:
 			n++
 		case *syntax.ForStmt:
-			n += len(s.Vars)
+			n += 2
 		}
 	}
 	return n
@@ -534,8 +542,12 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.ForStmt:
 		r.expr(s.Iter)
 		r.push()
-		for _, v := range s.Vars {
-			v.Binding = r.bind(v.Name, v.NamePos)
+		r.bindNames(s.Pattern)
+		if s.Index != nil {
+			r.bindNames(s.Index)
+		}
+		if s.Key != nil {
+			r.expr(s.Key) // resolved for readers; nothing evaluates it
 		}
 		r.blockStmts(s.Body)
 		r.pop()
@@ -570,6 +582,24 @@ func (r *resolver) bindPattern(p syntax.Pattern) {
 	case *syntax.TuplePat:
 		for _, e := range p.Elems {
 			r.bindPattern(e)
+		}
+	}
+}
+
+// bindNames declares the names of a for loop's pattern: names, _ and
+// tuples of them, every name binding (even one that is a constructor's).
+func (r *resolver) bindNames(p syntax.Pattern) {
+	if !r.enter() {
+		r.depth--
+		return
+	}
+	defer func() { r.depth-- }()
+	switch p := p.(type) {
+	case *syntax.BindPat:
+		p.Ident.Binding = r.bind(p.Ident.Name, p.Ident.NamePos)
+	case *syntax.TuplePat:
+		for _, e := range p.Elems {
+			r.bindNames(e)
 		}
 	}
 }
@@ -623,9 +653,21 @@ func (r *resolver) expr(e syntax.Expr) {
 		for _, arm := range e.Arms {
 			r.push()
 			r.bindPattern(arm.Pattern)
+			if arm.Guard != nil {
+				r.expr(arm.Guard)
+			}
 			r.expr(arm.Body)
 			r.pop()
 		}
+	case *syntax.ForStmt, *syntax.WhileStmt, *syntax.LoopStmt:
+		r.depth-- // stmt counts the level again
+		r.stmt(e.(syntax.Stmt))
+		r.depth++
+	case *syntax.WithExpr:
+		r.expr(e.X)
+		r.expr(e.Options)
+	case *syntax.RecordLit:
+		r.recordLit(e)
 	case *syntax.FuncLit:
 		fn := r.newFunction(Function{Name: "lambda", Pos: e.Pos, Params: e.Params, Result: e.Result, Body: e.Body})
 		fn.Defaults = r.defaults(e.Params, "lambda", r.fn.topOwner())
@@ -652,6 +694,49 @@ func (r *resolver) expr(e syntax.Expr) {
 	}
 }
 
+// recordLit resolves a record literal: its type must be a record type of
+// the file, and it must give each field once, every field without an
+// Option type.
+func (r *resolver) recordLit(e *syntax.RecordLit) {
+	for _, f := range e.Fields {
+		r.expr(f.Value)
+	}
+	d, ok := r.mod.Records[e.Type.Name]
+	if !ok {
+		r.diags.Errorf(r.path, int(e.Type.NamePos.Line), int(e.Type.NamePos.Col), "vox/resolve/record-type",
+			"%s is not a record type of this file: declare type %s { field: type, ... }", e.Type.Name, e.Type.Name)
+		return
+	}
+	e.Record = d
+	given := map[string]bool{}
+	for _, f := range e.Fields {
+		if given[f.Name] {
+			r.diags.Errorf(r.path, int(f.NamePos.Line), int(f.NamePos.Col), "vox/resolve/record-field", "field %s of %s is given twice", f.Name, d.Name)
+		}
+		given[f.Name] = true
+		if !slices.ContainsFunc(d.Fields, func(x *syntax.Field) bool { return x.Name == f.Name }) {
+			r.diags.Errorf(r.path, int(f.NamePos.Line), int(f.NamePos.Col), "vox/resolve/record-field", "record %s has no field %s: its fields are %s", d.Name, f.Name, fieldNames(d))
+		}
+	}
+	var missing []string
+	for _, f := range d.Fields {
+		if !given[f.Name] && !f.Type.IsNamed("Option") {
+			missing = append(missing, f.Name)
+		}
+	}
+	if len(missing) > 0 {
+		r.diags.Errorf(r.path, int(e.Lbrace.Line), int(e.Lbrace.Col), "vox/resolve/record-field", "%s literal lacks field %s (only Option fields may be left out)", d.Name, strings.Join(missing, ", "))
+	}
+}
+
+func fieldNames(d *syntax.RecordDecl) string {
+	names := make([]string, len(d.Fields))
+	for i, f := range d.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
 // reach walks from every tool and resource through the functions and
 // constants they use: undefined names there are warnings, and an
 // unavailable function there is an error.
@@ -664,7 +749,7 @@ func (r *resolver) reach() {
 	seen := map[*item]bool{}
 	var queue []visit
 	for i, d := range m.Funcs {
-		if d.Kind != syntax.PlainFn {
+		if d.Kind != syntax.PlainFn || d == m.File.Script {
 			queue = append(queue, visit{r.fnItem[i], d})
 			seen[r.fnItem[i]] = true
 		}
@@ -695,8 +780,11 @@ func (r *resolver) reach() {
 }
 
 func describe(d *syntax.FnDecl) string {
-	if d.Kind == syntax.ResourceFn {
+	switch d.Kind {
+	case syntax.ResourceFn:
 		return fmt.Sprintf("resource %s", d.URI)
+	case syntax.PlainFn:
+		return "the script"
 	}
 	return fmt.Sprintf("tool %s", d.Name)
 }

@@ -27,8 +27,9 @@ func checkSame(t *testing.T, name string, src []byte) int {
 			continue
 		}
 		var d1, d2 diag.List
-		want := schemajson.Schema(Input(name, fn.Params, fn.TypeParams, &d1))
-		got := InputJSON(name, fn.Params, fn.TypeParams, &d2)
+		sc := ScopeOf(fn, Records(f))
+		want := schemajson.Schema(Input(name, fn.Params, sc, &d1))
+		got := InputJSON(name, fn.Params, sc, &d2)
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: %s: InputJSON differs from Schema(Input)\n got: %s\nwant: %s", name, fn.Name, got, want)
 		}
@@ -58,18 +59,23 @@ func TestInputJSONMatchesInputOnTestdata(t *testing.T) {
 }
 
 // TestInputJSONMatchesInputOnRandomTypes checks random parameter lists:
-// every type form, unknown names, type parameters, deep nesting past the
-// depth bound, and literal defaults of every kind.
+// every type form (records, recursive ones included, function types and
+// integer type arguments), unknown names, type parameters, deep nesting
+// past the depth bound, and literal defaults of every kind.
 func TestInputJSONMatchesInputOnRandomTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	names := []string{"str", "String", "int", "i64", "Int", "float", "f64", "Float", "bool", "Bool", "Unit",
-		"list", "List", "map", "Map", "Option", "T", "Widget", "any"}
+		"list", "List", "map", "Map", "Option", "T", "Widget", "any", "dec", "Point", "Node", "Pair"}
 	var typ func(depth int) string
 	typ = func(depth int) string {
 		if depth > 70 || r.IntN(3) == 0 && depth > 2 {
 			return names[r.IntN(11)]
 		}
-		switch r.IntN(8) {
+		switch r.IntN(10) {
+		case 6:
+			return "fn(" + typ(depth+1) + ") to " + typ(depth+1)
+		case 7:
+			return "Tensor[2, " + typ(depth+1) + "]"
 		case 0:
 			var parts []string
 			for range r.IntN(4) {
@@ -90,9 +96,11 @@ func TestInputJSONMatchesInputOnRandomTypes(t *testing.T) {
 	defaults := []string{"1", "-7", "2.5", "1.0", "1e400", `"x\ty\u{1}"`, `"é\u2028"`, "true", "false",
 		"[]", "[1, [2, 3]]", `{b: 1, a: [true], "c d": {z: 1, y: 2}}`, "(1, 2)", "()", "None", "f(1)", "[1, x]", "{a: 1, a: 2}"}
 	deep := strings.Repeat("list[", 80) + "int" + strings.Repeat("]", 80)
+	records := "type Point { x: int, y: Option[str] }\ntype Node { value: dec, children: list[Node], parent: Option[Node] }\ntype Pair { a: Point, b: list[Pair] }\n"
 	for i := range 3000 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "fn f%d[T](", i)
+		b.WriteString(records)
+		fmt.Fprintf(&b, "fn f%d<T>(", i)
 		for j := range r.IntN(5) {
 			if j > 0 {
 				b.WriteString(", ")

@@ -31,6 +31,10 @@ type Decl interface {
 type File struct {
 	Path  string
 	Decls []Decl
+	// Script is the synthetic function main that holds the top-level
+	// statements of a file parsed with ParseScript (nil otherwise, and
+	// when the script has none); it is also the last of Decls.
+	Script *FnDecl
 }
 
 // FnKind says what a function declaration declares.
@@ -58,9 +62,10 @@ type FnDecl struct {
 	Decorators []Decorator
 	NamePos    Pos
 	Name       string
-	TypeParams []string
+	TypeParams []*Ident // <T, U> (or the legacy [T, U])
 	Params     []*Param
-	Result     *Type // nil when absent
+	Effects    []*Effect // the uses clause, then the effects of @uses(...)
+	Result     *Type     // nil when absent
 	Body       *Block
 
 	Description string // tools and resources
@@ -72,6 +77,18 @@ type FnDecl struct {
 
 	Function any // set by the resolver
 }
+
+// Effect is one effect of a uses clause (uses net, fs) or of @uses(...):
+// net db fs env clock random spawn gpu_compute mutate nothing, or mcp
+// with the name of a tool (mcp(search)) in Arg.
+type Effect struct {
+	Pos  Pos
+	Name string
+	Arg  string
+}
+
+// Effects are the effect names a uses clause may list.
+var Effects = []string{"net", "db", "fs", "env", "clock", "random", "spawn", "gpu_compute", "mutate", "nothing", "mcp"}
 
 // Unavailable records why a plain function could not be parsed.
 type Unavailable struct {
@@ -91,13 +108,29 @@ type Param struct {
 	Ident       *Ident // the parameter as a binding occurrence
 }
 
-// Type is a type annotation: Name[Args] or a tuple (Args) when Tuple.
+// TypeKind says what a type annotation is.
+type TypeKind uint8
+
+// The kinds of type annotations.
+const (
+	NamedType TypeKind = iota // Name or Name[Args]
+	TupleType                 // (Args); () is Unit
+	FuncType                  // fn(Args) to Result
+	IntType                   // an integer used as a type argument: Tensor[2]
+)
+
+// Type is a type annotation.
 type Type struct {
-	Pos   Pos
-	Name  string
-	Args  []*Type
-	Tuple bool
+	Pos    Pos
+	Kind   TypeKind
+	Name   string  // NamedType: the name; IntType: the digits
+	Args   []*Type // type arguments, tuple elements or parameter types
+	Result *Type   // FuncType: the result; nil means Unit
 }
+
+// IsNamed reports whether t is the named type name (with or without
+// arguments).
+func (t *Type) IsNamed(name string) bool { return t != nil && t.Kind == NamedType && t.Name == name }
 
 func (t *Type) String() string {
 	if t == nil {
@@ -121,37 +154,61 @@ func (t *Type) appendTo(b *[]byte, depth int) {
 		*b = append(*b, "..."...)
 		return
 	}
-	if t.Tuple {
-		*b = append(*b, '(')
-	} else {
+	open, close := byte('['), byte(']')
+	switch t.Kind {
+	case TupleType:
+		open, close = '(', ')'
+	case FuncType:
+		*b = append(*b, "fn"...)
+		open, close = '(', ')'
+	default:
 		*b = append(*b, t.Name...)
 		if len(t.Args) == 0 {
 			return
 		}
-		*b = append(*b, '[')
 	}
+	*b = append(*b, open)
 	for i, a := range t.Args {
 		if i > 0 {
 			*b = append(*b, ", "...)
 		}
 		a.appendTo(b, depth+1)
 	}
-	if t.Tuple {
-		*b = append(*b, ')')
-	} else {
-		*b = append(*b, ']')
+	*b = append(*b, close)
+	if t.Kind == FuncType && t.Result != nil {
+		*b = append(*b, " to "...)
+		t.Result.appendTo(b, depth+1)
 	}
 }
 
 // TypeDecl is an algebraic type: type Name = | A | B(x: int).
 type TypeDecl struct {
 	Pos      Pos
+	NamePos  Pos
 	Name     string
-	Params   []string
+	Params   []*Ident // the legacy [T] (a warning: the reference has none)
 	Variants []*Variant
 }
 
 func (d *TypeDecl) Span() Pos { return d.Pos }
+
+// RecordDecl is a record type: type Name { field: type, ... }. Its values
+// are maps whose keys are the fields, in declaration order.
+type RecordDecl struct {
+	Pos     Pos
+	NamePos Pos
+	Name    string
+	Fields  []*Field
+}
+
+func (d *RecordDecl) Span() Pos { return d.Pos }
+
+// Field is a field of a record type.
+type Field struct {
+	NamePos Pos
+	Name    string
+	Type    *Type
+}
 
 // Variant is one constructor of an algebraic type.
 type Variant struct {
@@ -190,6 +247,7 @@ func (d *SkippedDecl) Span() Pos { return d.Pos }
 
 func (*FnDecl) decl()      {}
 func (*TypeDecl) decl()    {}
+func (*RecordDecl) decl()  {}
 func (*ConstDecl) decl()   {}
 func (*ImportDecl) decl()  {}
 func (*SkippedDecl) decl() {}
@@ -217,7 +275,8 @@ type BranchStmt struct {
 	Tok Token // BREAK or CONTINUE
 }
 
-// WhileStmt is while cond { body }.
+// WhileStmt is while cond { body }. Loops are statements that may also
+// stand where an expression is wanted; their value is Unit.
 type WhileStmt struct {
 	Pos  Pos
 	Cond Expr
@@ -230,12 +289,16 @@ type LoopStmt struct {
 	Body *Block
 }
 
-// ForStmt is for a [, b] in iter { body }.
+// ForStmt is for pattern [, index] in iter { body }: Pattern binds each
+// element (a name, _, or a tuple pattern: for (k, v) in m), Index, when
+// present, the position (a *BindPat or a *WildcardPat).
 type ForStmt struct {
-	Pos  Pos
-	Vars []*Ident // one or two
-	Iter Expr
-	Body *Block
+	Pos     Pos
+	Pattern Pattern
+	Index   Pattern
+	Iter    Expr
+	Key     Expr // key = expr after the iterable: a hint for rendering views, evaluated by nothing
+	Body    *Block
 }
 
 // AssignStmt is lhs op rhs with op one of = += -= *= /=.
@@ -260,6 +323,10 @@ func (s *ForStmt) Span() Pos    { return s.Pos }
 func (s *AssignStmt) Span() Pos { return s.LHS.Span() }
 func (s *ExprStmt) Span() Pos   { return s.X.Span() }
 
+func (*WhileStmt) expr() {}
+func (*LoopStmt) expr()  {}
+func (*ForStmt) expr()   {}
+
 func (*LetStmt) stmt()    {}
 func (*ReturnStmt) stmt() {}
 func (*BranchStmt) stmt() {}
@@ -278,13 +345,13 @@ type Ident struct {
 	Binding any
 }
 
-// Literal is an INT, FLOAT, STRING, true or false.
+// Literal is an INT, FLOAT, DEC, STRING, true or false.
 type Literal struct {
 	Pos   Pos
-	Tok   Token // INT, FLOAT, STRING, TRUE, FALSE
+	Tok   Token // INT, FLOAT, DEC, STRING, TRUE, FALSE
 	Int   int64
 	Float float64
-	Str   string
+	Str   string // a string's value; a decimal's digits (0.10 for 0.10dec)
 }
 
 // TemplateLit is a string with {name} interpolations.
@@ -310,7 +377,24 @@ type TupleExpr struct {
 type ObjectExpr struct {
 	Pos    Pos
 	Keys   []string
+	KeyPos []Pos
 	Values []Expr
+}
+
+// RecordLit is a record literal: Name { field: value, ... }. The resolver
+// sets Record to the *RecordDecl of Name.
+type RecordLit struct {
+	Type   *Ident
+	Lbrace Pos
+	Fields []*FieldInit
+	Record any
+}
+
+// FieldInit is one field: value of a record literal.
+type FieldInit struct {
+	NamePos Pos
+	Name    string
+	Value   Expr
 }
 
 // Block is { stmts }; as an expression its value is the last expression
@@ -335,9 +419,12 @@ type MatchExpr struct {
 	Arms []*MatchArm
 }
 
-// MatchArm is one arm of a match.
+// MatchArm is one arm of a match: pattern [if guard] => body. A body
+// that is a statement (return, break, continue, an assignment) is a Block
+// holding it.
 type MatchArm struct {
 	Pattern Pattern
+	Guard   Expr // nil when absent
 	Body    Expr
 }
 
@@ -392,7 +479,15 @@ type UnaryExpr struct {
 	X   Expr
 }
 
-// BinaryExpr is x op y.
+// WithExpr is x with options: an option bag (retries, timeout, ...) for
+// a durable call, evaluated and checked, then ignored.
+type WithExpr struct {
+	X       Expr
+	WithPos Pos
+	Options Expr
+}
+
+// BinaryExpr is x op y (op IN and NOT_IN for x in y, x not in y).
 type BinaryExpr struct {
 	X     Expr
 	OpPos Pos
@@ -416,6 +511,8 @@ func (e *IndexExpr) Span() Pos   { return e.X.Span() }
 func (e *TryExpr) Span() Pos     { return e.X.Span() }
 func (e *UnaryExpr) Span() Pos   { return e.Pos }
 func (e *BinaryExpr) Span() Pos  { return e.X.Span() }
+func (e *RecordLit) Span() Pos   { return e.Type.NamePos }
+func (e *WithExpr) Span() Pos    { return e.X.Span() }
 
 func (*Ident) expr()       {}
 func (*Literal) expr()     {}
@@ -433,6 +530,8 @@ func (*IndexExpr) expr()   {}
 func (*TryExpr) expr()     {}
 func (*UnaryExpr) expr()   {}
 func (*BinaryExpr) expr()  {}
+func (*RecordLit) expr()   {}
+func (*WithExpr) expr()    {}
 
 // Patterns.
 
@@ -449,7 +548,7 @@ type WildcardPat struct{ Pos Pos }
 // (None, Loading), which it then matches.
 type BindPat struct{ Ident *Ident }
 
-// LiteralPat matches an equal literal (Neg for a leading minus).
+// LiteralPat matches an equal literal (a leading minus is folded into it).
 type LiteralPat struct {
 	Lit *Literal
 }
@@ -460,7 +559,7 @@ type CtorPat struct {
 	Args []Pattern
 }
 
-// TuplePat is (p, ...).
+// TuplePat is (p, ...); (p,) has one element and (p) is p.
 type TuplePat struct {
 	Pos   Pos
 	Elems []Pattern

@@ -13,6 +13,7 @@
 package syntax
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -32,7 +33,20 @@ const maxDepth = 512
 // Parse parses a file. path is used in diagnostics. It never fails: every
 // problem is a diagnostic, and the tree holds whatever parsed.
 func Parse(path string, src []byte) (f *File, diags diag.List) {
-	p := &parser{path: path}
+	return parse(path, src, false)
+}
+
+// ParseScript parses a file in script mode (vox run FILE): a top-level
+// line that does not start a declaration is a statement, and the
+// statements, in order, are the body of a synthetic function main
+// (File.Script). A top-level let is then a statement too, not a module
+// constant. A script with statements must not declare its own main.
+func ParseScript(path string, src []byte) (f *File, diags diag.List) {
+	return parse(path, src, true)
+}
+
+func parse(path string, src []byte, script bool) (f *File, diags diag.List) {
+	p := &parser{path: path, script: script}
 	defer func() {
 		if r := recover(); r != nil {
 			diags = append(p.diags, diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error,
@@ -48,7 +62,27 @@ func Parse(path string, src []byte) (f *File, diags diag.List) {
 	for p.tok != EOF {
 		p.topDecl(f)
 	}
+	if len(p.scriptStmts) > 0 {
+		p.scriptMain(f)
+	}
 	return f, p.diags
+}
+
+// scriptMain makes the statements of a script the body of its synthetic
+// function main.
+func (p *parser) scriptMain(f *File) {
+	first := p.scriptStmts[0].Span()
+	for _, d := range f.Decls {
+		if fn, ok := d.(*FnDecl); ok && fn.Name == "main" {
+			p.errorAt(fn.NamePos, "vox/parse/script-main",
+				"a script with top-level statements (the first at line %d) cannot also declare fn main: its statements are main's body", first.Line)
+			return
+		}
+	}
+	main := &FnDecl{Head: first, Kind: PlainFn, NamePos: first, Name: "main",
+		Body: &Block{Lbrace: first, Stmts: p.scriptStmts}}
+	f.Decls = append(f.Decls, main)
+	f.Script = main
 }
 
 type parser struct {
@@ -61,12 +95,18 @@ type parser struct {
 	// base to learn the height of an operand.
 	peak int
 
+	// script is set by ParseScript: top-level statements gather in
+	// scriptStmts.
+	script      bool
+	scriptStmts []Stmt
+
 	// spec is set while parsing a plain function: its first error aborts
 	// it (bailout) and makes it unavailable instead of failing the file.
 	spec       bool
 	specErr    *Unavailable
 	quiet      int   // > 0 during lookahead: diagnostics are dropped
 	noBrace    int   // > 0 in if/while/for/match heads: '{' ends the expression
+	noArrow    int   // > 0 in a match guard: name => is the arm's arrow, not a lambda
 	errLine    int32 // line of the last error reported
 	prevTokEnd int   // end offset of the previous token
 
@@ -260,11 +300,17 @@ func (p *parser) topDecl(f *File) {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			p.spec, p.specErr, p.depth, p.peak, p.noBrace = false, nil, 0, 0, 0
+			p.spec, p.specErr, p.depth, p.peak, p.noBrace, p.noArrow = false, nil, 0, 0, 0, 0
 			p.syncTop(p.sc.start)
 		}
 	}()
 	p.sc.brackets = p.sc.brackets[:0]
+	if p.script && p.tok != NEWLINE && p.tok != SEMI && !p.scriptDecl() {
+		if s := p.stmtRecover(); s != nil {
+			p.scriptStmts = append(p.scriptStmts, s)
+		}
+		return
+	}
 	switch p.tok {
 	case NEWLINE, SEMI:
 		p.next()
@@ -317,6 +363,33 @@ func (p *parser) topDecl(f *File) {
 	}
 }
 
+// scriptDecl reports whether the current top-level token of a script
+// begins a declaration rather than a statement.
+func (p *parser) scriptDecl() bool {
+	switch p.tok {
+	case DECORATOR, PUB, ASYNC, TYPE, IMPORT, EOF:
+		return true
+	case FN:
+		return !p.lambdaAhead()
+	case IDENT:
+		w := p.sc.text
+		next := p.sc.peekToken()
+		switch {
+		case w == "tool":
+			return next == '"' || isIdentStart(next)
+		case w == "resource":
+			return next == '"'
+		case toleratedWords[w]:
+			return isIdentStart(next) || next == '{' || next == '"'
+		}
+	}
+	return false
+}
+
+// lambdaAhead reports whether the current token fn begins a lambda (fn
+// followed by '(') rather than a declaration.
+func (p *parser) lambdaAhead() bool { return p.sc.peekToken() == '(' }
+
 // syncTop resumes after an error at the next line, after offset off, that
 // starts a declaration in column 1.
 func (p *parser) syncTop(off int) {
@@ -356,6 +429,7 @@ func (p *parser) decorated(f *File) {
 	var heads [2]Decorator
 	var toolHead, resHead *Decorator
 	var desc, uri string
+	var effects []*Effect // of @uses(...)
 	skipFn := ""
 	for p.tok == DECORATOR {
 		d := Decorator{Pos: p.pos, Name: p.sc.text, End: p.sc.posAt(p.sc.end)}
@@ -393,6 +467,18 @@ func (p *parser) decorated(f *File) {
 				uri = p.plainString("a URI")
 				desc = p.plainString("a description")
 			}
+		case "@uses":
+			// Its effects join the function's uses clause; arguments that
+			// are not effect names are skipped with a warning, as the
+			// decorator was before.
+			if es, ok := p.usesArgs(); ok {
+				effects = append(effects, es...)
+			} else {
+				p.warn(d.Pos, "vox/decorator/ignored", "decorator @uses is ignored here: its arguments are not effect names (net, fs, ...)")
+				if p.tok == LPAREN {
+					p.skipParens()
+				}
+			}
 		default:
 			switch d.Name {
 			case "@endpoint", "@test", "@table":
@@ -426,12 +512,18 @@ func (p *parser) decorated(f *File) {
 		}
 		p.fnModifiers()
 		p.fnRest(fn)
+		fn.Effects = append(fn.Effects, effects...)
 		f.Decls = append(f.Decls, fn)
 	case toolHead != nil || resHead != nil:
 		p.syntaxError("expected fn after %s, found %s", headName(toolHead, resHead), p.describe())
 	case isFn && skipFn == "":
 		p.ignoreDecorators(decs, nil)
 		p.plainFn(f, head, decs)
+		if n := len(f.Decls); n > 0 && len(effects) > 0 {
+			if fn, ok := f.Decls[n-1].(*FnDecl); ok && fn.Head == head {
+				fn.Effects = append(fn.Effects, effects...)
+			}
+		}
 	case p.tok == EOF:
 		f.Decls = append(f.Decls, &SkippedDecl{Pos: head, Word: decs[0].Name})
 	default:
@@ -448,23 +540,23 @@ func headName(t, r *Decorator) string {
 
 func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
 	for _, d := range decs {
-		if keep != nil && d.Pos == keep.Pos {
+		if keep != nil && d.Pos == keep.Pos || d.Name == "@uses" {
 			continue
 		}
 		p.warn(d.Pos, "vox/decorator/ignored", "decorator %s is ignored here", d.Name)
 	}
 }
 
-// plainString parses a string literal that must not interpolate
-// (descriptions and URIs).
+// plainString parses a string literal that never interpolates
+// (descriptions and URIs): a string that would be a template elsewhere
+// is taken with every brace literal, so "notes://{id}" is a URI with a
+// parameter.
 func (p *parser) plainString(what string) string {
 	switch p.tok {
-	case STRING:
-		s := p.sc.str
-		p.next()
-		return s
-	case TEMPLATE:
-		p.errorAt(p.pos, "vox/decl/template-string", "descriptions are plain strings: write {{ and }} for literal braces")
+	case STRING, TEMPLATE:
+		p.quiet++
+		p.sc.rescanPlain()
+		p.quiet--
 		s := p.sc.str
 		p.next()
 		return s
@@ -524,12 +616,15 @@ func (p *parser) plainFn(f *File, head Pos, decs []Decorator) {
 	reason := p.specErr
 	p.specErr = nil
 	p.diags = p.diags[:ndiags]
-	p.depth, p.peak, p.noBrace = 0, 0, 0
+	p.depth, p.peak, p.noBrace, p.noArrow = 0, 0, 0, 0
 	p.restore(st)
 	fn.Unavailable, fn.Body, fn.Params, fn.Result = reason, nil, nil, nil
 	name := "function"
 	if fn.Name != "" {
 		name = "function " + fn.Name
+	}
+	if c := outsideConstruct(p.sc.src, reason.Pos); c != "" {
+		reason.Reason = "it uses " + c + ", which vox-mcp does not run"
 	}
 	p.warn(reason.Pos, "vox/parse/fn-unsupported", "%s is unavailable: %s", name, reason.Reason)
 	end, brace := skipOpaque(p.sc.src, p.sc.start)
@@ -546,27 +641,172 @@ func (p *parser) plainFn(f *File, head Pos, decs []Decorator) {
 	}
 }
 
-// fnRest parses NAME [typeparams] (params) [to T] { body }.
+// outsideConstructs name the constructs of the wider language, outside
+// what vox-mcp runs, by the word that begins them.
+var outsideConstructs = map[string]string{
+	"spawn": "actors", "actor": "actors", "on": "actors",
+	"workflow": "durable workflows", "activity": "durable workflows", "side_effect": "durable workflows",
+	"view": "UI components", "component": "UI components", "state": "UI components", "derived": "UI components",
+	"effect": "UI components", "mount": "UI components", "cleanup": "UI components", "when": "UI components",
+	"fetching": "UI components", "empty": "UI components", "fragment": "UI components",
+	"migrate": "database migrations", "table": "database tables", "query": "database queries", "mutation": "database mutations",
+}
+
+// outsideConstruct names the construct of the wider language that begins
+// at pos, where parsing a plain function failed, or returns "" when the
+// failure is a plain syntax error.
+func outsideConstruct(src []byte, pos Pos) string {
+	off, line := 0, int32(1)
+	for line < pos.Line {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return ""
+		}
+		off += i + 1
+		line++
+	}
+	off += int(pos.Col) - 1
+	if off < 0 || off >= len(src) {
+		return ""
+	}
+	if src[off] == '<' && off+1 < len(src) && (isIdentStart(src[off+1]) || src[off+1] == '>' || src[off+1] == '/') {
+		end := off + 1
+		for end < len(src) && end < off+32 && (isIdentByte(src[end]) || src[end] == '/') {
+			end++
+		}
+		return "UI markup (`" + string(src[off:end]) + "`)"
+	}
+	end := off
+	for end < len(src) && isIdentByte(src[end]) {
+		end++
+	}
+	if what, ok := outsideConstructs[string(src[off:end])]; ok {
+		return what + " (`" + string(src[off:end]) + "`)"
+	}
+	// The word before, on the same line: spawn Counter() fails at Counter.
+	i := off
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	start := i
+	for start > 0 && isIdentByte(src[start-1]) {
+		start--
+	}
+	if start < i {
+		if what, ok := outsideConstructs[string(src[start:i])]; ok {
+			return what + " (`" + string(src[start:i]) + "`)"
+		}
+	}
+	return ""
+}
+
+// fnRest parses NAME [<T, ...>] (params) [uses effects] [to T] { body }.
 func (p *parser) fnRest(fn *FnDecl) {
 	fn.NamePos, fn.Name = p.expectIdent()
-	if p.tok == LBRACK {
-		p.next()
-		for {
-			_, tp := p.expectIdent()
-			fn.TypeParams = append(fn.TypeParams, tp)
-			if p.tok != COMMA {
-				break
-			}
-			p.next()
-		}
-		p.expect(RBRACK)
+	switch p.tok {
+	case LT:
+		fn.TypeParams = p.typeParams(LT, GT)
+	case LBRACK:
+		pos := p.pos
+		fn.TypeParams = p.typeParams(LBRACK, RBRACK)
+		p.warn(pos, "vox/parse/generic-brackets", "generic parameters are written fn %s<T>(...): the reference rejects [T]", fn.Name)
 	}
 	fn.Params = p.params(LPAREN, RPAREN)
+	if p.tok == IDENT && p.sc.text == "uses" {
+		p.next()
+		fn.Effects = p.effects(fn.Effects)
+	}
 	fn.Result = p.resultType()
 	if p.tok != LBRACE {
 		p.syntaxError("expected '{' to begin the body of %s, found %s", fn.Name, p.describe())
 	}
 	fn.Body = p.block()
+}
+
+// typeParams parses the generic parameters <T, U> (or [T, U]) of a
+// function or a type.
+func (p *parser) typeParams(open, close Token) []*Ident {
+	p.expect(open)
+	var out []*Ident
+	for {
+		pos, name := p.expectIdent()
+		out = append(out, p.idents.Make(Ident{NamePos: pos, Name: name}))
+		if p.tok != COMMA {
+			break
+		}
+		p.next()
+	}
+	p.expect(close)
+	return out
+}
+
+// usesArgs parses the arguments of @uses(...) as effects, or consumes
+// nothing and returns false when they are not a list of effect names.
+func (p *parser) usesArgs() (out []*Effect, ok bool) {
+	if p.tok != LPAREN {
+		return nil, false
+	}
+	st, nd := p.save(), len(p.diags)
+	spec, specErr := p.spec, p.specErr
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, isBail := r.(bailout); !isBail {
+					panic(r)
+				}
+			}
+		}()
+		p.spec = false
+		p.quiet++
+		defer func() { p.quiet-- }()
+		p.next()
+		out = p.effects(nil)
+		p.expect(RPAREN)
+		ok = true
+	}()
+	p.spec, p.specErr = spec, specErr
+	if !ok {
+		p.restore(st)
+		p.diags = p.diags[:nd]
+		return nil, false
+	}
+	// Parse again, loudly, for the warnings of unknown effects.
+	p.restore(st)
+	p.next()
+	out = p.effects(nil)
+	p.expect(RPAREN)
+	return out, true
+}
+
+// effects parses the effects of a uses clause or of @uses(...): names
+// separated by commas, mcp taking a tool name in parentheses.
+func (p *parser) effects(out []*Effect) []*Effect {
+	for {
+		e := &Effect{Pos: p.pos, Name: p.sc.text}
+		if p.tok != IDENT {
+			p.syntaxError("expected an effect name after uses, found %s: one of %s", p.describe(), strings.Join(Effects, ", "))
+		}
+		known := false
+		for _, k := range Effects {
+			known = known || k == e.Name
+		}
+		if !known {
+			// A warning, not the reference's error: effects grant
+			// nothing here, so an unknown one changes nothing that runs.
+			p.warn(e.Pos, "vox/parse/unknown-effect", "unknown effect %s: expected one of %s", e.Name, strings.Join(Effects, ", "))
+		}
+		p.next()
+		if e.Name == "mcp" && p.tok == LPAREN {
+			p.next()
+			_, e.Arg = p.expectIdent()
+			p.expect(RPAREN)
+		}
+		out = append(out, e)
+		if p.tok != COMMA {
+			return out
+		}
+		p.next()
+	}
 }
 
 func (p *parser) resultType() *Type {
@@ -629,36 +869,50 @@ func (p *parser) prevEnd() int {
 	return i
 }
 
+// typeExpr parses a type: Name, Name[Args] (an argument may be an
+// integer: Tensor[2]), a tuple (A, B), or a function type fn(A) to B.
 func (p *parser) typeExpr() *Type {
 	p.enter()
 	defer p.leave()
 	t := p.types.Make(Type{Pos: p.pos})
-	if p.tok == LPAREN {
+	switch p.tok {
+	case LPAREN:
+		t.Kind = TupleType
+		t.Args = p.typeList(LPAREN, RPAREN)
+		return t
+	case FN:
 		p.next()
-		t.Tuple = true
-		for p.tok != RPAREN {
-			t.Args = append(t.Args, p.typeExpr())
-			if p.tok != COMMA {
-				break
-			}
-			p.next()
+		t.Kind = FuncType
+		t.Args = p.typeList(LPAREN, RPAREN)
+		if p.tok == TO || p.tok == ARROW {
+			t.Result = p.resultType()
 		}
-		p.expect(RPAREN)
+		return t
+	case INT:
+		t.Kind, t.Name = IntType, p.sc.text
+		p.next()
 		return t
 	}
 	_, t.Name = p.expectIdent()
 	if p.tok == LBRACK {
-		p.next()
-		for p.tok != RBRACK {
-			t.Args = append(t.Args, p.typeExpr())
-			if p.tok != COMMA {
-				break
-			}
-			p.next()
-		}
-		p.expect(RBRACK)
+		t.Args = p.typeList(LBRACK, RBRACK)
 	}
 	return t
+}
+
+// typeList parses types separated by commas between open and close.
+func (p *parser) typeList(open, close Token) []*Type {
+	p.expect(open)
+	var out []*Type
+	for p.tok != close {
+		out = append(out, p.typeExpr())
+		if p.tok != COMMA {
+			break
+		}
+		p.next()
+	}
+	p.expect(close)
+	return out
 }
 
 func (p *parser) bareTool(f *File) {
@@ -688,23 +942,22 @@ func (p *parser) bareResource(f *File) {
 	f.Decls = append(f.Decls, fn)
 }
 
-// typeDecl parses an algebraic type or skips a record-like one; off is the
-// offset where the declaration starts.
+// typeDecl parses an algebraic type (type T = | A | B(x: int)) or a
+// record type (type T { x: int, y: str }); off is the offset where the
+// declaration starts. Anything else after the name (type Alias = str) is
+// skipped as a declaration of the wider language.
 func (p *parser) typeDecl(f *File, head Pos, off int) {
 	p.expect(TYPE)
-	d := &TypeDecl{Pos: head}
+	d := &TypeDecl{Pos: head, NamePos: p.pos}
 	_, d.Name = p.expectIdent()
 	if p.tok == LBRACK {
-		p.next()
-		for p.tok != RBRACK {
-			_, tp := p.expectIdent()
-			d.Params = append(d.Params, tp)
-			if p.tok != COMMA {
-				break
-			}
-			p.next()
-		}
-		p.expect(RBRACK)
+		pos := p.pos
+		d.Params = p.typeParams(LBRACK, RBRACK)
+		p.warn(pos, "vox/parse/generic-brackets", "type %s has generic parameters: the reference's types have none", d.Name)
+	}
+	if p.tok == LBRACE && d.Params == nil {
+		p.recordDecl(f, d)
+		return
 	}
 	algebraic := false
 	if p.tok == ASSIGN {
@@ -743,6 +996,47 @@ func (p *parser) typeDecl(f *File, head Pos, off int) {
 		}
 	}
 	f.Decls = append(f.Decls, d)
+	p.endOfDecl()
+}
+
+// recordDecl parses the fields of a record type: name: type, separated by
+// commas or newlines.
+func (p *parser) recordDecl(f *File, d *TypeDecl) {
+	r := &RecordDecl{Pos: d.Pos, NamePos: d.NamePos, Name: d.Name}
+	p.enter()
+	p.expect(LBRACE)
+	seen := map[string]bool{}
+	for {
+		for p.tok == NEWLINE || p.tok == COMMA {
+			p.next()
+		}
+		if p.tok == RBRACE {
+			break
+		}
+		fld := &Field{NamePos: p.pos, Name: p.sc.text}
+		if p.tok != IDENT && !p.tok.IsKeyword() {
+			p.syntaxError("expected a field name in record %s, found %s", r.Name, p.describe())
+		}
+		if p.tok.IsKeyword() {
+			fld.Name = p.tok.String()
+		}
+		p.next()
+		p.expect(COLON)
+		fld.Type = p.typeExpr()
+		if seen[fld.Name] {
+			p.errorAt(fld.NamePos, "vox/parse/duplicate-field", "record %s declares field %s twice", r.Name, fld.Name)
+		}
+		seen[fld.Name] = true
+		r.Fields = append(r.Fields, fld)
+		switch p.tok {
+		case NEWLINE, COMMA, RBRACE:
+		default:
+			p.syntaxError("expected ',' or a newline after field %s, found %s", fld.Name, p.describe())
+		}
+	}
+	p.expect(RBRACE)
+	p.leave()
+	f.Decls = append(f.Decls, r)
 	p.endOfDecl()
 }
 
@@ -792,9 +1086,7 @@ func (p *parser) importDecl(f *File) {
 func (p *parser) block() *Block {
 	p.enter()
 	defer p.leave()
-	saved := p.noBrace
-	p.noBrace = 0
-	defer func() { p.noBrace = saved }()
+	defer p.restrict(p.unrestrict())
 	b := p.blocks.Make(Block{Lbrace: p.pos})
 	mark := len(p.stmts) // blocks nest
 	defer truncate(&p.stmts, mark)
@@ -874,7 +1166,7 @@ func (p *parser) stmtRecover() (s Stmt) {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			p.depth, p.peak, p.noBrace = depth, depth, 0
+			p.depth, p.peak, p.noBrace, p.noArrow = depth, depth, 0, 0
 			p.syncStmt(nb)
 			s = nil
 		}
@@ -937,7 +1229,7 @@ func (p *parser) stmt() Stmt {
 		s := p.returns.Make(ReturnStmt{Pos: p.pos})
 		p.next()
 		switch p.tok {
-		case NEWLINE, SEMI, RBRACE, EOF:
+		case NEWLINE, SEMI, RBRACE, EOF, COMMA:
 		default:
 			s.Value = p.expr()
 		}
@@ -946,31 +1238,8 @@ func (p *parser) stmt() Stmt {
 		s := &BranchStmt{Pos: p.pos, Tok: p.tok}
 		p.next()
 		return s
-	case WHILE:
-		s := &WhileStmt{Pos: p.pos}
-		p.next()
-		s.Cond = p.headExpr()
-		s.Body = p.block()
-		return s
-	case LOOP:
-		s := &LoopStmt{Pos: p.pos}
-		p.next()
-		s.Body = p.block()
-		return s
-	case FOR:
-		s := p.fors.Make(ForStmt{Pos: p.pos})
-		p.next()
-		pos, name := p.expectIdent()
-		s.Vars = append(s.Vars, p.idents.Make(Ident{NamePos: pos, Name: name}))
-		if p.tok == COMMA {
-			p.next()
-			pos, name := p.expectIdent()
-			s.Vars = append(s.Vars, p.idents.Make(Ident{NamePos: pos, Name: name}))
-		}
-		p.expect(IN)
-		s.Iter = p.headExpr()
-		s.Body = p.block()
-		return s
+	case WHILE, LOOP, FOR:
+		return p.loop()
 	}
 	x := p.expr()
 	switch p.tok {
@@ -988,7 +1257,83 @@ func (p *parser) stmt() Stmt {
 	return p.exprStmts.Make(ExprStmt{X: x})
 }
 
+// loop parses a while, loop or for loop (a statement, also allowed where
+// an expression is wanted: its value is Unit).
+func (p *parser) loop() Stmt {
+	switch p.tok {
+	case WHILE:
+		s := &WhileStmt{Pos: p.pos}
+		p.next()
+		s.Cond = p.headExpr()
+		s.Body = p.block()
+		return s
+	case LOOP:
+		s := &LoopStmt{Pos: p.pos}
+		p.next()
+		s.Body = p.block()
+		return s
+	}
+	s := p.fors.Make(ForStmt{Pos: p.pos})
+	p.expect(FOR)
+	s.Pattern = p.forPattern()
+	if p.tok == COMMA {
+		p.next()
+		switch id := p.sc.text; {
+		case p.tok == IDENT && id == "_":
+			s.Index = &WildcardPat{Pos: p.pos}
+		case p.tok == IDENT:
+			s.Index = p.bindPats.Make(BindPat{Ident: p.idents.Make(Ident{NamePos: p.pos, Name: id})})
+		default:
+			p.syntaxError("expected the name of the position after ',' in a for loop, found %s", p.describe())
+		}
+		p.next()
+	}
+	p.expect(IN)
+	s.Iter = p.headExpr()
+	if p.tok == IDENT && p.sc.text == "key" && p.sc.peekToken() == '=' {
+		p.next()
+		p.expect(ASSIGN)
+		s.Key = p.headExpr()
+	}
+	s.Body = p.block()
+	return s
+}
+
+// forPattern parses what a for loop binds to each element: a name, _, or
+// a tuple of those ((k, v) for the entries of a map).
+func (p *parser) forPattern() Pattern {
+	pat := p.pattern()
+	var check func(Pattern)
+	check = func(q Pattern) {
+		switch q := q.(type) {
+		case *BindPat, *WildcardPat:
+		case *TuplePat:
+			for _, e := range q.Elems {
+				check(e)
+			}
+		default:
+			p.fail(q.Span(), "vox/parse/syntax", "a for loop binds names, _ or tuples of them ((k, v)), not this pattern")
+		}
+	}
+	check(pat)
+	return pat
+}
+
 // ---- expressions ----
+
+// restrictions are the rules of a head (noBrace) and of a match guard
+// (noArrow), which brackets lift for what they enclose.
+type restrictions struct{ noBrace, noArrow int }
+
+// unrestrict lifts the restrictions for a bracketed part and returns
+// them for restrict.
+func (p *parser) unrestrict() restrictions {
+	r := restrictions{p.noBrace, p.noArrow}
+	p.noBrace, p.noArrow = 0, 0
+	return r
+}
+
+func (p *parser) restrict(r restrictions) { p.noBrace, p.noArrow = r.noBrace, r.noArrow }
 
 // headExpr parses the expression of an if, while, for or match head, where
 // '{' begins the body rather than an object.
@@ -1011,7 +1356,7 @@ func precedence(t Token) int {
 		return 3
 	case EQL, NEQ, IS, ISNT:
 		return 4
-	case LT, GT, LE, GE:
+	case LT, GT, LE, GE, IN, NOT_IN:
 		return 5
 	case PLUS, MINUS:
 		return 6
@@ -1019,6 +1364,28 @@ func precedence(t Token) int {
 		return 7
 	}
 	return 0
+}
+
+// withPrec is the precedence of x with options: that of and.
+const withPrec = 3
+
+// binaryOp returns the binary operator at hand and its precedence (0 when
+// there is none). Two operators are words that are not tokens of their
+// own: "not in" and the contextual "with" (isWith).
+func (p *parser) binaryOp() (op Token, prec int, isWith bool) {
+	switch p.tok {
+	case IDENT:
+		if p.sc.text == "with" {
+			return IDENT, withPrec, true
+		}
+		return p.tok, 0, false
+	case NOT:
+		if p.sc.peekWord() == "in" {
+			return NOT_IN, precedence(NOT_IN), false
+		}
+		return p.tok, 0, false
+	}
+	return p.tok, precedence(p.tok), false
 }
 
 // binary parses by precedence climbing; its recursion is bounded by the
@@ -1034,19 +1401,71 @@ func (p *parser) binary(min int) Expr {
 	x := p.unary()
 	h := p.peak - base
 	for {
-		prec := precedence(p.tok)
+		op, prec, isWith := p.binaryOp()
 		if prec < min || prec == 0 {
 			p.peak = max(outer, base+h)
 			return x
 		}
-		op, pos := p.tok, p.pos
+		pos := p.pos
 		p.next()
+		if op == NOT_IN {
+			p.next() // the in
+		}
 		p.peak = base
 		y := p.binary(prec + 1)
 		h = max(h, p.peak-base) + 1
 		p.chainLink(pos, base, h)
+		if isWith {
+			p.checkWith(y)
+			x = &WithExpr{X: x, WithPos: pos, Options: y}
+			continue
+		}
 		x = p.binaries.Make(BinaryExpr{X: x, OpPos: pos, Op: op, Y: y})
 	}
+}
+
+// WithOptions are the options a with expression knows, and the type of
+// each: vox-mcp evaluates and checks them, then ignores them (it runs a
+// call once, without retries or timeouts).
+var WithOptions = []struct{ Name, Type string }{
+	{"retries", "int"}, {"timeout", "str"}, {"activity_id", "str"}, {"id", "str"},
+	{"meta", "str"}, {"mens", "str"}, {"initial_backoff", "str"},
+}
+
+// checkWith checks the options of a with expression written as an
+// object literal: an unknown option is an error, and a warning names the
+// options that are ignored.
+func (p *parser) checkWith(opts Expr) {
+	o, ok := opts.(*ObjectExpr)
+	if !ok {
+		return // checked when evaluated
+	}
+	var names []string
+	for i, k := range o.Keys {
+		known := false
+		for _, w := range WithOptions {
+			known = known || w.Name == k
+		}
+		if !known {
+			p.errorAt(o.KeyPos[i], "vox/with/unknown-option", "unknown with option %s: the options are %s", k, withOptionNames())
+			continue
+		}
+		names = append(names, k)
+	}
+	if len(names) > 0 {
+		p.warn(o.Pos, "vox/with/ignored", "with options %s are ignored: vox-mcp runs a call once, without retries or timeouts", strings.Join(names, ", "))
+	}
+}
+
+func withOptionNames() string {
+	var b strings.Builder
+	for i, w := range WithOptions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(w.Name)
+	}
+	return b.String()
 }
 
 func (p *parser) unary() Expr {
@@ -1108,10 +1527,9 @@ func (p *parser) postfix(x Expr, base int) Expr {
 		case LBRACK:
 			pos := p.pos
 			p.next()
-			saved := p.noBrace
-			p.noBrace = 0
+			saved := p.unrestrict()
 			idx := p.expr()
-			p.noBrace = saved
+			p.restrict(saved)
 			p.expect(RBRACK)
 			x = p.indexes.Make(IndexExpr{X: x, Lbrack: pos, Index: idx})
 		case QUESTION:
@@ -1157,9 +1575,7 @@ func (p *parser) dotContinues() bool {
 
 // args parses (arg, ...) where an argument is expr or name = expr.
 func (p *parser) args() []*Arg {
-	saved := p.noBrace
-	p.noBrace = 0
-	defer func() { p.noBrace = saved }()
+	defer p.restrict(p.unrestrict())
 	p.expect(LPAREN)
 	mark := len(p.argBuf) // arguments can hold calls
 	defer truncate(&p.argBuf, mark)
@@ -1215,6 +1631,12 @@ func (p *parser) primary() Expr {
 		x := p.literals.Make(Literal{Pos: p.pos, Tok: FLOAT, Float: p.sc.fval})
 		p.next()
 		return x
+	case DEC:
+		x := p.literals.Make(Literal{Pos: p.pos, Tok: DEC, Str: p.sc.text})
+		p.next()
+		return x
+	case FOR, WHILE, LOOP:
+		return p.loop().(Expr)
 	case STRING:
 		x := p.literals.Make(Literal{Pos: p.pos, Tok: STRING, Str: p.sc.str})
 		p.next()
@@ -1233,20 +1655,22 @@ func (p *parser) primary() Expr {
 		return x
 	case IDENT:
 		id := p.idents.Make(Ident{NamePos: p.pos, Name: p.sc.text})
-		if p.arrowFollows() {
+		if p.noArrow == 0 && p.arrowFollows() {
 			p.next()
 			p.expect(FATARROW)
-			body := p.expr()
-			return p.funcLits.Make(FuncLit{Pos: id.NamePos, Params: []*Param{{NamePos: id.NamePos, Name: id.Name, Ident: id}},
-				Body: p.blocks.Make(Block{Lbrace: body.Span(), Stmts: []Stmt{p.exprStmts.Make(ExprStmt{X: body})}})})
+			return p.arrowBody(id.NamePos, []*Param{{NamePos: id.NamePos, Name: id.Name, Ident: id}})
 		}
 		p.next()
+		if p.tok == LBRACE && isUpper(id.Name) && p.objectAhead(p.noBrace == 0) {
+			return p.recordLit(id)
+		}
 		return id
 	case LPAREN:
 		pos := p.pos
-		saved := p.noBrace
-		p.noBrace = 0
-		defer func() { p.noBrace = saved }()
+		if params := p.arrowParams(); params != nil {
+			return p.arrowBody(pos, params)
+		}
+		defer p.restrict(p.unrestrict())
 		p.next()
 		if p.tok == RPAREN {
 			p.next()
@@ -1269,9 +1693,7 @@ func (p *parser) primary() Expr {
 		return t
 	case LBRACK:
 		l := p.lists.Make(ListExpr{Pos: p.pos})
-		saved := p.noBrace
-		p.noBrace = 0
-		defer func() { p.noBrace = saved }()
+		defer p.restrict(p.unrestrict())
 		p.next()
 		for p.tok != RBRACK {
 			l.Elems = append(l.Elems, p.expr())
@@ -1283,11 +1705,13 @@ func (p *parser) primary() Expr {
 		p.expect(RBRACK)
 		return l
 	case LBRACE:
+		// In a head ('{' begins the body), only a brace followed by a
+		// key and ':' is an object: a body never starts so.
+		if p.objectAhead(p.noBrace == 0) {
+			return p.object()
+		}
 		if p.noBrace > 0 {
 			break
-		}
-		if p.objectAhead() {
-			return p.object()
 		}
 		return p.block()
 	case IF:
@@ -1301,9 +1725,103 @@ func (p *parser) primary() Expr {
 	return nil
 }
 
+func isUpper(name string) bool { return name != "" && 'A' <= name[0] && name[0] <= 'Z' }
+
+// arrowBody parses the body of an arrow lambda (x => body, (a, b) =>
+// body) whose parameters are parsed.
+func (p *parser) arrowBody(pos Pos, params []*Param) Expr {
+	body := p.expr()
+	return p.funcLits.Make(FuncLit{Pos: pos, Params: params,
+		Body: p.blocks.Make(Block{Lbrace: body.Span(), Stmts: []Stmt{p.exprStmts.Make(ExprStmt{X: body})}})})
+}
+
+// arrowParams parses the parameters of a lambda (a, b) => ... when the
+// '(' at hand begins one (names separated by commas, then ')' and '=>'),
+// and returns nil, having consumed nothing, otherwise.
+func (p *parser) arrowParams() []*Param {
+	if p.noArrow > 0 {
+		return nil
+	}
+	st := p.save()
+	p.quiet++
+	p.next()
+	ok := false
+	for p.tok == IDENT {
+		p.next()
+		if p.tok == RPAREN {
+			p.next()
+			ok = p.tok == FATARROW
+			break
+		}
+		if p.tok != COMMA {
+			break
+		}
+		p.next()
+	}
+	p.quiet--
+	p.restore(st)
+	if !ok {
+		return nil
+	}
+	p.next()
+	var params []*Param
+	for p.tok == IDENT {
+		id := p.idents.Make(Ident{NamePos: p.pos, Name: p.sc.text})
+		params = append(params, p.paramNodes.Make(Param{NamePos: id.NamePos, Name: id.Name, Ident: id}))
+		p.next()
+		if p.tok == COMMA {
+			p.next()
+		}
+	}
+	p.expect(RPAREN)
+	p.expect(FATARROW)
+	return params
+}
+
+// recordLit parses the fields of a record literal Name { field: value,
+// ... } whose name is parsed.
+func (p *parser) recordLit(name *Ident) Expr {
+	r := &RecordLit{Type: name, Lbrace: p.pos}
+	p.enter()
+	defer p.leave()
+	p.expect(LBRACE)
+	for {
+		for p.tok == NEWLINE {
+			p.next()
+		}
+		if p.tok == RBRACE {
+			break
+		}
+		fi := &FieldInit{NamePos: p.pos, Name: p.sc.text}
+		switch {
+		case p.tok == IDENT:
+		case p.tok.IsKeyword():
+			fi.Name = p.tok.String()
+		default:
+			p.syntaxError("expected a field name in a %s literal, found %s", name.Name, p.describe())
+		}
+		p.next()
+		p.expect(COLON)
+		for p.tok == NEWLINE {
+			p.next()
+		}
+		fi.Value = p.expr()
+		r.Fields = append(r.Fields, fi)
+		for p.tok == NEWLINE {
+			p.next()
+		}
+		if p.tok != COMMA {
+			break
+		}
+		p.next()
+	}
+	p.expect(RBRACE)
+	return r
+}
+
 // objectAhead reports whether the '{' at hand begins an object literal: it
-// is followed by '}' or by a key and ':'.
-func (p *parser) objectAhead() bool {
+// is followed by a key and ':', or by '}' when empty is set.
+func (p *parser) objectAhead(empty bool) bool {
 	st := p.save()
 	p.quiet++
 	defer func() {
@@ -1316,7 +1834,7 @@ func (p *parser) objectAhead() bool {
 	}
 	switch {
 	case p.tok == RBRACE:
-		return true
+		return empty
 	case p.tok == IDENT || p.tok == STRING || p.tok.IsKeyword():
 		p.next()
 		return p.tok == COLON
@@ -1335,6 +1853,7 @@ func (p *parser) object() Expr {
 			break
 		}
 		var key string
+		kpos := p.pos
 		switch {
 		case p.tok == IDENT:
 			key = p.sc.text
@@ -1351,6 +1870,7 @@ func (p *parser) object() Expr {
 			p.next()
 		}
 		o.Keys = append(o.Keys, key)
+		o.KeyPos = append(o.KeyPos, kpos)
 		o.Values = append(o.Values, p.expr())
 		for p.tok == NEWLINE {
 			p.next()
@@ -1393,9 +1913,7 @@ func (p *parser) matchExpr() Expr {
 	p.expect(MATCH)
 	m.X = p.headExpr()
 	p.expect(LBRACE)
-	saved := p.noBrace
-	p.noBrace = 0
-	defer func() { p.noBrace = saved }()
+	defer p.restrict(p.unrestrict())
 	for {
 		for p.tok == NEWLINE || p.tok == COMMA {
 			p.next()
@@ -1405,6 +1923,12 @@ func (p *parser) matchExpr() Expr {
 			return m
 		}
 		arm := p.arms.Make(MatchArm{Pattern: p.pattern()})
+		if p.tok == IF {
+			p.next()
+			p.noArrow++
+			arm.Guard = p.expr()
+			p.noArrow--
+		}
 		p.expect(FATARROW)
 		arm.Body = p.armBody()
 		m.Arms = append(m.Arms, arm)
@@ -1416,9 +1940,15 @@ func (p *parser) matchExpr() Expr {
 	}
 }
 
-// armBody parses the body of a match arm: an expression, or an assignment
-// (Yes => count += 1), which becomes a block whose value is Unit.
+// armBody parses the body of a match arm: an expression, or a statement
+// that becomes a block holding it: return [value], break, continue, or an
+// assignment (Yes => count += 1), whose value is Unit.
 func (p *parser) armBody() Expr {
+	switch p.tok {
+	case RETURN, BREAK, CONTINUE:
+		pos := p.pos
+		return p.blocks.Make(Block{Lbrace: pos, Stmts: []Stmt{p.stmt()}})
+	}
 	x := p.expr()
 	switch p.tok {
 	case ASSIGN, PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ:
@@ -1490,16 +2020,18 @@ func (p *parser) pattern() Pattern {
 	case LPAREN:
 		t := &TuplePat{Pos: p.pos}
 		p.next()
+		comma := false
 		for p.tok != RPAREN {
 			t.Elems = append(t.Elems, p.pattern())
 			if p.tok != COMMA {
 				break
 			}
+			comma = true
 			p.next()
 		}
 		p.expect(RPAREN)
-		if len(t.Elems) == 1 {
-			return t.Elems[0]
+		if len(t.Elems) == 1 && !comma {
+			return t.Elems[0] // (p) is p; (p,) a tuple of one
 		}
 		return t
 	}

@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,13 +24,14 @@ type scanner struct {
 	errh      func(pos Pos, code, msg string, warn bool)
 	rawFail   rawMemo // keeps unclosed raw strings linear
 	buf       []byte  // scratch for strings with escapes or interpolations
+	plainOnly bool    // scanString makes no template (rescanPlain)
 
 	// The current token.
 	tok   Token
 	pos   Pos
 	start int    // offset of its first byte
 	end   int    // offset after its last byte
-	text  string // source text of IDENT, DECORATOR, INT and FLOAT
+	text  string // source text of IDENT, DECORATOR, INT, FLOAT and DEC (its digits)
 	str   string // value of STRING (and the literal text of TEMPLATE)
 	ival  int64
 	fval  float64
@@ -325,6 +327,38 @@ again:
 	}
 }
 
+// peekToken returns the first byte of the next token after the current
+// one on the same line (0 at the end of the line or of the file).
+func (s *scanner) peekToken() byte {
+	for i := s.off; i < len(s.src); i++ {
+		switch c := s.src[i]; c {
+		case ' ', '\t', '\r':
+		case '\n':
+			return 0
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// peekWord returns the word (identifier or keyword) that is the next
+// token after the current one on the same line, or "".
+func (s *scanner) peekWord() string {
+	i := s.off
+	for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(s.src) && isIdentByte(s.src[j]) {
+		j++
+	}
+	if j == i || !isIdentStart(s.src[i]) {
+		return ""
+	}
+	return s.srcStr[i:j]
+}
+
 func (s *scanner) peek(n int) byte {
 	if s.off+n < len(s.src) {
 		return s.src[s.off+n]
@@ -346,23 +380,56 @@ func (s *scanner) either(c1 byte, t1 Token, c2 byte, t2 Token, def Token) Token 
 	return def
 }
 
+// scanNumber scans an integer (123), a float (1.5, 1.5e3, 2e-3) or a
+// decimal (0.1dec, 3dec: digits and an optional fraction, no exponent).
 func (s *scanner) scanNumber() {
 	end := s.off
-	for end < len(s.src) && isDigit(s.src[end]) {
-		end++
-	}
-	if end+1 < len(s.src) && s.src[end] == '.' && isDigit(s.src[end+1]) {
-		end++
+	digits := func() {
 		for end < len(s.src) && isDigit(s.src[end]) {
 			end++
 		}
+	}
+	digits()
+	float := false
+	if end+1 < len(s.src) && s.src[end] == '.' && isDigit(s.src[end+1]) {
+		end++
+		digits()
+		float = true
+	}
+	exp := false
+	if end < len(s.src) && (s.src[end] == 'e' || s.src[end] == 'E') {
+		i := end + 1
+		if i < len(s.src) && (s.src[i] == '+' || s.src[i] == '-') {
+			i++
+		}
+		if i < len(s.src) && isDigit(s.src[i]) {
+			end = i
+			digits()
+			float, exp = true, true
+		}
+	}
+	if end+3 <= len(s.src) && s.srcStr[end:end+3] == "dec" && (end+3 == len(s.src) || !isIdentByte(s.src[end+3])) {
 		s.text = s.srcStr[s.off:end]
-		s.fval, _ = strconv.ParseFloat(s.text, 64)
+		if exp {
+			s.error(s.off, "vox/lexer/dec-exponent", "decimal literal %sdec has an exponent: write its digits (1500dec, 0.0015dec)", s.text)
+		} else if !decFits(s.text) {
+			s.error(s.off, "vox/lexer/dec-overflow", "decimal literal %sdec does not fit: at most 28 digits after the point and a magnitude below 2^96 (about 7.9e28)", s.text)
+		}
+		s.tok = DEC
+		s.off = end + 3
+		return
+	}
+	s.text = s.srcStr[s.off:end]
+	if float {
+		f, err := strconv.ParseFloat(s.text, 64)
+		if err != nil {
+			s.error(s.off, "vox/lexer/float-range", "float literal %s is out of range", s.text)
+		}
+		s.fval = f
 		s.tok = FLOAT
 		s.off = end
 		return
 	}
-	s.text = s.srcStr[s.off:end]
 	v, err := strconv.ParseInt(s.text, 10, 64)
 	if err != nil {
 		lit := s.text
@@ -375,6 +442,19 @@ func (s *scanner) scanNumber() {
 	s.ival = v
 	s.tok = INT
 	s.off = end
+}
+
+// decFits reports whether the digits of a decimal literal fit the
+// decimals of the language: at most 28 digits after the point and a
+// coefficient below 2^96.
+func decFits(text string) bool {
+	intPart, frac, _ := strings.Cut(text, ".")
+	if len(frac) > 28 {
+		return false
+	}
+	var c big.Int
+	c.SetString(intPart+frac, 10)
+	return c.BitLen() <= 96
 }
 
 // rawHashes returns the number of '#' at i followed by '"', or -1.
@@ -428,9 +508,12 @@ func (s *scanner) unterminated(startOff, startLine, startLS, body int) {
 	s.off = end
 }
 
-// scanString scans a quoted string. In a double-quoted string, {name} is an
-// interpolation and {{ and }} are literal braces; single-quoted strings
-// never interpolate.
+// scanString scans a quoted string. A double-quoted string is a template
+// when it holds an interpolation {name} (a name, not a keyword, between
+// braces, whose '{' is not part of a "{{"); in a template "{{" and "}}"
+// are literal braces. In every other string all braces are literal.
+// Single-quoted strings never interpolate, and neither do the strings
+// that descriptions, URIs and decorator arguments are (rescanPlain).
 func (s *scanner) scanString(quote byte) {
 	startOff, startLine, startLS := s.off, s.line, s.lineStart
 	s.off++
@@ -444,10 +527,11 @@ func (s *scanner) scanString(quote byte) {
 			s.off = i + 1
 			return
 		}
-		if c == '\\' || c == '\n' || quote == '"' && (c == '{' || c == '}') {
+		if c == '\\' || c == '\n' || quote == '"' && c == '{' && !s.plainOnly {
 			break
 		}
 	}
+	isTmpl := quote == '"' && !s.plainOnly && hasInterpolation(s.src, s.off)
 	b := s.buf[:0]
 	defer func() { s.buf = b[:0] }()
 	var tmpl *Template
@@ -511,34 +595,25 @@ func (s *scanner) scanString(quote byte) {
 			}
 			b = append(b, c)
 			s.newline()
-		case quote == '"' && c == '{':
+		case isTmpl && c == '{':
 			if s.peek(1) == '{' {
 				b = append(b, '{')
 				s.off += 2
 				continue
 			}
-			end := s.off + 1
-			if end < len(s.src) && isIdentStart(s.src[end]) {
-				for end < len(s.src) && isIdentByte(s.src[end]) {
-					end++
+			if name, end := interpolation(s.src, s.off); end > 0 {
+				if tmpl == nil {
+					tmpl = &Template{}
 				}
-				if end < len(s.src) && s.src[end] == '}' {
-					name := s.srcStr[s.off+1 : end]
-					if lookupKeyword(name) == IDENT {
-						if tmpl == nil {
-							tmpl = &Template{}
-						}
-						tmpl.Parts = append(tmpl.Parts, string(b))
-						tmpl.Vars = append(tmpl.Vars, TemplateVar{Pos: s.posAt(s.off + 1), Name: name})
-						b = b[:0]
-						s.off = end + 1
-						continue
-					}
-				}
+				tmpl.Parts = append(tmpl.Parts, string(b))
+				tmpl.Vars = append(tmpl.Vars, TemplateVar{Pos: s.posAt(s.off + 1), Name: s.srcStr[s.off+1 : s.off+1+len(name)]})
+				b = b[:0]
+				s.off = end
+				continue
 			}
 			b = append(b, '{')
 			s.off++
-		case quote == '"' && c == '}':
+		case isTmpl && c == '}':
 			b = append(b, '}')
 			if s.peek(1) == '}' {
 				s.off++
@@ -549,4 +624,66 @@ func (s *scanner) scanString(quote byte) {
 			s.off++
 		}
 	}
+}
+
+// interpolation returns the name of the interpolation {name} at src[i]
+// (a '{') and the offset after its '}', or end 0 when there is none
+// there: the name must be an identifier that is not a keyword.
+func interpolation(src []byte, i int) (name []byte, end int) {
+	j := i + 1
+	if j >= len(src) || !isIdentStart(src[j]) {
+		return nil, 0
+	}
+	for j < len(src) && isIdentByte(src[j]) {
+		j++
+	}
+	if j >= len(src) || src[j] != '}' {
+		return nil, 0
+	}
+	name = src[i+1 : j]
+	if lookupKeyword(string(name)) != IDENT {
+		return nil, 0
+	}
+	return name, j + 1
+}
+
+// hasInterpolation reports whether the double-quoted string whose text
+// starts at src[i] holds an interpolation before its closing quote. A
+// "{{" is passed over whole, so "{{name}}" alone is plain text.
+func hasInterpolation(src []byte, i int) bool {
+	for i < len(src) {
+		switch src[i] {
+		case '"':
+			return false
+		case '\\':
+			i += 2
+			continue
+		case '{':
+			if i+1 < len(src) && src[i+1] == '{' {
+				i += 2
+				continue
+			}
+			if _, end := interpolation(src, i); end > 0 {
+				return true
+			}
+		}
+		i++
+	}
+	return false
+}
+
+// rescanPlain scans the current token again, when it is a template, as a
+// plain string in which every brace is literal: descriptions, resource
+// URIs and decorator arguments are never templates. The scan is quiet:
+// its diagnostics were reported the first time.
+func (s *scanner) rescanPlain() {
+	if s.tok != TEMPLATE {
+		return
+	}
+	s.off, s.line, s.lineStart = s.start, int(s.pos.Line), s.start-int(s.pos.Col)+1
+	s.plainOnly = true
+	s.scanString(s.src[s.start])
+	s.plainOnly = false
+	s.tmpl = nil
+	s.end = s.off
 }

@@ -13,7 +13,8 @@ const (
 	NEWLINE
 	IDENT     // x
 	INT       // 123
-	FLOAT     // 1.5
+	FLOAT     // 1.5, 1.5e3
+	DEC       // 0.1dec
 	STRING    // "abc", 'abc', r"abc"
 	TEMPLATE  // "hello {name}"
 	DECORATOR // @tool, @mcp.resource
@@ -50,6 +51,7 @@ const (
 	PIPE     // |>
 	BAR      // |
 	BANG     // ! (invalid; reported, parsed as not)
+	NOT_IN   // not in (the parser joins the two words)
 
 	keywordStart
 	FN
@@ -87,6 +89,7 @@ var tokenNames = [...]string{
 	IDENT:     "identifier",
 	INT:       "integer",
 	FLOAT:     "float",
+	DEC:       "decimal",
 	STRING:    "string",
 	TEMPLATE:  "template string",
 	DECORATOR: "decorator",
@@ -122,6 +125,7 @@ var tokenNames = [...]string{
 	PIPE:      "|>",
 	BAR:       "|",
 	BANG:      "!",
+	NOT_IN:    "not in",
 	FN:        "fn",
 	LET:       "let",
 	MUT:       "mut",
