@@ -132,14 +132,6 @@ func (th *Thread) unique(p *Value) Value {
 	return *p
 }
 
-// ownCopy returns v, or an unshared copy when v is a shared list or map:
-// a mutating method called on a value that is not a place changes this
-// copy.
-func (th *Thread) ownCopy(v Value) Value {
-	th.unique(&v)
-	return v
-}
-
 // slot returns a pointer to the value of key in o, or nil.
 func (o *Object) slot(key string) *Value {
 	if o.index != nil {
