@@ -253,6 +253,11 @@ func (c *compiler) callMethod(d *syntax.DotExpr, e *syntax.CallExpr, mode callMo
 		case meth == nil || r.k >= kindCount:
 			v = th.method(r, name, vals, names)
 		case meth.Mutates || mode.stmt && meth.update != nil:
+			// What the method stores is shared before the place is made
+			// unique: xs.push(xs) appends a copy of xs, not xs itself.
+			for _, v := range vals {
+				v.share()
+			}
 			u := th.unique(pl.ptr(fr, keys))
 			v = th.callUpdate(meth, u, vals, names)
 			if mode.retain && v.p == u.p {
