@@ -394,7 +394,7 @@ var listMethods = []*Method{
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
 	{Name: "is_empty", Sig: Signature{Result: "bool"},
 		fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }},
-	{Name: "push", Mutates: true, Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "list[T]", Notes: "appends value to the list and returns it"},
+	{Name: "push", Mutates: true, Sig: Signature{Params: []Param{{Name: "value", Type: "T"}}, Result: "list[T]", Notes: "appends value and returns the list; called on a variable (or a field or element of one), it changes it"},
 		update: func(th *Thread, r Value, a [3]Value) Value {
 			l := r.List()
 			size := l.size + 16 + a[0].size()
@@ -404,7 +404,7 @@ var listMethods = []*Method{
 			l.size = size
 			return r
 		}},
-	{Name: "pop", Mutates: true, Sig: Signature{Result: "T | Unit", Notes: "removes the last element and returns it; Unit (which equals None) when the list is empty"},
+	{Name: "pop", Mutates: true, Sig: Signature{Result: "T | Unit", Notes: "removes the last element and returns it, Unit (which equals None) when the list is empty; on a variable, it changes it"},
 		update: func(th *Thread, r Value, _ [3]Value) Value {
 			l := r.List()
 			if len(l.elems) == 0 {
@@ -416,7 +416,7 @@ var listMethods = []*Method{
 			l.size -= 16 + v.size()
 			return v
 		}},
-	{Name: "sort", Mutates: true, Sig: Signature{Result: "list[T]", Notes: "sorts the list as sorted(xs) does and returns it"},
+	{Name: "sort", Mutates: true, Sig: Signature{Result: "list[T]", Notes: "sorts the list as sorted(xs) does and returns it; on a variable, it changes it (extension)"},
 		update: func(th *Thread, r Value, _ [3]Value) Value {
 			th.sortValues(r.List().elems)
 			return r

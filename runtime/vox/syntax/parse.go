@@ -3,7 +3,8 @@
 //
 // The parser reads a whole .vox file and collects every diagnostic instead
 // of stopping at the first. It recognises tools, resources, plain
-// functions, algebraic types, module constants and imports, and tolerates
+// functions, algebraic and record types, module constants and imports
+// (and, for scripts, top-level statements), and tolerates
 // the rest of the Vox language (components, tables, routes, workflows, UI
 // markup, ...) by skipping each such declaration as one opaque unit with
 // the raw skippers of skip.go, which drive the scanner past text that is
