@@ -1,0 +1,197 @@
+package session
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ActiveSkill is what the allowlist needs of a session's active skill
+// (docs/skills.md §6), taken when it was activated.
+type ActiveSkill struct {
+	ID, Name string
+	// Tools is the allowlist; callers must not modify it.
+	Tools []string
+}
+
+// Store is the per-session state: everything vox-mcp keeps about a
+// session besides its id. Today that is the active skill; the log level
+// and the resource subscriptions of a session are to be kept here too, so
+// that fleet mode can put all of it in one shared store.
+//
+// A session is named by its key (ID.Key; "stdio" for the process session
+// of stdio, which never expires). State is kept until the session's id
+// expires (expires; zero for never) or Drop is called when the session
+// ends. An implementation that cannot answer returns an error; the server
+// then fails closed: a call whose session's active skill cannot be read
+// is refused, never let through unrestricted.
+type Store interface {
+	// ActiveSkill returns the session's active skill; ok is false when it
+	// has none.
+	ActiveSkill(ctx context.Context, key string) (skill ActiveSkill, ok bool, err error)
+	// SetActiveSkill makes skill the session's active skill until the
+	// session ends or expires.
+	SetActiveSkill(ctx context.Context, key string, expires time.Time, skill ActiveSkill) error
+	// ClearActiveSkill removes the session's active skill.
+	ClearActiveSkill(ctx context.Context, key string) error
+	// Drop forgets everything of the session: it ended.
+	Drop(ctx context.Context, key string) error
+}
+
+// MemoryStore is the Store of one instance. It keeps the state of at most
+// max sessions. To make room for another it first drops the state of
+// expired sessions, then ends the least recently used session through
+// end (which revokes it: its client gets 404 and starts a new session),
+// so that no live session ever silently loses its state. When end fails
+// (the revoked set is full), the new state is refused with an error
+// matching ErrFull.
+type MemoryStore struct {
+	max int
+	end func(key string, expires time.Time) error
+	now func() time.Time
+
+	mu       sync.Mutex
+	sessions map[string]*list.Element // of *entry
+	lru      list.List                // front: most recently used
+	// nextPurge is when the expired sessions are next dropped, so that an
+	// expired session's state goes within purgeEvery even when nobody
+	// asks for it.
+	nextPurge time.Time
+}
+
+// purgeEvery is how often the store drops the state of expired sessions
+// while it is used: a scan of at most max entries once a minute.
+const purgeEvery = time.Minute
+
+type entry struct {
+	key     string
+	expires time.Time // zero: never
+	skill   *ActiveSkill
+}
+
+func (e *entry) expired(now time.Time) bool { return !e.expires.IsZero() && !now.Before(e.expires) }
+
+// NewMemoryStore returns an empty store of at most max sessions; end ends
+// a session to make room (see MemoryStore).
+func NewMemoryStore(max int, end func(key string, expires time.Time) error) *MemoryStore {
+	return &MemoryStore{max: max, end: end, now: time.Now, sessions: map[string]*list.Element{}}
+}
+
+// ActiveSkill implements Store; a hit makes the session the most
+// recently used.
+func (m *MemoryStore) ActiveSkill(_ context.Context, key string) (ActiveSkill, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.purgeDue(now)
+	el, ok := m.sessions[key]
+	if !ok {
+		return ActiveSkill{}, false, nil
+	}
+	e := el.Value.(*entry)
+	if e.expired(now) {
+		m.remove(el)
+		return ActiveSkill{}, false, nil
+	}
+	m.lru.MoveToFront(el)
+	if e.skill == nil {
+		return ActiveSkill{}, false, nil
+	}
+	return *e.skill, true, nil
+}
+
+// SetActiveSkill implements Store.
+func (m *MemoryStore) SetActiveSkill(_ context.Context, key string, expires time.Time, skill ActiveSkill) error {
+	skill.Tools = slices.Clone(skill.Tools)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.purgeDue(now)
+	if el, ok := m.sessions[key]; ok {
+		e := el.Value.(*entry)
+		e.skill, e.expires = &skill, expires
+		m.lru.MoveToFront(el)
+		return nil
+	}
+	if len(m.sessions) >= m.max {
+		if err := m.makeRoom(now); err != nil {
+			return err
+		}
+	}
+	m.sessions[key] = m.lru.PushFront(&entry{key: key, expires: expires, skill: &skill})
+	return nil
+}
+
+// makeRoom frees one place: the expired sessions go first, then the least
+// recently used session that can expire (never the stdio session) is
+// ended. It holds mu while end runs: end must not call back into m.
+func (m *MemoryStore) makeRoom(now time.Time) error {
+	m.purge(now)
+	if len(m.sessions) < m.max {
+		return nil
+	}
+	for el := m.lru.Back(); el != nil; el = el.Prev() {
+		e := el.Value.(*entry)
+		if e.expires.IsZero() {
+			continue
+		}
+		if err := m.end(e.key, e.expires); err != nil {
+			return fmt.Errorf("the state of %d sessions is kept and none could be ended to make room (%w): end unused sessions with DELETE, or try again later", m.max, err)
+		}
+		m.remove(el)
+		return nil
+	}
+	return fmt.Errorf("the state of %d sessions is kept and none can be ended: %w", m.max, ErrFull)
+}
+
+// purgeDue drops the expired sessions when a purge is due.
+func (m *MemoryStore) purgeDue(now time.Time) {
+	if now.Before(m.nextPurge) {
+		return
+	}
+	m.purge(now)
+}
+
+// purge drops the state of every expired session.
+func (m *MemoryStore) purge(now time.Time) {
+	m.nextPurge = now.Add(purgeEvery)
+	for el := m.lru.Back(); el != nil; {
+		prev := el.Prev()
+		if el.Value.(*entry).expired(now) {
+			m.remove(el)
+		}
+		el = prev
+	}
+}
+
+func (m *MemoryStore) remove(el *list.Element) {
+	delete(m.sessions, el.Value.(*entry).key)
+	m.lru.Remove(el)
+}
+
+// ClearActiveSkill implements Store.
+func (m *MemoryStore) ClearActiveSkill(ctx context.Context, key string) error {
+	// The active skill is all the state there is today.
+	return m.Drop(ctx, key)
+}
+
+// Drop implements Store.
+func (m *MemoryStore) Drop(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.sessions[key]; ok {
+		m.remove(el)
+	}
+	return nil
+}
+
+// Len is the number of sessions with state, expired ones not yet dropped
+// included.
+func (m *MemoryStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
