@@ -6,6 +6,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { bin, connect, connectHTTP, repoRoot, startHTTP, textOf } from "./helpers.mjs";
 
 const FULL = "e2e-full-token";
@@ -26,7 +28,7 @@ test("HTTP serves the same tools as stdio", async () => {
     const overHTTP = (await http.client.listTools()).tools;
     const overStdio = (await stdio.client.listTools()).tools;
     assert.deepEqual(overHTTP, overStdio);
-    assert.match(http.transport.sessionId, /^mcp-session-/, "initialize minted an Mcp-Session-Id");
+    assert.match(http.transport.sessionId, /^vox1\.[A-Za-z0-9_-]{88}$/, "initialize minted a signed Mcp-Session-Id");
     const result = await http.client.callTool({ name: "vox_tool_search", arguments: { query: "search" } });
     assert.equal(result.isError, undefined);
     // The ranking among the search tools depends on every tool served
@@ -79,6 +81,44 @@ test("list_changed reaches other HTTP sessions, and the active skill belongs to 
     await a.close();
     await b.close();
   }
+});
+
+test("DELETE ends a session: the client's id then gets 404, and a new session works", async () => {
+  const a = await connectHTTP(server.url, FULL);
+  const ended = a.transport.sessionId;
+  // The SDK's terminateSession sends DELETE with the session id.
+  await a.transport.terminateSession();
+  assert.equal(a.transport.sessionId, undefined);
+  await a.close();
+
+  // A client still holding the ended id (here: resuming with it) gets the
+  // 404 as a StreamableHTTPError; the TypeScript SDK does not re-initialize
+  // by itself, the application connects again.
+  const headers = { Authorization: `Bearer ${FULL}` };
+  const stale = new StreamableHTTPClientTransport(new URL(server.url), { sessionId: ended, requestInit: { headers } });
+  const client = new Client({ name: "vox-e2e-stale", version: "1.0.0" });
+  await client.connect(stale); // with a session id the SDK skips initialize
+  await assert.rejects(client.listTools(), (err) => err instanceof StreamableHTTPError && err.code === 404 && /session ended \(DELETE\): start a new session with initialize/.test(err.message));
+  await client.close();
+
+  const b = await connectHTTP(server.url, FULL);
+  try {
+    assert.notEqual(b.transport.sessionId, ended);
+    assert.ok((await b.client.listTools()).tools.length > 0);
+  } finally {
+    await b.close();
+  }
+});
+
+test("requests without a session id get 400, a bare GET at once", async () => {
+  const headers = { Authorization: `Bearer ${FULL}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" };
+  const get = await fetch(server.url, { method: "GET", headers, signal: AbortSignal.timeout(10000) });
+  assert.equal(get.status, 400);
+  assert.equal(get.headers.get("mcp-session-id"), null);
+  assert.match(await get.text(), /missing Mcp-Session-Id/);
+  const post = await fetch(server.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+  assert.equal(post.status, 400);
+  await post.body?.cancel();
 });
 
 test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer", async () => {

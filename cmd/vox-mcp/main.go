@@ -18,7 +18,11 @@
 // http://HOST:PORT/mcp instead of stdio. VOX_MCP_TOKEN (full access) and
 // VOX_MCP_READ_TOKEN (read role) require Authorization: Bearer <token> on
 // every request; without a token the server listens only on loopback
-// addresses (localhost, 127.0.0.0/8, ::1).
+// addresses (localhost, 127.0.0.0/8, ::1). initialize mints a signed
+// Mcp-Session-Id that lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
+// that every instance sharing VOX_MCP_SESSION_KEY (32 bytes or more; one
+// is generated at start-up when unset) accepts; DELETE ends it. A request
+// body must arrive within VOX_MCP_HTTP_READ_TIMEOUT (default 30s).
 //
 // Skills are found in the workspace's and the user's .vox, .cursor, .agents
 // and .claude skills folders and the workspace's assets/skills, or in the

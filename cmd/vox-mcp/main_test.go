@@ -38,3 +38,22 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A bad HTTP setting stops vox-mcp --http before it serves, naming the
+// variable and what it wants.
+func TestHTTPRefusesBadSessionSettings(t *testing.T) {
+	for name, c := range map[string]struct{ env, value, want string }{
+		"short key":         {"VOX_MCP_SESSION_KEY", "too-short", "VOX_MCP_SESSION_KEY: key 1 has 9 bytes: each key needs at least 32"},
+		"tiny lifetime":     {"VOX_MCP_SESSION_LIFETIME", "5ms", `VOX_MCP_SESSION_LIFETIME="5ms": want a duration of at least 1s`},
+		"bad read timeout":  {"VOX_MCP_HTTP_READ_TIMEOUT", "soon", `VOX_MCP_HTTP_READ_TIMEOUT="soon": want a positive duration`},
+		"zero read timeout": {"VOX_MCP_HTTP_READ_TIMEOUT", "0", `VOX_MCP_HTTP_READ_TIMEOUT="0": want a positive duration`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(c.env, c.value)
+			var out, errb bytes.Buffer
+			if code := run([]string{"--http", "127.0.0.1:0"}, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), c.want)
+			}
+		})
+	}
+}

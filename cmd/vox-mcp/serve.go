@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
 	"github.com/vox-lang/vox-mcp/generated/catalog"
@@ -49,9 +50,18 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cliutil.ExitUsage
 	}
 	auth := server.AuthFromEnv(os.Getenv)
+	var sessionKeys [][]byte
+	var sessionLifetime, readTimeout time.Duration
 	if *httpAddr != "" {
-		// Refuse an unsafe address before anything starts.
+		// Refuse an unsafe address or setting before anything starts.
 		if err := server.CheckListenAddr(*httpAddr, auth); err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitUsage
+		}
+		if sessionKeys, sessionLifetime, err = server.SessionConfigFromEnv(os.Getenv); err == nil {
+			readTimeout, err = server.ReadTimeoutFromEnv(os.Getenv)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
 			return cliutil.ExitUsage
 		}
@@ -70,6 +80,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SkillSandboxOff: skillSandboxOff(logger),
 		SkillSandbox:    sandbox.ConfigFromEnv(os.Getenv),
 		WorkspaceTools:  server.WorkspaceToolsAdvertised(*workspaceTools, os.LookupEnv, logger),
+		SessionKeys:     sessionKeys,
+		SessionLifetime: sessionLifetime,
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)
@@ -85,7 +97,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}()
 	}
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, *httpAddr, auth)
+		return serveHTTP(ctx, srv, server.HTTPOptions{Addr: *httpAddr, Auth: auth, ReadTimeout: readTimeout})
 	}
 	logger.Info("vox-mcp serving stdio", "root", srv.Root(), "version", buildinfo.Version())
 	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil {
@@ -95,10 +107,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cliutil.ExitOK
 }
 
-// serveHTTP serves streamable HTTP with the tokens of VOX_MCP_TOKEN and
-// VOX_MCP_READ_TOKEN until ctx ends.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, auth server.Auth) int {
-	err := srv.ListenAndServeHTTP(ctx, server.HTTPOptions{Addr: addr, Auth: auth})
+// serveHTTP serves streamable HTTP until ctx ends.
+func serveHTTP(ctx context.Context, srv *server.Server, opts server.HTTPOptions) int {
+	err := srv.ListenAndServeHTTP(ctx, opts)
 	if err != nil {
 		srv.Logger().Error("vox-mcp stopped", "err", err)
 		return cliutil.ExitProblem

@@ -18,6 +18,12 @@
 //	                                  inputs too large to keep in a case;
 //	                                  -e: TEXT holds Go escapes such as \n)
 //	sleep DURATION                    wait, e.g. to give an escaped process the time to act
+//	http-serve [-env K=V] [ARGS]      start vox-mcp --http on a free loopback port
+//	http [flags] METHOD [BODY]        one HTTP request to the server of http-serve
+//	http-forge [flags] BODY           many POSTs with invented session ids
+//	http-slow [flags]                 a POST whose body trickles in byte by byte
+//	http-log                          the log of the server of http-serve
+//	session-id [-age D] VAR           an id signed with $VOX_MCP_SESSION_KEY
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
 // sends every request of the file REQUESTS (one JSON object per line with
@@ -58,6 +64,36 @@
 // The server's environment is PATH, HOME ($WORK/home) and
 // VOX_SKILL_ROOTS ($WORK/skills) plus any variable the script set with
 // env whose name starts with VOX_, and the -env flags.
+//
+// http-serve starts "vox-mcp --http 127.0.0.1:0 ARGS" in the background,
+// in the server's environment plus the -env flags, waits for the log line
+// that gives its URL and sets $URL and $SERVER_PID; the server is stopped
+// (SIGTERM) when the script ends, and http-log prints its log so far.
+//
+// http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]... [-timeout
+// D] METHOD [BODY] sends one request to $URL (with Content-Type and Accept
+// as an MCP client sends them) and prints "status N", each -show header
+// the answer has ("Name: value"), and "body " followed by the body as
+// compact JSON, the data of the first event of an event stream, or text.
+// An event stream that sends nothing within -timeout (default 5s) prints
+// "body (an event stream, still open)". -setenv VAR=HEADER sets $VAR to a
+// header of the answer, such as the Mcp-Session-Id that initialize mints.
+//
+// http-forge [-n N] [-H 'K: V']... [-maxgrowth MiB] BODY POSTs BODY 2N
+// times with a new invented Mcp-Session-Id each (mcp-go's format and
+// vox-mcp's), 16 at a time, and prints "status S: COUNT" per status. It
+// reads the server's VmRSS after the first N and after the last N; with
+// -maxgrowth it fails when the last N grew it by more than that.
+//
+// http-slow [-every D] [-bytes N] [-H 'K: V']... sends a POST announcing an
+// N-byte body (default 40) and then the body one byte every D (default
+// 500ms); meanwhile it sends one initialize on another connection. It
+// prints "closed by the server before the body was complete" or "sent the
+// whole body: the server held the connection for it", then "another
+// client: status S".
+//
+// session-id [-age D] [-role N] VAR mints a session id with the key of
+// $VOX_MCP_SESSION_KEY as if issued D ago, and sets $VAR to it.
 //
 // $PROBE is the path of syscallprobe (runtime/sandbox/internal/syscallprobe),
 // which a case copies into a skill folder to try, from a skill command,
@@ -143,10 +179,16 @@ func TestAttacks(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mcp":    cmdMCP,
-			"run":    cmdRun,
-			"repeat": cmdRepeat,
-			"sleep":  cmdSleep,
+			"mcp":        cmdMCP,
+			"run":        cmdRun,
+			"repeat":     cmdRepeat,
+			"sleep":      cmdSleep,
+			"http-serve": cmdHTTPServe,
+			"http":       cmdHTTP,
+			"http-forge": cmdHTTPForge,
+			"http-slow":  cmdHTTPSlow,
+			"http-log":   cmdHTTPLog,
+			"session-id": cmdSessionID,
 		},
 	})
 }
@@ -202,7 +244,7 @@ func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
 var serverEnvNames = []string{
 	"PATH", "HOME", "TMPDIR", "VOX_SKILL_ROOTS", "VOX_SKILL_SANDBOX", "VOX_LOG",
 	"VOX_MCP_TOKEN", "VOX_MCP_READ_TOKEN", "VOX_MCP_WORKSPACE_TOOLS", "VOX_MCP_ALLOW_NETWORK",
-	"VOX_MCP_SESSION_KEY", "VOX_SKILL_SANDBOX_REQUIRE",
+	"VOX_MCP_SESSION_KEY", "VOX_MCP_SESSION_LIFETIME", "VOX_MCP_HTTP_READ_TIMEOUT", "VOX_SKILL_SANDBOX_REQUIRE",
 }
 
 type envFlags []string

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -11,27 +15,51 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 // EndpointPath is the path of the streamable HTTP endpoint.
 const EndpointPath = "/mcp"
 
-// HTTP transport limits.
+// EnvHTTPReadTimeout is how long a client may take to send a request
+// (headers and body), as a Go duration; default 30s.
+const EnvHTTPReadTimeout = "VOX_MCP_HTTP_READ_TIMEOUT"
+
+// HTTP transport limits (docs/federation.md §8).
 const (
 	// maxRequestBody bounds one POST body: far above any real call (a
 	// 10 MB argument still reaches the tool, which answers with an error
 	// result), low enough that one request cannot exhaust memory.
 	maxRequestBody = 64 << 20
-	// sessionIdleTTL is how long the transport keeps a session's state
-	// (its registration for notifications) after its last request when the
-	// client never ends it with DELETE. A day, so that an agent left open
-	// overnight still receives list_changed on its GET stream.
-	sessionIdleTTL = 24 * time.Hour
+	// defaultReadTimeout bounds the time to receive one request, its body
+	// included: a 64 MiB body still arrives at 2.2 MB/s, while a client
+	// that trickles its body holds a connection for at most this long.
+	// Responses are not bounded: a call may run for minutes and a GET
+	// event stream for the whole session.
+	defaultReadTimeout = 30 * time.Second
+	// readHeaderTimeout bounds the request line and headers.
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout is how long a kept-alive connection may wait for its
+	// next request.
+	idleTimeout = 2 * time.Minute
 	// shutdownGrace bounds how long a stopping server waits for calls in
 	// flight.
 	shutdownGrace = 5 * time.Second
 )
+
+// ReadTimeoutFromEnv reads VOX_MCP_HTTP_READ_TIMEOUT; 0 when unset.
+func ReadTimeoutFromEnv(getenv func(string) string) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(EnvHTTPReadTimeout))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration, such as 30s", EnvHTTPReadTimeout, v)
+	}
+	return d, nil
+}
 
 // HTTPOptions configure ListenAndServeHTTP.
 type HTTPOptions struct {
@@ -43,6 +71,9 @@ type HTTPOptions struct {
 	// Ready, when set, is called with the bound address once the server
 	// accepts connections (the log line says the same for people).
 	Ready func(net.Addr)
+	// ReadTimeout bounds the time to receive one request, body included
+	// (VOX_MCP_HTTP_READ_TIMEOUT); 0 means 30s.
+	ReadTimeout time.Duration
 }
 
 // CheckListenAddr refuses to serve a non-loopback address without a token:
@@ -83,22 +114,28 @@ func isLoopback(host string) bool {
 
 // HTTPHandler is the streamable HTTP endpoint with authentication, for
 // tests and for embedding under another mux (serve it at EndpointPath).
-// Sessions use mcp-go's default StatelessGeneratingSessionIdManager:
-// initialize mints an Mcp-Session-Id that every instance accepts without a
-// lookup, so instances behind a load balancer interoperate; the active
-// skill is the only per-session state, so routing must be sticky on
-// Mcp-Session-Id for it to follow a client. mcp-go's DNS-rebinding
-// protection stays on: a request that reaches a loopback listener with a
-// Host other than localhost gets 403.
+// Session ids are signed (sessions.go): initialize mints one that every
+// instance with the same VOX_MCP_SESSION_KEY verifies without a lookup,
+// DELETE revokes it, and a forged, expired or revoked id gets 404. The
+// per-session state (the active skill) and the revoked set live in this
+// instance's memory, so routing must be sticky on Mcp-Session-Id for
+// them to follow a client. mcp-go's DNS-rebinding protection stays on: a
+// request that reaches a loopback listener with a Host other than
+// localhost gets 403.
 func (s *Server) HTTPHandler(auth Auth) http.Handler {
-	h, _ := s.httpHandler(auth, nil)
+	h, _ := s.httpHandler(auth, nil, 0)
 	return h
 }
 
-func (s *Server) httpHandler(auth Auth, hs *http.Server) (http.Handler, *mcpserver.StreamableHTTPServer) {
+func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Duration) (http.Handler, *mcpserver.StreamableHTTPServer) {
+	s.sessions.announceKey()
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp-go")),
-		mcpserver.WithSessionIdleTTL(sessionIdleTTL),
+		mcpserver.WithSessionIdManagerResolver(s.sessions),
+		// mcp-go keeps a session's transport state (its registration for
+		// notifications) until the session has been idle this long, or
+		// DELETE; an id never outlives its lifetime.
+		mcpserver.WithSessionIdleTTL(s.sessions.ids.Lifetime()),
 	}
 	if hs != nil {
 		// Shutdown of the streamable server then also ends the long-lived
@@ -106,11 +143,154 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server) (http.Handler, *mcpserv
 		opts = append(opts, mcpserver.WithStreamableHTTPServer(hs))
 	}
 	streamable := mcpserver.NewStreamableHTTPServer(s.mcp, opts...)
-	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-		streamable.ServeHTTP(w, r)
+	if readTimeout <= 0 {
+		readTimeout = defaultReadTimeout
+	}
+	ep := &endpoint{s: s, p: s.sessions, next: streamable, readTimeout: readTimeout}
+	return rejectRebinding(s.requireToken(auth, ep)), streamable
+}
+
+// endpoint is the MCP endpoint in front of mcp-go's streamable server: it
+// reads request bodies under a deadline, and decides every request's
+// session before mcp-go sees it — mcp-go answers 404 for any refused id,
+// opens a GET stream for any id or none, and ignores DELETE — so that a
+// request of protocol 2026-07-28 (no sessions) and initialize pass, a
+// missing id gets 400, an id the server did not issue or that ended gets
+// 404, and DELETE revokes.
+type endpoint struct {
+	s           *Server
+	p           *sessionPlane
+	next        http.Handler
+	readTimeout time.Duration
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The deadline covers what is left of the request; the listener's
+	// ReadTimeout covered the headers. It is lifted once the body is in,
+	// so that neither a long call nor an event stream is cut: net/http
+	// cancels the request when a read of the connection fails.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.readTimeout)) // not every ResponseWriter supports it (httptest's recorder)
+	lift := func() { _ = rc.SetReadDeadline(time.Time{}) }
+
+	switch r.Method {
+	case http.MethodPost:
+		body, ok := e.readBody(w, r)
+		if !ok {
+			return
+		}
+		lift()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta *mcp.Meta `json:"_meta"`
+			} `json:"params"`
+		}
+		// A body that is no JSON object is mcp-go's to refuse (-32700),
+		// and so is every request of 2026-07-28; initialize starts a
+		// session.
+		if json.Unmarshal(body, &msg) != nil || isModern(r.Header, msg.Params.Meta) || msg.Method == string(mcp.MethodInitialize) {
+			e.next.ServeHTTP(w, r)
+			return
+		}
+		e.serveInSession(w, r, false)
+	case http.MethodGet:
+		if isModern(r.Header, nil) {
+			e.next.ServeHTTP(w, r) // 405: 2026-07-28 has no GET stream
+			return
+		}
+		lift()
+		e.serveInSession(w, r, true)
+	case http.MethodDelete:
+		if isModern(r.Header, nil) {
+			e.next.ServeHTTP(w, r) // 405: 2026-07-28 has no sessions to end
+			return
+		}
+		hs, ok := e.session(w, r)
+		if !ok || !e.p.end(r.Context(), w, hs) {
+			return
+		}
+		// mcp-go drops the session's transport state and answers 200.
+		e.next.ServeHTTP(w, r.WithContext(withHTTPSession(r.Context(), hs)))
+	default:
+		e.next.ServeHTTP(w, r)
+	}
+}
+
+// session verifies the request's session id, answering the refusal.
+func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession, bool) {
+	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()))
+	if serr != nil {
+		e.s.log.Debug("http: session refused", "method", r.Method, "status", serr.status, "why", serr.text, "remote", r.RemoteAddr)
+		http.Error(w, serr.text, serr.status)
+		return nil, false
+	}
+	return hs, true
+}
+
+// serveInSession serves a request of a verified session; the session's
+// end (DELETE, or its id expiring for a stream) ends the request.
+func (e *endpoint) serveInSession(w http.ResponseWriter, r *http.Request, stream bool) {
+	hs, ok := e.session(w, r)
+	if !ok {
+		return
+	}
+	ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+	defer done()
+	if stream {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, hs.id.Expires)
+		defer cancel()
+	}
+	e.next.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// readBody reads a POST body of at most maxRequestBody bytes before the
+// read deadline. On failure it answers 413, 408 or 400 and closes the
+// connection, which holds the rest of the body.
+func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err == nil {
+		return body, true
+	}
+	w.Header().Set("Connection", "close")
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		http.Error(w, fmt.Sprintf("request body over %d MiB", maxRequestBody>>20), http.StatusRequestEntityTooLarge)
+	case isTimeout(err):
+		e.s.log.Debug("http: request body not received in time", "remote", r.RemoteAddr, "read", len(body), "timeout", e.readTimeout)
+		http.Error(w, fmt.Sprintf("request body not received within %v (%s)", e.readTimeout, EnvHTTPReadTimeout), http.StatusRequestTimeout)
+	default:
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+	}
+	return nil, false
+}
+
+// rejectRebinding answers 403 to a request that reached a loopback
+// listener with a Host that is not loopback: the DNS-rebinding check
+// mcp-go makes too, made here first so that such a request changes no
+// session (a DELETE would otherwise revoke before mcp-go refused it).
+func rejectRebinding(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
 	})
-	return s.requireToken(auth, limited), streamable
+}
+
+// isLoopbackAddr reports whether HOST[:PORT] names a loopback host.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	return isLoopback(host)
 }
 
 // ListenAndServeHTTP serves streamable HTTP on opts.Addr until ctx is
@@ -124,11 +304,17 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", opts.Addr, err)
 	}
+	readTimeout := cmp.Or(opts.ReadTimeout, defaultReadTimeout)
 	hs := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          log.New(slogWriter{s.log.With("component", "net/http")}, "", 0),
+		ReadHeaderTimeout: readHeaderTimeout,
+		// ReadTimeout bounds every request, also those the endpoint never
+		// sees (another path, whose body net/http would otherwise drain
+		// without a deadline); the endpoint lifts it once a body is in.
+		ReadTimeout: readTimeout,
+		IdleTimeout: idleTimeout,
+		ErrorLog:    log.New(slogWriter{s.log.With("component", "net/http")}, "", 0),
 	}
-	handler, streamable := s.httpHandler(opts.Auth, hs)
+	handler, streamable := s.httpHandler(opts.Auth, hs, readTimeout)
 	mux := http.NewServeMux()
 	mux.Handle(EndpointPath, handler)
 	hs.Handler = mux

@@ -300,11 +300,17 @@ func TestReadRole(t *testing.T) {
 	}
 }
 
+// TestSessionIDsWorkOnEveryInstance: instances sharing a session key
+// (VOX_MCP_SESSION_KEY) accept each other's ids without shared state; an
+// instance with another key (or none) refuses them with 404.
 func TestSessionIDsWorkOnEveryInstance(t *testing.T) {
-	a := httptest.NewServer(newServer(t, nil).HTTPHandler(Auth{}))
+	key := Options{SessionKeys: [][]byte{testSessionKey}}
+	a := httptest.NewServer(newKeyedServer(t, key).HTTPHandler(Auth{}))
 	defer a.Close()
-	b := httptest.NewServer(newServer(t, nil).HTTPHandler(Auth{}))
+	b := httptest.NewServer(newKeyedServer(t, key).HTTPHandler(Auth{}))
 	defer b.Close()
+	alone := httptest.NewServer(newServer(t, nil).HTTPHandler(Auth{}))
+	defer alone.Close()
 	cl := &httpClient{t: t, url: a.URL}
 	cl.initialize()
 	cl.url = b.URL // a load balancer sent the next request elsewhere
@@ -313,6 +319,10 @@ func TestSessionIDsWorkOnEveryInstance(t *testing.T) {
 	}
 	if resp := cl.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp["result"] == nil {
 		t.Fatalf("tools/list on instance b: %v", resp)
+	}
+	cl.url = alone.URL
+	if r := cl.do(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "not issued by this server") {
+		t.Fatalf("an instance with its own key: %d %s", r.status, r.body)
 	}
 }
 

@@ -4,7 +4,8 @@
 // behind one tool middleware chain (recovery, read role, skill allowlist,
 // requirements), decides what tools/list advertises with an
 // AfterListTools hook, and serves stdio and streamable HTTP (http.go, with
-// bearer tokens and the read role in auth.go).
+// bearer tokens and the read role in auth.go, and signed session ids, the
+// revoked set and the per-session state in sessions.go).
 //
 // The server knows no catalog tool: it is built from an untyped table of
 // rows (Options.Catalog) and handlers (Options.Handlers), and never
@@ -34,6 +35,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -91,6 +93,13 @@ type Options struct {
 	// NoSkills serves no skills (no skill tools' data, no skill://
 	// resources, no macro tools): the app binaries of "vox gen app".
 	NoSkills bool
+	// SessionKeys sign the HTTP session ids (VOX_MCP_SESSION_KEY, see
+	// SessionConfigFromEnv): the first signs, all verify. nil means a key
+	// generated for this server, so its ids die with it.
+	SessionKeys [][]byte
+	// SessionLifetime is how long a session id is valid; 0 means
+	// session.Lifetime (24h).
+	SessionLifetime time.Duration
 }
 
 // Server is one vox-mcp instance.
@@ -115,8 +124,11 @@ type Server struct {
 	// requirements evaluate the catalog's mcp.requires at call time.
 	requirements map[string]func() (bool, string)
 	// skills is the skills system: registry, resources, macro tools and
-	// the active skill of each session (skills.go).
+	// the allowlist of the active skill (skills.go).
 	skills *skillPlane
+	// sessions are the session ids, the revoked set and the per-session
+	// state, the active skill among it (sessions.go).
+	sessions *sessionPlane
 
 	// workspace serves the .vox tools and resources (workspace.go).
 	workspace *workspaceSource
@@ -169,6 +181,9 @@ func New(opts Options) (*Server, error) {
 	// allowlist, then the catalog requirements.
 	s.checks = []callCheck{s.checkReadRole, s.checkSkillAllowlist, s.checkRequirements}
 
+	if s.sessions, err = newSessionPlane(s, opts); err != nil {
+		return nil, err
+	}
 	s.services = &Services{s: s}
 	var table map[string]toolcall.Handler
 	if opts.Handlers != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -76,16 +77,18 @@ func (v *Services) Skills() (*skills.Registry, error) {
 }
 
 // ActivateSkill makes in the active skill of the session behind ctx
-// (docs/skills.md §6); nil clears it. Without a session (an HTTP request
-// without Mcp-Session-Id) it fails.
+// (docs/skills.md §6) until the session ends or expires; nil clears it.
+// Without a session (an HTTP request of protocol 2026-07-28) it fails, and
+// so it does when the session state store is full and no session can be
+// ended to make room.
 func (v *Services) ActivateSkill(ctx context.Context, in *skills.Installed) error {
 	if v.s.skills == nil {
 		return ErrNoSkills
 	}
 	if in == nil {
-		return v.s.skills.setActive(ctx, nil)
+		return v.s.sessions.setActiveSkill(ctx, nil)
 	}
-	return v.s.skills.setActive(ctx, &activeSkill{id: in.ID, name: in.Name, tools: in.Tools})
+	return v.s.sessions.setActiveSkill(ctx, &session.ActiveSkill{ID: in.ID, Name: in.Name, Tools: in.Tools})
 }
 
 // RunSkillCommand runs a skill's command in the sandbox with the server's

@@ -23,7 +23,8 @@ import (
 // registry, hydrated before New returns so that the first request already
 // sees every skill; its skill:// resources registered as static resources;
 // its macro tools, merged after catalog and workspace tools; and the
-// active skill of each session, which the allowlist check reads.
+// allowlist check of each session's active skill, which the session plane
+// keeps (sessions.go).
 type skillPlane struct {
 	s   *Server
 	reg *skills.Registry
@@ -35,25 +36,6 @@ type skillPlane struct {
 	// mcp-go, so that a change re-registers only what differs.
 	resMu     sync.Mutex
 	resources map[string]mcp.Resource
-
-	activeMu   sync.Mutex
-	active     map[string]activeSkill // by session key
-	activeUsed uint64                 // clock of the last use, for eviction
-}
-
-// maxActiveSessions bounds the sessions whose active skill is remembered.
-// HTTP session ids are minted without server-side state and a session's
-// end is not observable (mcp-go unregisters ephemeral sessions after every
-// request), so the map would otherwise grow for the life of the process;
-// beyond the bound the least recently used session forgets its skill.
-const maxActiveSessions = 10000
-
-// activeSkill is what the allowlist needs of the active skill, taken when
-// it was activated.
-type activeSkill struct {
-	id, name string
-	tools    []string
-	used     uint64 // activeUsed at the session's last call
 }
 
 // initSkills hydrates the registry, registers the skill resources, adds
@@ -64,7 +46,7 @@ func (s *Server) initSkills() {
 		cfg = *s.opts.Skills
 	}
 	p := &skillPlane{s: s, reg: skills.New(cfg), sandboxOff: s.opts.SkillSandboxOff,
-		resources: map[string]mcp.Resource{}, active: map[string]activeSkill{}}
+		resources: map[string]mcp.Resource{}}
 	s.skills = p
 	for _, w := range p.reg.Hydrate() {
 		s.log.Warn("skill discovery: " + w)
@@ -230,67 +212,6 @@ func (p *skillPlane) readResource(_ context.Context, req mcp.ReadResourceRequest
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}}, nil
 }
 
-// Session keys of the active skill (docs/federation.md §8): over stdio the
-// process is the session, and so is a call without any transport session
-// (in-process dispatch); over HTTP the key is the Mcp-Session-Id, and a
-// request without one has no session.
-const processSession = "stdio"
-
-func sessionKey(ctx context.Context) (string, bool) {
-	cs := mcpserver.ClientSessionFromContext(ctx)
-	if cs == nil {
-		return processSession, true
-	}
-	id := cs.SessionID()
-	return id, id != ""
-}
-
-// errNoSession is the answer of vox_skill_use without a session.
-var errNoSession = errors.New("activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id")
-
-func (p *skillPlane) activeFor(ctx context.Context) (activeSkill, bool) {
-	key, ok := sessionKey(ctx)
-	if !ok {
-		return activeSkill{}, false
-	}
-	p.activeMu.Lock()
-	defer p.activeMu.Unlock()
-	a, ok := p.active[key]
-	if ok {
-		p.activeUsed++
-		a.used = p.activeUsed
-		p.active[key] = a
-	}
-	return a, ok
-}
-
-func (p *skillPlane) setActive(ctx context.Context, a *activeSkill) error {
-	key, ok := sessionKey(ctx)
-	if !ok {
-		return errNoSession
-	}
-	p.activeMu.Lock()
-	defer p.activeMu.Unlock()
-	if a == nil {
-		delete(p.active, key)
-		return nil
-	}
-	p.activeUsed++
-	a.used = p.activeUsed
-	p.active[key] = *a
-	if len(p.active) > maxActiveSessions {
-		oldest, oldestUsed := "", uint64(0)
-		for k, v := range p.active {
-			if oldest == "" || v.used < oldestUsed {
-				oldest, oldestUsed = k, v.used
-			}
-		}
-		delete(p.active, oldest)
-		p.s.log.Debug("forgot the active skill of the least recently used session", "sessions", maxActiveSessions)
-	}
-	return nil
-}
-
 // checkSkillAllowlist is the allowlist step of the middleware: while the
 // session's active skill lists tools, every other tool — catalog,
 // workspace or macro — is refused with the exact text of docs/skills.md
@@ -304,11 +225,17 @@ func (s *Server) checkSkillAllowlist(ctx context.Context, name string, entry *to
 	if entry != nil && entry.op != nil && entry.op.MCP != nil && entry.op.MCP.AllowlistExempt {
 		return ""
 	}
-	a, ok := s.skills.activeFor(ctx)
+	a, ok, err := s.sessions.activeSkill(ctx)
+	if err != nil {
+		// Fail closed: an allowlist that cannot be read must not stop
+		// applying.
+		s.log.Error("the session's active skill cannot be read; refusing the call", "tool", name, "err", err)
+		return fmt.Sprintf("the session's active skill cannot be read (%v), so %s is refused to keep its allowlist applying; try again", err, name)
+	}
 	if !ok {
 		return ""
 	}
-	_, denial := skills.Allow(a.id, a.tools, name)
+	_, denial := skills.Allow(a.ID, a.Tools, name)
 	return denial
 }
 

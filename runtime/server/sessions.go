@@ -1,0 +1,356 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/session"
+)
+
+// Environment variables of the HTTP sessions (docs/federation.md §8).
+const (
+	// EnvSessionKey holds the key that signs session ids: one key of at
+	// least 32 bytes, or several separated by commas (the first signs,
+	// all verify). Instances sharing it accept each other's ids; without
+	// it a key is generated at start-up, so ids survive neither a restart
+	// nor a change of instance.
+	EnvSessionKey = "VOX_MCP_SESSION_KEY"
+	// EnvSessionLifetime is how long a session id is valid (a Go
+	// duration, at least 1s; default 24h).
+	EnvSessionLifetime = "VOX_MCP_SESSION_LIFETIME"
+)
+
+// Bounds of the session machinery of one instance.
+const (
+	// maxSessionStates is how many sessions' state (the active skill) an
+	// instance keeps; beyond it the least recently used session is ended.
+	maxSessionStates = 10000
+	// maxRevocations is how many live revocations (sessions ended before
+	// their ids expire) an instance remembers; beyond it DELETE answers
+	// 503 until the earliest expires.
+	maxRevocations = 100000
+)
+
+// SessionConfigFromEnv reads VOX_MCP_SESSION_KEY and
+// VOX_MCP_SESSION_LIFETIME into Options.SessionKeys and
+// Options.SessionLifetime (nil and 0 when unset).
+func SessionConfigFromEnv(getenv func(string) string) (keys [][]byte, lifetime time.Duration, err error) {
+	if v := getenv(EnvSessionKey); v != "" {
+		if keys, err = session.ParseKeys(v); err != nil {
+			return nil, 0, fmt.Errorf("%s: %v", EnvSessionKey, err)
+		}
+	}
+	if v := strings.TrimSpace(getenv(EnvSessionLifetime)); v != "" {
+		lifetime, err = time.ParseDuration(v)
+		if err != nil || lifetime < time.Second {
+			return nil, 0, fmt.Errorf("%s=%q: want a duration of at least 1s, such as 24h or 30m", EnvSessionLifetime, v)
+		}
+	}
+	return keys, lifetime, nil
+}
+
+// sessionPlane is the server's side of sessions (docs/federation.md §8):
+// the signer of HTTP session ids, the revoked set, the per-session state
+// (shared with stdio, whose process is one session) and the HTTP requests
+// open in each session, which end when the session does.
+type sessionPlane struct {
+	s            *Server
+	ids          *session.Signer
+	keyGenerated bool
+	announce     sync.Once
+
+	revoked session.Revocations
+	state   session.Store
+
+	openMu sync.Mutex
+	open   map[string]map[*openRequest]struct{} // by session key
+}
+
+type openRequest struct{ cancel context.CancelFunc }
+
+func newSessionPlane(s *Server, opts Options) (*sessionPlane, error) {
+	p := &sessionPlane{s: s, keyGenerated: len(opts.SessionKeys) == 0, open: map[string]map[*openRequest]struct{}{}}
+	keys := opts.SessionKeys
+	if p.keyGenerated {
+		keys = [][]byte{session.GenerateKey()}
+	}
+	var err error
+	if p.ids, err = session.NewSigner(keys, opts.SessionLifetime); err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvSessionKey, err)
+	}
+	p.revoked = session.NewMemoryRevocations(maxRevocations)
+	p.state = session.NewMemoryStore(maxSessionStates, p.endToMakeRoom)
+	return p, nil
+}
+
+// announceKey says once, when HTTP serving starts, that the ids depend on
+// a generated key.
+func (p *sessionPlane) announceKey() {
+	p.announce.Do(func() {
+		if p.keyGenerated {
+			p.s.log.Info("no "+EnvSessionKey+": session ids are signed with a key generated at start-up, so they do not survive a restart and other instances do not accept them; set it (32 bytes or more, the same on every instance) to share sessions",
+				"lifetime", p.ids.Lifetime())
+		}
+	})
+}
+
+// endToMakeRoom ends a session so that the state store can keep another's:
+// its id is revoked, so its client gets 404 and starts a new session
+// instead of silently losing its active skill.
+func (p *sessionPlane) endToMakeRoom(key string, expires time.Time) error {
+	if err := p.revoked.Revoke(context.Background(), key, expires); err != nil {
+		return err
+	}
+	p.closeOpen(key)
+	p.s.log.Warn("ended the least recently used session to keep another's state", "session", key, "sessions", maxSessionStates)
+	return nil
+}
+
+// sessionRef names the session of a request: its key in the store and the
+// expiry of its id (zero for the stdio process, which never expires).
+type sessionRef struct {
+	key     string
+	expires time.Time
+}
+
+// processSession is the key of the one session of stdio, and of calls
+// without a transport session (in-process dispatch).
+const processSession = "stdio"
+
+// errNoSession is the answer of vox_skill_use without a session.
+var errNoSession = errors.New("activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id")
+
+// sessionOf is the session behind ctx: the verified HTTP session, the
+// stdio process, or another transport's session; none for an HTTP request
+// of protocol 2026-07-28, which has no session.
+func sessionOf(ctx context.Context) (sessionRef, bool) {
+	if hs := httpSessionFrom(ctx); hs != nil {
+		return sessionRef{key: hs.id.Key, expires: hs.id.Expires}, true
+	}
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return sessionRef{key: processSession}, true
+	}
+	id := cs.SessionID()
+	return sessionRef{key: id}, id != ""
+}
+
+// activeSkill is the active skill of the session behind ctx.
+func (p *sessionPlane) activeSkill(ctx context.Context) (session.ActiveSkill, bool, error) {
+	ref, ok := sessionOf(ctx)
+	if !ok {
+		return session.ActiveSkill{}, false, nil
+	}
+	return p.state.ActiveSkill(ctx, ref.key)
+}
+
+// setActiveSkill makes skill the active skill of the session behind ctx;
+// nil clears it.
+func (p *sessionPlane) setActiveSkill(ctx context.Context, skill *session.ActiveSkill) error {
+	ref, ok := sessionOf(ctx)
+	if !ok {
+		return errNoSession
+	}
+	if skill == nil {
+		return p.state.ClearActiveSkill(ctx, ref.key)
+	}
+	return p.state.SetActiveSkill(ctx, ref.key, ref.expires, *skill)
+}
+
+// httpSession is a session id the endpoint verified, in the context of the
+// request that presented it.
+type httpSession struct {
+	raw string
+	id  session.ID
+}
+
+type httpSessionKey struct{}
+
+func withHTTPSession(ctx context.Context, hs *httpSession) context.Context {
+	return context.WithValue(ctx, httpSessionKey{}, hs)
+}
+
+func httpSessionFrom(ctx context.Context) *httpSession {
+	hs, _ := ctx.Value(httpSessionKey{}).(*httpSession)
+	return hs
+}
+
+// sessionError is why a request's session id is refused, with the HTTP
+// status that says it.
+type sessionError struct {
+	status int
+	text   string
+}
+
+const restart = ": start a new session with initialize"
+
+// verify checks the session id raw presented with the role rl: 400 when
+// it is missing, 404 when it was not issued (forged, malformed, or signed
+// with another key), expired, belongs to another role or was revoked, and
+// 503 when the revoked set cannot answer. It holds no state for a refused
+// id.
+func (p *sessionPlane) verify(ctx context.Context, raw string, rl role) (*httpSession, *sessionError) {
+	if raw == "" {
+		return nil, &sessionError{http.StatusBadRequest, "missing " + mcpserver.HeaderKeySessionID + ": send initialize first, then the " +
+			mcpserver.HeaderKeySessionID + " it answered with on every request of the session"}
+	}
+	id, err := p.ids.Verify(raw)
+	switch {
+	case errors.Is(err, session.ErrExpired):
+		return nil, &sessionError{http.StatusNotFound, fmt.Sprintf("%v (sessions last %v)%s", err, p.ids.Lifetime(), restart)}
+	case errors.Is(err, session.ErrNotIssued):
+		return nil, &sessionError{http.StatusNotFound, "session not found: the " + mcpserver.HeaderKeySessionID + " was not issued by this server or one sharing its " +
+			EnvSessionKey + " (a server started without it forgets its sessions when it restarts)" + restart}
+	case err != nil:
+		return nil, &sessionError{http.StatusNotFound, "session not found: the " + mcpserver.HeaderKeySessionID + " is not a vox-mcp session id" + restart}
+	}
+	if id.Role != uint8(rl) {
+		return nil, &sessionError{http.StatusNotFound, "session not found for this token: the session was started with another token's role" + restart}
+	}
+	revoked, err := p.revoked.Revoked(ctx, id.Key)
+	if err != nil {
+		p.s.log.Error("http: the revoked set cannot be read; refusing the request", "err", err)
+		return nil, &sessionError{http.StatusServiceUnavailable, "the session cannot be checked right now (" + err.Error() + "): try again"}
+	}
+	if revoked {
+		return nil, &sessionError{http.StatusNotFound, "session ended (DELETE)" + restart}
+	}
+	return &httpSession{raw: raw, id: id}, nil
+}
+
+// end ends the session hs at its client's request (DELETE): it revokes the
+// id, drops the session's state and ends its open requests here. A
+// revocation that cannot be recorded leaves the session as it was and
+// answers 503, with Retry-After when the revoked set is full.
+func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpSession) bool {
+	if err := p.revoked.Revoke(ctx, hs.id.Key, hs.id.Expires); err != nil {
+		var full *session.FullError
+		if errors.As(err, &full) {
+			w.Header().Set("Retry-After", fmt.Sprint(int(full.RetryAfter.Seconds())))
+		}
+		p.s.log.Warn("http: cannot end a session; it stays valid until it expires", "session", hs.id.Key, "err", err)
+		http.Error(w, "the session cannot be ended right now ("+err.Error()+"): it stays valid until "+hs.id.Expires.UTC().Format(time.RFC3339)+"; try again", http.StatusServiceUnavailable)
+		return false
+	}
+	dropped := "none"
+	if skill, ok, err := p.state.ActiveSkill(ctx, hs.id.Key); err == nil && ok {
+		dropped = "active skill " + skill.ID + " dropped"
+	}
+	if err := p.state.Drop(ctx, hs.id.Key); err != nil {
+		// The id is revoked, so nobody can reach the state any more; it
+		// expires with the session.
+		p.s.log.Warn("http: the ended session's state could not be dropped; it expires with the session", "session", hs.id.Key, "err", err)
+	}
+	p.closeOpen(hs.id.Key)
+	p.s.log.Debug("http session ended", "session", hs.id.Key, "reason", "DELETE", "state", dropped)
+	return true
+}
+
+// track registers a request of the session key, so that the session's end
+// ends it too; done unregisters it.
+func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	o := &openRequest{cancel: cancel}
+	p.openMu.Lock()
+	set := p.open[key]
+	if set == nil {
+		set = map[*openRequest]struct{}{}
+		p.open[key] = set
+	}
+	set[o] = struct{}{}
+	p.openMu.Unlock()
+	return ctx, func() {
+		p.openMu.Lock()
+		// A set is removed only once empty, so o is still in it.
+		delete(set, o)
+		if len(set) == 0 {
+			delete(p.open, key)
+		}
+		p.openMu.Unlock()
+		cancel()
+	}
+}
+
+// closeOpen ends every open request of the session key on this instance
+// (its GET event stream above all).
+func (p *sessionPlane) closeOpen(key string) {
+	p.openMu.Lock()
+	defer p.openMu.Unlock()
+	for o := range p.open[key] {
+		o.cancel()
+	}
+}
+
+// ResolveSessionIdManager gives mcp-go the session ids of the request r
+// (nil for mcp-go's idle sweeper and its shutdown).
+func (p *sessionPlane) ResolveSessionIdManager(r *http.Request) mcpserver.SessionIdManager {
+	return requestSessionIDs{p: p, r: r}
+}
+
+// requestSessionIDs is mcp-go's SessionIdManager for one request. The
+// endpoint verified the request's id before mcp-go sees it, and ended the
+// session itself on DELETE, so that it could choose the HTTP status.
+type requestSessionIDs struct {
+	p *sessionPlane
+	r *http.Request
+}
+
+func (m requestSessionIDs) role() role {
+	if m.r == nil {
+		return roleFull
+	}
+	return roleFrom(m.r.Context())
+}
+
+// Generate mints the id of a new session (initialize), bound to the role
+// of the request's token.
+func (m requestSessionIDs) Generate() string {
+	raw, id := m.p.ids.Mint(uint8(m.role()))
+	m.p.s.log.Debug("http session started", "session", id.Key, "expires", id.Expires.Format(time.RFC3339))
+	return raw
+}
+
+// Validate accepts the id the endpoint verified for this request, and
+// checks any other id in full.
+func (m requestSessionIDs) Validate(raw string) (isTerminated bool, err error) {
+	if m.r != nil {
+		if hs := httpSessionFrom(m.r.Context()); hs != nil && hs.raw == raw {
+			return false, nil
+		}
+	}
+	ctx := context.Background()
+	if m.r != nil {
+		ctx = m.r.Context()
+	}
+	if _, serr := m.p.verify(ctx, raw, m.role()); serr != nil {
+		return false, errors.New(serr.text)
+	}
+	return false, nil
+}
+
+// Terminate does nothing: the endpoint revokes on DELETE before mcp-go
+// sees it, and mcp-go's idle sweeper and shutdown must never revoke an
+// id, which another instance sharing the key may still be serving.
+func (requestSessionIDs) Terminate(string) (isNotAllowed bool, err error) { return false, nil }
+
+// isModern reports whether a request is of protocol 2026-07-28 or later,
+// which has no sessions: by its Mcp-Protocol-Version header or the
+// protocol version in its body's _meta, as mcp-go decides it.
+func isModern(h http.Header, meta *mcp.Meta) bool {
+	return mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(meta.ProtocolVersion())
+}
+
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
