@@ -181,30 +181,29 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		lift()
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		// A body that is no JSON object with a string method is mcp-go's
+		// to refuse (-32700: it decodes the same way); a request of
+		// 2026-07-28 has no session, and initialize starts one. Anything
+		// else is of a session, and mcp-go serves it as such only once it
+		// is verified here (requestSessionIDs.Validate).
 		var msg struct {
 			Method string `json:"method"`
-			Params struct {
-				Meta *mcp.Meta `json:"_meta"`
-			} `json:"params"`
 		}
-		// A body that is no JSON object is mcp-go's to refuse (-32700),
-		// and so is every request of 2026-07-28; initialize starts a
-		// session.
-		if json.Unmarshal(body, &msg) != nil || isModern(r.Header, msg.Params.Meta) || msg.Method == string(mcp.MethodInitialize) {
-			e.next.ServeHTTP(w, r)
+		if json.Unmarshal(body, &msg) != nil || isModern(r.Header, body) || msg.Method == string(mcp.MethodInitialize) {
+			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context())))
 			return
 		}
 		e.serveInSession(w, r, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
-			e.next.ServeHTTP(w, r) // 405: 2026-07-28 has no GET stream
+			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no GET stream
 			return
 		}
 		lift()
 		e.serveInSession(w, r, true)
 	case http.MethodDelete:
 		if isModern(r.Header, nil) {
-			e.next.ServeHTTP(w, r) // 405: 2026-07-28 has no sessions to end
+			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no sessions to end
 			return
 		}
 		hs, ok := e.session(w, r)
@@ -214,7 +213,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// mcp-go drops the session's transport state and answers 200.
 		e.next.ServeHTTP(w, r.WithContext(withHTTPSession(r.Context(), hs)))
 	default:
-		e.next.ServeHTTP(w, r)
+		e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context())))
 	}
 }
 

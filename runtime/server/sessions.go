@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -130,11 +131,15 @@ const processSession = "stdio"
 var errNoSession = errors.New("activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id")
 
 // sessionOf is the session behind ctx: the verified HTTP session, the
-// stdio process, or another transport's session; none for an HTTP request
-// of protocol 2026-07-28, which has no session.
+// stdio process, or another transport's session. An HTTP request without
+// a verified session (protocol 2026-07-28) has none, whatever mcp-go's
+// session says.
 func sessionOf(ctx context.Context) (sessionRef, bool) {
-	if hs := httpSessionFrom(ctx); hs != nil {
-		return sessionRef{key: hs.id.Key, expires: hs.id.Expires}, true
+	switch v := ctx.Value(httpSessionKey{}).(type) {
+	case *httpSession:
+		return sessionRef{key: v.id.Key, expires: v.id.Expires}, true
+	case viaHTTP:
+		return sessionRef{}, false
 	}
 	cs := mcpserver.ClientSessionFromContext(ctx)
 	if cs == nil {
@@ -173,10 +178,19 @@ type httpSession struct {
 	id  session.ID
 }
 
+// httpSessionKey holds a *httpSession, or viaHTTP for a request of the
+// HTTP endpoint without one.
 type httpSessionKey struct{}
+
+type viaHTTP struct{}
 
 func withHTTPSession(ctx context.Context, hs *httpSession) context.Context {
 	return context.WithValue(ctx, httpSessionKey{}, hs)
+}
+
+// withHTTP marks a request of the HTTP endpoint that has no session.
+func withHTTP(ctx context.Context) context.Context {
+	return context.WithValue(ctx, httpSessionKey{}, viaHTTP{})
 }
 
 func httpSessionFrom(ctx context.Context) *httpSession {
@@ -319,22 +333,17 @@ func (m requestSessionIDs) Generate() string {
 	return raw
 }
 
-// Validate accepts the id the endpoint verified for this request, and
-// checks any other id in full.
+// Validate accepts only the id the endpoint verified for this request:
+// mcp-go serving any other as a session would mean the two disagree on
+// what needs a session, and the request is refused rather than served
+// without the session's state.
 func (m requestSessionIDs) Validate(raw string) (isTerminated bool, err error) {
 	if m.r != nil {
 		if hs := httpSessionFrom(m.r.Context()); hs != nil && hs.raw == raw {
 			return false, nil
 		}
 	}
-	ctx := context.Background()
-	if m.r != nil {
-		ctx = m.r.Context()
-	}
-	if _, serr := m.p.verify(ctx, raw, m.role()); serr != nil {
-		return false, errors.New(serr.text)
-	}
-	return false, nil
+	return false, errors.New("session id not verified by the endpoint")
 }
 
 // Terminate does nothing: the endpoint revokes on DELETE before mcp-go
@@ -344,9 +353,19 @@ func (requestSessionIDs) Terminate(string) (isNotAllowed bool, err error) { retu
 
 // isModern reports whether a request is of protocol 2026-07-28 or later,
 // which has no sessions: by its Mcp-Protocol-Version header or the
-// protocol version in its body's _meta, as mcp-go decides it.
-func isModern(h http.Header, meta *mcp.Meta) bool {
-	return mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(meta.ProtocolVersion())
+// protocol version in its body's params._meta, decoded exactly as mcp-go
+// decodes it to decide the same (a _meta that does not decode counts as
+// none).
+func isModern(h http.Header, body []byte) bool {
+	if mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) {
+		return true
+	}
+	var wrapper struct {
+		Params struct {
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	return body != nil && json.Unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
 }
 
 // isTimeout reports whether err is a read deadline passing.

@@ -452,3 +452,28 @@ func TestSessionConfigFromEnv(t *testing.T) {
 		t.Error("a read timeout of 0s was accepted")
 	}
 }
+
+// TestSessionChecksAgreeWithMCPGo: mcp-go serves a request as part of a
+// session only when the endpoint verified its id, so a request with an
+// odd _meta never runs outside its session's allowlist.
+func TestSessionChecksAgreeWithMCPGo(t *testing.T) {
+	s := newKeyedServer(t, Options{})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	cl := &httpClient{t: t, url: ts.URL}
+	cl.initialize()
+	if err := s.sessions.state.SetActiveSkill(context.Background(), keyOf(t, s, cl.session), time.Now().Add(time.Hour), session.ActiveSkill{ID: "demo", Tools: []string{"greet"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, meta := range []string{`5`, `"x"`, `[]`, `null`, `{"progressToken":{}}`, `{"io.modelcontextprotocol/protocolVersion":5}`, `{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}`} {
+		r := cl.do(http.MethodPost, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"_meta":`+meta+`,"name":"vox_test_fail","arguments":{}}}`)
+		if strings.Contains(string(r.body), "it failed") {
+			t.Errorf("_meta %s: the tool ran outside the session's allowlist: %d %s", meta, r.status, r.body)
+		}
+	}
+	// The id manager mcp-go asks accepts no id the endpoint did not verify.
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	if _, err := s.sessions.ResolveSessionIdManager(req).Validate(cl.session); err == nil {
+		t.Error("mcp-go would serve a session the endpoint did not verify")
+	}
+}
