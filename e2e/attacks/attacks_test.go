@@ -22,7 +22,7 @@
 //	http [flags] METHOD [BODY]        one HTTP request to the server of http-serve
 //	http-forge [flags] BODY           many POSTs with invented session ids
 //	http-slow [flags]                 a POST whose body trickles in byte by byte
-//	http-log                          the log of the server of http-serve
+//	http-log [-wait REGEXP]           the log of the server of http-serve
 //	session-id [-age D] VAR           an id signed with $VOX_MCP_SESSION_KEY
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
@@ -68,7 +68,8 @@
 // http-serve starts "vox-mcp --http 127.0.0.1:0 ARGS" in the background,
 // in the server's environment plus the -env flags, waits for the log line
 // that gives its URL and sets $URL and $SERVER_PID; the server is stopped
-// (SIGTERM) when the script ends, and http-log prints its log so far.
+// (SIGTERM) when the script ends, and http-log prints its log so far (with
+// -wait REGEXP, once it matches: the log arrives through a pipe).
 //
 // http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]... [-timeout
 // D] METHOD [BODY] sends one request to $URL (with Content-Type and Accept

@@ -112,17 +112,30 @@ func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdHTTPLog is http-log: it writes the log of the server of http-serve
-// so far to stdout.
+// cmdHTTPLog is http-log [-wait REGEXP]: it writes the log of the server
+// of http-serve so far to stdout. The log reaches the harness through a
+// pipe, a little after the server wrote it; with -wait it first waits (up
+// to 10s) until the log matches REGEXP.
 func cmdHTTPLog(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: http-log")
+	fs := flag.NewFlagSet("http-log", flag.ContinueOnError)
+	wait := fs.String("wait", "", "a regular expression the log must match first")
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); neg || err != nil || fs.NArg() != 0 {
+		ts.Fatalf("usage: http-log [-wait REGEXP]")
 	}
-	srv, ok := httpServers.Load(ts)
+	v, ok := httpServers.Load(ts)
 	if !ok {
 		ts.Fatalf("http-log: no server: use http-serve first")
 	}
-	io.WriteString(ts.Stdout(), srv.(*httpServer).logText())
+	srv := v.(*httpServer)
+	if *wait != "" {
+		re, err := regexp.Compile(*wait)
+		ts.Check(err)
+		for deadline := time.Now().Add(10 * time.Second); !re.MatchString(srv.logText()) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	io.WriteString(ts.Stdout(), srv.logText())
 }
 
 // headerFlags are repeatable -H 'Name: value' flags.
