@@ -8,13 +8,14 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz bench load build run release
+.PHONY: help deps generate check-generated test lint fuzz bench load bench-peers build run release
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules and install the end-to-end test client (npm ci in e2e/)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk) and install the end-to-end test client (npm ci in e2e/)
 	$(GO) mod download
+	cd bench/peers/gosdk && $(GO) mod download
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
 
 generate: ## regenerate every file under generated/
@@ -62,6 +63,15 @@ bench: ## run the benchmarks into bench.txt and summarise them with benchstat (B
 load: ## measure vox-mcp under load: tools/call req/s and p50/p99 (catalog and workspace tool, HTTP and stdio), idle RSS
 	$(GO) test -run '^$$' -bench 'BenchmarkToolsCall' -benchtime 2000x -count 3 ./e2e
 	$(GO) test -run '^$$' -bench 'BenchmarkIdleRSS' -benchtime 3x ./e2e
+
+# Flags of the peer benchmark, e.g. PEERS_ARGS=-quick for a smoke run, or
+# PEERS_ARGS='-rounds 7 -calls 5000'; `go run ./bench/peers/cmd/bench-peers
+# -h` lists them.
+PEERS_ARGS ?=
+
+bench-peers: ## measure vox-mcp beside a bare mcp-go server, the Go SDK and the TS SDK, interleaved: one table of ratios to the floor in bench-peers.md and .json (docs/benchmarks.md; PEERS_ARGS=-quick)
+	@if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
+	$(GO) run ./bench/peers/cmd/bench-peers $(PEERS_ARGS)
 
 build: ## build vox and vox-mcp into bin/
 	$(GO) build -o $(BIN)/ ./cmd/vox ./cmd/vox-mcp
