@@ -38,8 +38,17 @@ type Config struct {
 	// load work in flight has finished.
 	Settle time.Duration
 
+	// VoxEnv are extra environment variables (KEY=VALUE) for vox-mcp, to
+	// measure it in another configuration (VOX_SKILL_SANDBOX=off, say).
+	VoxEnv []string
+	// Profile, when set, is a folder where `perf record` profiles of
+	// vox-mcp and the floor are written, one per measured piece of work.
+	Profile string
+
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+
+	profiles int // profiles written so far, numbering their files
 }
 
 // DefaultConfig is the full run of `make bench-peers`.

@@ -113,6 +113,10 @@ type ConfigRecord struct {
 	ManyTools      int   `json:"many_tools"`
 	LostCallStarts int   `json:"lost_call_starts"`
 	SettleMillis   int64 `json:"settle_ms"`
+	// VoxEnv are the extra variables vox-mcp ran with; Profiled whether
+	// perf sampled vox-mcp and the floor during the run.
+	VoxEnv   []string `json:"vox_env,omitempty"`
+	Profiled bool     `json:"profiled,omitempty"`
 }
 
 // ServerInfo names a server and the library version it runs.
@@ -187,6 +191,7 @@ func newReport(cfg Config) *Report {
 			Rounds: cfg.Rounds, ColdStarts: cfg.ColdStarts, Calls: cfg.Calls, Warmup: cfg.Warmup,
 			Throughput: cfg.Throughput, InFlight: cfg.InFlight, ListCalls: cfg.ListCalls,
 			ManyTools: cfg.ManyTools, LostCallStarts: cfg.LostCallStarts, SettleMillis: cfg.Settle.Milliseconds(),
+			VoxEnv: cfg.VoxEnv, Profiled: cfg.Profile != "",
 		},
 		cfg:  cfg,
 		defs: measureDefs(&cfg),
@@ -301,6 +306,12 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, ", Node.js %s", r.Machine.Node)
 	}
 	b.WriteString("\n\n")
+	if len(cfg.VoxEnv) > 0 {
+		fmt.Fprintf(&b, "vox-mcp ran with %s.\n\n", strings.Join(cfg.VoxEnv, " "))
+	}
+	if cfg.Profile != "" {
+		b.WriteString("perf sampled vox-mcp and the floor during the calls and lists of this run, which slows both a little.\n\n")
+	}
 	b.WriteString("Cells: ratio to the floor · median over rounds (min–max over rounds). Bold: vox-mcp misses its target.\n\n")
 
 	header := []string{"measure", "target (vox-mcp ÷ floor)"}

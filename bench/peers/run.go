@@ -127,7 +127,13 @@ func stdioCallPhase(cfg *Config, servers []*server, out *samples) error {
 			return err
 		}
 		for _, t := range srv.tools {
+			stopProfile, err := profile(cfg, srv, c.cmd.Process.Pid, "stdio-calls-"+t.name)
+			if err != nil {
+				c.stop()
+				return err
+			}
 			lat, err := sequential(c, t, cfg.Warmup, cfg.Calls)
+			stopProfile()
 			if err != nil {
 				c.stop()
 				return fmt.Errorf("%s over stdio: %w", srv.id, err)
@@ -155,6 +161,11 @@ func listPhase(cfg *Config, servers []*server, out *samples) error {
 					return err
 				}
 			}
+			stopProfile, err := profile(cfg, srv, c.cmd.Process.Pid, "tools-list")
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			lat := make([]time.Duration, cfg.ListCalls)
 			size := 0
 			for i := range lat {
@@ -168,6 +179,7 @@ func listPhase(cfg *Config, servers []*server, out *samples) error {
 				}
 				lat[i], size = done.Sub(start), n
 			}
+			stopProfile()
 			subject := firstSubject(srv)
 			out.add(measureListLatency, subject, quantile(lat, 0.50))
 			out.add(measureListBytes, subject, float64(size))
@@ -213,7 +225,12 @@ func httpPhase(cfg *Config, servers []*server, out *samples) error {
 			}
 			out.add(measureRSSIdle, subject, mib(rss))
 			for _, t := range srv.tools {
+				stopProfile, err := profile(cfg, srv, h.cmd.Process.Pid, "http-calls-"+t.name)
+				if err != nil {
+					return err
+				}
 				lat, err := sequential(c, t, cfg.Warmup, cfg.Calls)
+				stopProfile()
 				if err != nil {
 					return err
 				}
@@ -222,7 +239,12 @@ func httpPhase(cfg *Config, servers []*server, out *samples) error {
 			}
 			for _, k := range cfg.InFlight {
 				for _, t := range srv.tools {
+					stopProfile, err := profile(cfg, srv, h.cmd.Process.Pid, fmt.Sprintf("http-%d-in-flight-%s", k, t.name))
+					if err != nil {
+						return err
+					}
 					rate, lat, err := throughput(h.url, t, k, cfg.Throughput)
+					stopProfile()
 					if err != nil {
 						return fmt.Errorf("%d in flight: %w", k, err)
 					}

@@ -178,6 +178,7 @@ func buildServers(cfg *Config) (*setup, error) {
 	// An empty home and an empty skills root: no skill of the machine's
 	// user reaches the measured server, and vox_skill_list lists nothing.
 	s.voxEnv = append(environWithout("HOME", "VOX_"), "HOME="+home, "VOX_SKILL_ROOTS="+skills)
+	s.voxEnv = append(s.voxEnv, cfg.VoxEnv...)
 	for _, n := range []int{1, cfg.ManyTools} {
 		if err := writeWorkspace(s.workspace(n), n); err != nil {
 			return nil, err

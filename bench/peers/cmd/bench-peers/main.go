@@ -38,6 +38,9 @@ func run() int {
 	tools := flag.Int("tools", 0, "tools for the cold start, tools/list and memory rows (default 500)")
 	lost := flag.Int("lostcalls", -1, "cold starts per variant of the lost-call probe, 0 for none (default 480)")
 	settle := flag.Duration("settle", 0, "pause before reading resident memory (default 500ms)")
+	perfDir := flag.String("perf", "", "write perf record profiles of vox-mcp and the floor, one per measured piece of work, into `DIR` (needs perf; sampling perturbs those servers' figures a little)")
+	var voxEnv listFlag
+	flag.Var(&voxEnv, "vox-env", "an extra environment variable `KEY=VALUE` for vox-mcp (repeatable), e.g. VOX_SKILL_SANDBOX=off")
 	keep := flag.Bool("keep", false, "keep the scratch folder (binaries, workspaces) and print where")
 	flag.Parse()
 
@@ -47,6 +50,8 @@ func run() int {
 	}
 	cfg.Servers = strings.Split(*serverList, ",")
 	cfg.Node = *node
+	cfg.Profile = *perfDir
+	cfg.VoxEnv = voxEnv
 	setInt(&cfg.Rounds, *rounds, 0)
 	setInt(&cfg.ColdStarts, *cold, 0)
 	setInt(&cfg.Calls, *calls, 0)
@@ -120,4 +125,17 @@ func setInt(dst *int, v, unset int) {
 	if v != unset {
 		*dst = v
 	}
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+
+func (l *listFlag) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("%q is not KEY=VALUE", v)
+	}
+	*l = append(*l, v)
+	return nil
 }
