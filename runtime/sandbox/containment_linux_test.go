@@ -50,7 +50,8 @@ func probeBinary(t *testing.T) string {
 	probeOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			probeErr = fmt.Errorf("the probe is built with the go command, not found on PATH: %w", err)
+			return
 		}
 		probeDir, probeErr = os.MkdirTemp("", "vox-sandbox-probe-")
 		if probeErr != nil {

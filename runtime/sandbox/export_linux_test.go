@@ -68,16 +68,6 @@ func RestrictLandlockForTest(readable, writable []string) error {
 	return restrictLandlock(abi, rules)
 }
 
-// CgroupsOf says what the cgroups found under root would give a run, after
-// creating and removing one run cgroup.
-func CgroupsOf(root string) (CgroupSupport, error) {
-	cg, err := newRunCgroup(cgroupHostFor(root))
-	if err != nil {
-		return CgroupSupport{}, err
-	}
-	return cg.support, cg.remove()
-}
-
 // CgroupOwner exposes the parsing of run cgroup names.
 var CgroupOwner = cgroupOwner
 

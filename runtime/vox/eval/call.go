@@ -378,7 +378,7 @@ func (th *Thread) callValue(f Value, args []Value, names []string) Value {
 func (th *Thread) bindArgs(fn *Func, slots []Value, args []Value, names []string) {
 	params := fn.params
 	var set [8]bool
-	isSet := set[:0]
+	var isSet []bool
 	if len(params) <= len(set) {
 		isSet = set[:len(params)]
 	} else {

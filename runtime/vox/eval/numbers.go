@@ -59,8 +59,7 @@ func roundDecimal(f float64, n int64) float64 {
 		if i >= 0 {
 			kept[i]++
 		} else {
-			kept = append([]byte{'1'}, kept...)
-			keep++ // one more integer digit
+			kept = append([]byte{'1'}, kept...) // one more integer digit
 		}
 	}
 	if len(kept) == 0 {

@@ -153,7 +153,6 @@ type resolver struct {
 	uni    Universe
 	diags  *diag.List
 	fn     *Function
-	items  []*item
 	fnItem []*item
 	cItem  []*item
 	depth  int

@@ -153,7 +153,6 @@ var (
 	posType      = reflect.TypeFor[Pos]()
 	posSliceType = reflect.TypeFor[[]Pos]()
 	tokenType    = reflect.TypeFor[Token]()
-	typeType     = reflect.TypeFor[*Type]()
 )
 
 func writeTree(b *strings.Builder, x reflect.Value) {

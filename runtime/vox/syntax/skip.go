@@ -443,8 +443,7 @@ func isDeclLine(src []byte, i int) bool {
 	for j < len(src) && isIdentByte(src[j]) {
 		j++
 	}
-	w := string(src[i:j])
-	return declStarters[w] || toleratedWords[w]
+	return declStarters[string(src[i:j])] || toleratedWords[string(src[i:j])]
 }
 
 // strongDeclLine reports whether the line starting at offset i starts a
