@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/module"
 
 	voxmcp "github.com/vox-lang/vox-mcp"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -79,7 +80,7 @@ func WriteApp(o AppOptions) (*App, error) {
 	sources := map[string][]byte{}
 	var written []string
 	for _, f := range o.Files {
-		src, err := os.ReadFile(f)
+		src, err := safefs.ReadNamedFile(f, workspace.MaxSourceBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // runCheck is "vox check [--format text|json] PATH...": it compiles every
@@ -42,7 +44,7 @@ func runCheck(s *streams, args []string) int {
 	files, failed := checkFiles(s, paths)
 	var all diag.List
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := safefs.ReadNamedFile(f, workspace.MaxSourceBytes)
 		if err != nil {
 			fmt.Fprintf(s.err, "vox check: %v\n", err)
 			failed = true

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // runRun is "vox run FILE [FUNC] [--args JSON] [--root DIR] [limit flags]":
@@ -57,7 +58,7 @@ func runRun(s *streams, args []string) int {
 	if !script {
 		fn = pos[1]
 	}
-	src, err := os.ReadFile(file)
+	src, err := safefs.ReadNamedFile(file, workspace.MaxSourceBytes)
 	if err != nil {
 		fmt.Fprintf(s.err, "vox run: %v\n", err)
 		return cliutil.ExitProblem

@@ -96,6 +96,8 @@
 // session-id [-age D] [-role N] VAR mints a session id with the key of
 // $VOX_MCP_SESSION_KEY as if issued D ago, and sets $VAR to it.
 //
+// $CHECKOUT is the vox-mcp checkout under test (for vox gen app --replace).
+//
 // $PROBE is the path of syscallprobe (runtime/sandbox/internal/syscallprobe),
 // which a case copies into a skill folder to try, from a skill command,
 // what the sandbox must deny.
@@ -126,8 +128,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// binDir holds vox and vox-mcp, built by TestMain.
-var binDir string
+// binDir holds vox and vox-mcp, built by TestMain from checkoutDir.
+var binDir, checkoutDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -155,7 +157,7 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1
 	}
-	binDir = dir
+	binDir, checkoutDir = dir, root
 	return m.Run()
 }
 
@@ -177,6 +179,7 @@ func TestAttacks(t *testing.T) {
 			e.Setenv("HOME", home)
 			e.Setenv("VOX_SKILL_ROOTS", skills)
 			e.Setenv("PROBE", filepath.Join(binDir, "syscallprobe"))
+			e.Setenv("CHECKOUT", checkoutDir)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

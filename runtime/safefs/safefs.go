@@ -207,6 +207,43 @@ func (r *Root) ReadFileInfo(rel string, max int64) ([]byte, fs.FileInfo, error) 
 	return data, info, nil
 }
 
+// ReadNamedFile reads the regular file at path, a path a user named (on
+// a command line, say): symlinks are followed, as the user asked for that
+// path, but like ReadFile it never blocks on a FIFO, never opens a device
+// or a terminal, and refuses a file larger than max bytes.
+func ReadNamedFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock|oNoctty, 0)
+	if err != nil {
+		// Opening a socket fails (ENXIO): say what it is instead.
+		if info, serr := os.Stat(path); serr == nil && !info.Mode().IsRegular() && !info.IsDir() {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: &NotRegularError{Mode: info.Mode()}}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a folder, not a file")}
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: &NotRegularError{Mode: info.Mode()}}
+	}
+	if info.Size() > max {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: info.Size(), Max: max}}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: int64(len(data)), Max: max}}
+	}
+	return data, nil
+}
+
 // Stat describes what Open(rel) would open (symlinks followed beneath the
 // root) without opening it for reading: a FIFO is described, not opened.
 func (r *Root) Stat(rel string) (fs.FileInfo, error) {

@@ -239,3 +239,39 @@ func TestWritesStayBeneath(t *testing.T) {
 		t.Errorf("RemoveAll of a symlink removed its target: %v", err)
 	}
 }
+
+func TestReadNamedFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.vox")
+	if err := os.WriteFile(file, []byte("fn f() to int { 1 }"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.vox")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.vox")
+	if err := mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A path the user named may be a symlink: it is followed.
+	if got, err := ReadNamedFile(link, 100); err != nil || string(got) != "fn f() to int { 1 }" {
+		t.Errorf("ReadNamedFile(symlink) = %q, %v", got, err)
+	}
+	if _, err := ReadNamedFile(fifo, 100); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadNamedFile(FIFO): %v, want a refusal naming the pipe", err)
+	}
+	if _, err := ReadNamedFile("/dev/null", 100); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadNamedFile(/dev/null): %v, want ErrNotRegular", err)
+	}
+	var tl *TooLargeError
+	if _, err := ReadNamedFile(file, 4); !errors.As(err, &tl) || tl.Max != 4 {
+		t.Errorf("ReadNamedFile over the limit: %v", err)
+	}
+	if _, err := ReadNamedFile(dir, 100); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("ReadNamedFile(folder): %v", err)
+	}
+}
