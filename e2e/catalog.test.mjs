@@ -34,6 +34,7 @@ test("tools/list advertises every catalog tool with _meta and annotations", asyn
     vox_source: "catalog",
     vox_exposure: "core",
     vox_side_effect_class: "read_only",
+    vox_side_effects: ["read_only"],
     vox_requires: [],
     vox_product_lane: "platform",
     vox_http_read_role_eligible: true,
@@ -44,6 +45,12 @@ test("tools/list advertises every catalog tool with _meta and annotations", asyn
     destructiveHint: false,
     openWorldHint: false,
   });
+  // The hints follow every side-effect class of a row (docs/contracts.md §1).
+  const hints = (name) => tools.find((t) => t.name === name).annotations;
+  assert.deepEqual(hints("vox_skill_uninstall"), { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false });
+  assert.deepEqual(hints("vox_skill_remove"), { readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+  assert.deepEqual(hints("vox_skill_add"), { readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+  assert.deepEqual(hints("vox_skill_use"), { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false });
   assert.equal(search.inputSchema.type, "object");
   assert.deepEqual(Object.keys(search.inputSchema.properties), ["query", "source", "limit"], "properties keep catalog order");
   assert.deepEqual(search.inputSchema.required, ["query"]);

@@ -29,6 +29,8 @@ var (
 var catalogSchema = sync.OnceValue(func() *contractdoc.Schema {
 	s := contractdoc.MustCompileSchema("catalog.v1.schema.json", contracts.CatalogSchema)
 	s.ExplainUnion("/$defs/operation/anyOf", "has neither mcp nor cli: a row must have mcp, cli, or both")
+	s.ExplainUnion("/$defs/operation/properties/side_effect_class/anyOf",
+		`is not a side-effect class, a list of them or null; allowed: "none", "read_only", "changes_state", "removes_state", "writes_files", "spawns_process", "network", "destructive"`)
 	return s
 })
 

@@ -130,6 +130,15 @@ func (v *catalogValidator) buildAndCheck() {
 			Line:                  v.doc.Pos(r.pointer).Line,
 			Col:                   v.doc.Pos(r.pointer).Col,
 		}
+		// side_effect_class is one class or a list of them; the first is
+		// the row's class (docs/contracts.md §1), all of them decide the
+		// annotations.
+		if classes := r.strings("side_effect_class"); len(classes) > 0 {
+			op.SideEffectClass = classes[0]
+			if len(classes) > 1 {
+				op.SideEffects = classes
+			}
+		}
 		if p, dup := firstID[op.ID]; dup {
 			v.errorAt(r.pos("id"), "duplicate id %q (first at line %d)", op.ID, p.Line)
 		} else {

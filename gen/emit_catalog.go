@@ -233,6 +233,7 @@ func operationFields(op *registry.Operation) fields {
 	fs.str("ProductLane", op.ProductLane)
 	fs.strings("IntentTags", op.IntentTags)
 	fs.str("SideEffectClass", op.SideEffectClass)
+	fs.strings("SideEffects", op.SideEffects)
 	fs.str("ScopeKind", op.ScopeKind)
 	fs.optBool("Reversible", op.Reversible)
 	fs.optBool("RequiresRepo", op.RequiresRepo)

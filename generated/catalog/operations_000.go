@@ -142,6 +142,7 @@ var opSkillAdd = registry.Operation{
 	ProductLane:     "ai",
 	IntentTags:      []string{"skills", "install"},
 	SideEffectClass: "writes_files",
+	SideEffects:     []string{"writes_files", "network"},
 	ScopeKind:       "workspace",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
@@ -464,7 +465,7 @@ var opSkillUninstall = registry.Operation{
 	Description:     "Remove a skill from this server's registry only; its folder stays, so it is loaded again at the next start. To delete the folder use vox_skill_remove.",
 	ProductLane:     "ai",
 	IntentTags:      []string{"skills"},
-	SideEffectClass: "none",
+	SideEffectClass: "removes_state",
 	ScopeKind:       "session",
 	Reversible:      registry.True,
 	MCP: &registry.MCP{
@@ -492,7 +493,7 @@ var opSkillUse = registry.Operation{
 	Description:        "Load a skill's instructions and make it the active skill of this session. While a skill whose manifest lists tools is active, only those tools (and the vox_skill_* tools, vox_tool_search and vox_workspace_mcp_refresh) may be called. Pass id \"\" to clear the active skill.",
 	ProductLane:        "ai",
 	IntentTags:         []string{"skills", "session"},
-	SideEffectClass:    "none",
+	SideEffectClass:    "changes_state",
 	ScopeKind:          "session",
 	Reversible:         registry.True,
 	PreferredForModels: registry.True,

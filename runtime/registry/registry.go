@@ -64,13 +64,17 @@ type Exemptions struct {
 
 // Operation is one catalog row.
 type Operation struct {
-	ID                    string
-	Title                 string
-	Description           string
-	DescriptionHuman      string   // carried; never sent over MCP
-	ProductLane           string   // projected to _meta.vox_product_lane
-	IntentTags            []string // carried
-	SideEffectClass       string   // "" when absent or null; decides the MCP annotations
+	ID               string
+	Title            string
+	Description      string
+	DescriptionHuman string   // carried; never sent over MCP
+	ProductLane      string   // projected to _meta.vox_product_lane
+	IntentTags       []string // carried
+	SideEffectClass  string   // the row's (first) class; "" when absent or null
+	// SideEffects are all the classes of a row that lists more than one
+	// (side_effect_class: [writes_files, network]), nil otherwise; use
+	// Classes, which decides the MCP annotations.
+	SideEffects           []string
 	ScopeKind             string   // carried
 	Reversible            OptBool  // carried
 	RequiresRepo          OptBool  // carried
@@ -112,10 +116,28 @@ type CLI struct {
 	ReachabilityRequired OptBool // carried
 }
 
-// Side-effect classes of a row (side_effect_class).
+// Classes returns the side-effect classes of the row: SideEffects when it
+// lists several, else SideEffectClass alone, else none.
+func (op *Operation) Classes() []string {
+	switch {
+	case len(op.SideEffects) > 0:
+		return op.SideEffects
+	case op.SideEffectClass != "":
+		return []string{op.SideEffectClass}
+	}
+	return nil
+}
+
+// Side-effect classes of a row (side_effect_class; docs/contracts.md §1).
 const (
-	SideEffectNone          = "none"
-	SideEffectReadOnly      = "read_only"
+	SideEffectNone     = "none"
+	SideEffectReadOnly = "read_only"
+	// SideEffectChangesState changes the server's state for a session or
+	// the process (the active skill), never files.
+	SideEffectChangesState = "changes_state"
+	// SideEffectRemovesState removes entries from the server's state (a
+	// skill from the registry) without deleting files.
+	SideEffectRemovesState  = "removes_state"
 	SideEffectWritesFiles   = "writes_files"
 	SideEffectSpawnsProcess = "spawns_process"
 	SideEffectNetwork       = "network"

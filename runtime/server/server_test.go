@@ -75,22 +75,33 @@ func TestAnnotationTable(t *testing.T) {
 		class    string
 		requires []string
 		want     hints
+		more     []string // further classes of a row listing several
 	}{
-		{"none", nil, hints{tr, tr, fa, fa}},
-		{"read_only", nil, hints{tr, tr, fa, fa}},
-		{"writes_files", nil, hints{fa, nil, fa, fa}},
-		{"spawns_process", nil, hints{fa, nil, fa, fa}},
-		{"network", nil, hints{fa, nil, fa, tr}},
-		{"destructive", nil, hints{fa, nil, tr, fa}},
-		{"", nil, hints{nil, nil, nil, fa}},
-		{"", []string{"network"}, hints{nil, nil, nil, tr}},
-		{"read_only", []string{"workspace", "network"}, hints{tr, tr, fa, tr}},
+		{"none", nil, hints{tr, tr, fa, fa}, nil},
+		{"read_only", nil, hints{tr, tr, fa, fa}, nil},
+		{"writes_files", nil, hints{fa, nil, fa, fa}, nil},
+		{"spawns_process", nil, hints{fa, nil, fa, fa}, nil},
+		{"network", nil, hints{fa, nil, fa, tr}, nil},
+		{"destructive", nil, hints{fa, nil, tr, fa}, nil},
+		{"", nil, hints{nil, nil, nil, fa}, nil},
+		{"", []string{"network"}, hints{nil, nil, nil, tr}, nil},
+		{"read_only", []string{"workspace", "network"}, hints{tr, tr, fa, tr}, nil},
+		{"changes_state", nil, hints{fa, tr, fa, fa}, nil},
+		{"removes_state", nil, hints{fa, tr, tr, fa}, nil},
+		{"writes_files", nil, hints{fa, nil, fa, tr}, []string{"network"}},
+		{"changes_state", nil, hints{fa, tr, tr, fa}, []string{"removes_state"}},
+		{"removes_state", nil, hints{fa, nil, tr, fa}, []string{"writes_files"}},
+		{"read_only", nil, hints{fa, nil, tr, fa}, []string{"destructive"}},
 	}
 	eq := func(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	for _, c := range cases {
-		a := catalogAnnotations(&registry.Operation{SideEffectClass: c.class, MCP: &registry.MCP{Requires: c.requires}})
+		op := &registry.Operation{SideEffectClass: c.class, MCP: &registry.MCP{Requires: c.requires}}
+		if c.more != nil {
+			op.SideEffects = append([]string{c.class}, c.more...)
+		}
+		a := catalogAnnotations(op)
 		if !eq(a.ReadOnlyHint, c.want.ro) || !eq(a.IdempotentHint, c.want.idem) || !eq(a.DestructiveHint, c.want.destr) || !eq(a.OpenWorldHint, c.want.open) {
-			t.Errorf("class %q requires %v: got %+v", c.class, c.requires, a)
+			t.Errorf("classes %q %v requires %v: got %+v", c.class, c.more, c.requires, a)
 		}
 	}
 }

@@ -271,6 +271,10 @@ func catalogTool(op *registry.Operation) mcp.Tool {
 	if op.SideEffectClass != "" {
 		sideEffect = op.SideEffectClass
 	}
+	sideEffects := op.Classes()
+	if sideEffects == nil {
+		sideEffects = []string{}
+	}
 	requires := m.Requires
 	if requires == nil {
 		requires = []string{}
@@ -284,6 +288,7 @@ func catalogTool(op *registry.Operation) mcp.Tool {
 			"vox_source":                  registry.SourceCatalog,
 			"vox_exposure":                m.Exposure,
 			"vox_side_effect_class":       sideEffect,
+			"vox_side_effects":            sideEffects,
 			"vox_requires":                requires,
 			"vox_product_lane":            op.ProductLane,
 			"vox_http_read_role_eligible": m.HTTPReadRoleEligible,
@@ -299,19 +304,38 @@ func catalogTool(op *registry.Operation) mcp.Tool {
 	return t
 }
 
-// catalogAnnotations derives the MCP hints from side_effect_class and
-// requires (docs/contracts.md §1, the annotation table).
+// catalogAnnotations derives the MCP hints from the row's side-effect
+// classes and requires (docs/contracts.md §1, the annotation table): a
+// tool is read-only when every class is none or read_only, destructive
+// when one removes (destructive, removes_state), idempotent when every
+// class leaves the same state on a repeated call (none, read_only,
+// changes_state, removes_state), and open-world when one is network or it
+// requires the network. A row without a class gets no hints but
+// openWorld.
 func catalogAnnotations(op *registry.Operation) mcp.ToolAnnotation {
 	var a mcp.ToolAnnotation
-	switch op.SideEffectClass {
-	case registry.SideEffectNone, registry.SideEffectReadOnly:
-		a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint = ptr(true), ptr(true), ptr(false)
-	case registry.SideEffectWritesFiles, registry.SideEffectSpawnsProcess, registry.SideEffectNetwork:
-		a.ReadOnlyHint, a.DestructiveHint = ptr(false), ptr(false)
-	case registry.SideEffectDestructive:
-		a.ReadOnlyHint, a.DestructiveHint = ptr(false), ptr(true)
+	classes := op.Classes()
+	if len(classes) > 0 {
+		readOnly, destructive, idempotent := true, false, true
+		for _, c := range classes {
+			switch c {
+			case registry.SideEffectNone, registry.SideEffectReadOnly:
+			case registry.SideEffectChangesState:
+				readOnly = false
+			case registry.SideEffectRemovesState:
+				readOnly, destructive = false, true
+			case registry.SideEffectDestructive:
+				readOnly, destructive, idempotent = false, true, false
+			default: // writes_files, spawns_process, network
+				readOnly, idempotent = false, false
+			}
+		}
+		a.ReadOnlyHint, a.DestructiveHint = ptr(readOnly), ptr(destructive)
+		if idempotent {
+			a.IdempotentHint = ptr(true)
+		}
 	}
-	a.OpenWorldHint = ptr(op.SideEffectClass == registry.SideEffectNetwork ||
+	a.OpenWorldHint = ptr(slices.Contains(classes, registry.SideEffectNetwork) ||
 		slices.Contains(op.MCP.Requires, registry.RequireNetwork))
 	return a
 }
