@@ -150,6 +150,10 @@ func (s *Server) syncTools() (err error) {
 			changed = true
 		}
 	}
+	// The set is published before mcp-go registers it, so that the
+	// AfterListTools hook already hides a new hidden tool that tools/list
+	// may return once SetTools ran. A name in the set is therefore not yet
+	// dispatchable: what must know that asks mcp-go (waitFirstScan).
 	s.tools.Store(set)
 	if !changed {
 		s.registered = set.byName

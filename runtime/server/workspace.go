@@ -375,7 +375,11 @@ func (s *Server) waitFirstScan(ctx context.Context, _ any, message any) error {
 	}
 	switch mcp.MCPMethod(req.Method) {
 	case mcp.MethodToolsCall:
-		if _, known := s.currentTools().lookup(req.Params.Name); known {
+		// Known means registered with mcp-go, which dispatches the call
+		// next: syncTools publishes its tool set before SetTools, so a
+		// name in the published set may not be dispatchable yet, and a
+		// call let through then would answer "tool not found".
+		if s.mcp.GetTool(req.Params.Name) != nil {
 			return nil
 		}
 	case mcp.MethodResourcesRead:
