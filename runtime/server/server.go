@@ -210,6 +210,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.syncResources()
+	if s.skills != nil {
+		s.skills.scheduleSelfTest()
+	}
 	return s, nil
 }
 

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -31,6 +34,8 @@ type skillPlane struct {
 
 	// sandboxOff is VOX_SKILL_SANDBOX=off: vox_skill_run runs unisolated.
 	sandboxOff bool
+	// runSelfTest runs the sandbox self-test (the package's runSelfTest).
+	runSelfTest func(sandbox.Config) sandbox.Report
 
 	// resMu guards resources, the skill resources last registered with
 	// mcp-go, so that a change re-registers only what differs.
@@ -38,15 +43,15 @@ type skillPlane struct {
 	resources map[string]mcp.Resource
 }
 
-// initSkills hydrates the registry, registers the skill resources, adds
-// the skills and sandbox requirements, and starts the sandbox self-test.
+// initSkills hydrates the registry, registers the skill resources and
+// adds the skills and sandbox requirements.
 func (s *Server) initSkills() {
 	cfg := skills.ConfigFromEnv(s.root)
 	if s.opts.Skills != nil {
 		cfg = *s.opts.Skills
 	}
 	p := &skillPlane{s: s, reg: skills.New(cfg), sandboxOff: s.opts.SkillSandboxOff,
-		resources: map[string]mcp.Resource{}}
+		resources: map[string]mcp.Resource{}, runSelfTest: runSelfTest}
 	s.skills = p
 	for _, w := range p.reg.Hydrate() {
 		s.log.Warn("skill discovery: " + w)
@@ -61,34 +66,87 @@ func (s *Server) initSkills() {
 	s.requirements[registry.RequireSandbox] = p.sandboxRequirement
 	if p.sandboxOff {
 		s.log.Warn("VOX_SKILL_SANDBOX=off: vox_skill_run runs commands without isolation")
-	} else {
-		logger, cfg := s.log, s.opts.SkillSandbox
-		go func() {
-			rep := sandboxSelfTest(cfg)
-			if err := rep.Problem(); err != nil {
-				logger.Warn("sandbox self-test failed: vox_skill_run fails closed", "err", err)
-				return
-			}
-			logger.Info("sandbox self-test passed", "host", rep.String())
-			for _, w := range rep.Warnings {
-				logger.Warn("sandbox: " + w)
-			}
-		}()
 	}
 }
 
-// sandboxSelfTests memoizes sandboxSelfTest by sandbox.Config.
-var sandboxSelfTests sync.Map
+// scheduleSelfTest starts the sandbox self-test in the background, off
+// the start-up path: it forks and re-executes the binary, and run at
+// start-up it delayed initialize and the first scan on a small machine.
+// It starts sandboxSelfTestDelay after the first workspace scan was
+// installed, or earlier when a call needs the sandbox requirement, which
+// waits for its end (docs/contracts.md §1).
+func (p *skillPlane) scheduleSelfTest() {
+	if p.sandboxOff {
+		return
+	}
+	logger, cfg, ready, delay := p.s.log, p.s.opts.SkillSandbox, p.s.workspace.ready, sandboxSelfTestDelay
+	go func() {
+		<-ready
+		time.Sleep(delay)
+		rep, first := p.selfTest(cfg)
+		if !first {
+			return // a call started it, and its answer says the outcome
+		}
+		logSelfTest(logger, rep)
+	}()
+}
+
+// sandboxSelfTestDelay is how long after the first workspace scan the
+// self-test starts in the background; tests lengthen it to start it by a
+// call only.
+var sandboxSelfTestDelay = time.Second
+
+// logSelfTest logs the outcome of the sandbox self-test once.
+func logSelfTest(logger *slog.Logger, rep sandbox.Report) {
+	if err := rep.Problem(); err != nil {
+		logger.Warn("sandbox self-test failed: vox_skill_run fails closed", "err", err)
+		return
+	}
+	logger.Info("sandbox self-test passed", "host", rep.String())
+	for _, w := range rep.Warnings {
+		logger.Warn("sandbox: " + w)
+	}
+}
+
+// sandboxSelfTests memoizes the self-test by sandbox.Config: what the host
+// gives is a property of the host, and every server of the process shares
+// it.
+var sandboxSelfTests sync.Map // sandbox.Config -> *selfTestRun
+
+// runSelfTest runs the self-test; tests replace it (before New, which
+// copies it) to decide its outcome and when it ends.
+var runSelfTest = func(cfg sandbox.Config) sandbox.Report { return cfg.SelfTest(context.Background()) }
+
+// selfTest is sandboxSelfTest with the run function of this server.
+func (p *skillPlane) selfTest(cfg sandbox.Config) (sandbox.Report, bool) {
+	return sandboxSelfTest(cfg, p.runSelfTest)
+}
+
+type selfTestRun struct {
+	once    sync.Once
+	started atomic.Bool
+	rep     sandbox.Report
+}
 
 // sandboxSelfTest runs the sandbox self-test once per process and
-// configuration: what the host gives is a property of the host, and every
-// server of the process shares it. The server starts it at start-up
-// without waiting; the sandbox requirement waits for its result.
-func sandboxSelfTest(cfg sandbox.Config) sandbox.Report {
-	once, _ := sandboxSelfTests.LoadOrStore(cfg, sync.OnceValue(func() sandbox.Report {
-		return cfg.SelfTest(context.Background())
-	}))
-	return once.(func() sandbox.Report)()
+// configuration, or waits for the run in progress, and returns its
+// report; first is true for the one caller that ran it.
+func sandboxSelfTest(cfg sandbox.Config, runSelfTest func(sandbox.Config) sandbox.Report) (rep sandbox.Report, first bool) {
+	v, _ := sandboxSelfTests.LoadOrStore(cfg, &selfTestRun{})
+	run := v.(*selfTestRun)
+	run.once.Do(func() {
+		first = true
+		run.started.Store(true)
+		run.rep = runSelfTest(cfg)
+	})
+	return run.rep, first
+}
+
+// sandboxSelfTestStarted reports whether the self-test of cfg has started
+// in this process.
+func sandboxSelfTestStarted(cfg sandbox.Config) bool {
+	v, ok := sandboxSelfTests.Load(cfg)
+	return ok && v.(*selfTestRun).started.Load()
 }
 
 // changed follows every registry change: it re-registers the resources and
@@ -251,13 +309,17 @@ func (p *skillPlane) skillsRequirement() (bool, string) {
 		strings.Join(roots, ", "))
 }
 
-// sandboxRequirement is met when the start-up self-test passed, or when
-// the sandbox is explicitly off.
+// sandboxRequirement is met when the sandbox self-test passed, or when
+// the sandbox is explicitly off. The first call that needs it starts the
+// self-test unless it ran already, and every call waits for its end.
 func (p *skillPlane) sandboxRequirement() (bool, string) {
 	if p.sandboxOff {
 		return true, ""
 	}
-	rep := sandboxSelfTest(p.s.opts.SkillSandbox)
+	rep, first := p.selfTest(p.s.opts.SkillSandbox)
+	if first {
+		logSelfTest(p.s.log, rep)
+	}
 	if rep.Err != nil {
 		return false, fmt.Sprintf("the sandbox self-test failed on this host (%v), so vox_skill_run fails closed; "+
 			"let the server create user namespaces, or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation", rep.Err)
