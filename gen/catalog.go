@@ -1,9 +1,9 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"regexp"
 	"runtime"
 	"slices"
@@ -15,6 +15,7 @@ import (
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -45,7 +46,7 @@ type CatalogOptions struct {
 // A missing file is reported as fs.ErrNotExist; an invalid one as Errors
 // holding every problem with its position.
 func LoadCatalog(root string) (*registry.Catalog, error) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(registry.CatalogPath)))
+	src, err := readCatalog(root)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +56,37 @@ func LoadCatalog(root string) (*registry.Catalog, error) {
 		return nil, errs
 	}
 	return cat, nil
+}
+
+// readCatalog reads the catalog beneath root through runtime/safefs, like
+// the server reads the workspace: a named pipe, socket or device in its
+// place is refused at once instead of blocking vox gen on an open that
+// waits for a writer, and a file over the contract size limit is refused
+// before a byte is read (docs/security.md). A missing catalog is
+// fs.ErrNotExist; every other problem is a positioned Error.
+func readCatalog(root string) ([]byte, error) {
+	dir, err := safefs.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	limit := int64(contractdoc.ContractLimits.MaxBytes)
+	src, err := dir.ReadFile(registry.CatalogPath, limit)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return src, err
+	}
+	at := Error{Path: registry.CatalogPath, Line: 1, Col: 1}
+	var tooLarge *safefs.TooLargeError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &tooLarge):
+		at.Message = contractdoc.TooLargeMessage(tooLarge.Size, limit)
+	case errors.As(err, &pe):
+		at.Message = "cannot read: " + pe.Err.Error() + "; the catalog must be a regular file beneath the repository root"
+	default:
+		at.Message = "cannot read: " + err.Error()
+	}
+	return nil, Errors{at}
 }
 
 // ProductModule is the module path of this product.

@@ -59,8 +59,7 @@ type YAMLProblem struct {
 // Cyclic aliases (an alias inside the value it names) are refused too.
 func ReadYAML(src []byte, lim YAMLLimits) (*yaml.Node, *YAMLProblem) {
 	if lim.MaxBytes > 0 && len(src) > lim.MaxBytes {
-		return nil, &YAMLProblem{PosError: PosError{Pos{1, 1}, fmt.Sprintf(
-			"the file is %d bytes: at most %s are allowed; split it or shorten it", len(src), byteSize(lim.MaxBytes))}, OverLimit: true}
+		return nil, &YAMLProblem{PosError: PosError{Pos{1, 1}, TooLargeMessage(int64(len(src)), int64(lim.MaxBytes))}, OverLimit: true}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -151,13 +150,19 @@ func (m *yamlMeter) alias(n *yaml.Node, depth int) (yamlCost, *YAMLProblem) {
 	}
 	if m.lim.MaxAliasBytes > 0 && m.aliasBytes > m.lim.MaxAliasBytes {
 		return yamlCost{}, m.problem(n, "alias *%s repeats %d bytes of text, and aliases may repeat at most %s of text in one file: write the repeated part out or use fewer aliases",
-			n.Value, c.bytes, byteSize(m.lim.MaxAliasBytes))
+			n.Value, c.bytes, byteSize(int64(m.lim.MaxAliasBytes)))
 	}
 	return c, nil
 }
 
 // byteSize words a limit in bytes: "4 MiB", "512 KiB", "100 bytes".
-func byteSize(n int) string {
+// TooLargeMessage is the message of a contract file of size bytes over
+// its limit of max bytes, for readers that refuse it before reading it.
+func TooLargeMessage(size, max int64) string {
+	return fmt.Sprintf("the file is %d bytes: at most %s are allowed; split it or shorten it", size, byteSize(max))
+}
+
+func byteSize(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
