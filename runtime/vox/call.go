@@ -13,8 +13,10 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 )
 
 // Limits bound one call (docs/vox-language.md, Limits). Zero means
@@ -146,6 +148,10 @@ type Env struct {
 type Result struct {
 	JSON []byte // compact JSON of the result value (Ok/Some unwrapped, None → null)
 	Text string // the string itself for a Str result, else the compact JSON
+	// Shape is decided by the declared result type (docs/tool-results.md
+	// §2); Blocks are the content blocks of the content shapes.
+	Shape  schema.Shape
+	Blocks []content.Block
 }
 
 // Error is the error of Call and ReadResource; Kind classifies it and
@@ -172,17 +178,27 @@ const (
 // are *Error.
 func (m *Module) Call(ctx context.Context, fn string, args []byte, env *Env) (res Result, err error) {
 	r, err := m.run(ctx, fn, args, env, false)
-	return Result{JSON: r.JSON, Text: r.Text}, err
+	return Result{JSON: r.JSON, Text: r.Text, Shape: r.Shape, Blocks: r.Blocks}, err
 }
 
 // ReadResource calls the resource function of uri; it must return Str or
-// Ok(Str).
+// Ok(Str), which is base64 when the resource's MIME type is not text
+// (content.IsText): the server then sends it as a blob.
 func (m *Module) ReadResource(ctx context.Context, uri string, env *Env) (string, error) {
 	for _, r := range m.resources {
 		if r.URI == uri {
 			res, err := m.run(ctx, r.Func, nil, env, true)
 			if err != nil {
 				return "", err
+			}
+			// A MIME type that is not text makes the body a blob, which
+			// the function returns as base64 (docs/vox-language.md, Tools
+			// and resources).
+			if !content.IsText(r.MIMEType) {
+				if err := content.CheckBase64(res.Text); err != nil {
+					return "", &Error{Kind: RuntimeError, Path: m.path, Line: r.Line, Col: r.Col,
+						Message: fmt.Sprintf("resource %s has the MIME type %s, which is not text, so %s must return its body as base64 (fs.read_base64 reads a file so): %v", uri, r.MIMEType, r.Func, err)}
+				}
 			}
 			return res.Text, nil
 		}

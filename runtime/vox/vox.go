@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
@@ -51,6 +52,11 @@ type Tool struct {
 	Line, Col         int    // the declaration head: first decorator or keyword
 	InputSchema       []byte // canonical schema literal
 	Signature         string // e.g. "greet(name: str, times: int = 1) to str"
+	// Shape is how its result leaves a call, from the declared result
+	// type (docs/tool-results.md §2); OutputSchema is set for the
+	// Structured shape only.
+	Shape        schema.Shape
+	OutputSchema []byte
 }
 
 // Resource is a function declared with @mcp.resource, @resource or the bare
@@ -92,12 +98,21 @@ func compile(path string, src []byte, script bool) (m *Module) {
 		}
 		switch fn.Kind {
 		case syntax.ToolFn:
-			m.tools = append(m.tools, Tool{
+			sc := schema.ScopeOf(fn, res.Records)
+			t := Tool{
 				Name: fn.Name, Description: fn.Description,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
-				InputSchema: schema.InputJSON(path, fn.Params, schema.ScopeOf(fn, res.Records), &diags),
+				InputSchema: schema.InputJSON(path, fn.Params, sc, &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
-			})
+			}
+			if fn.Result != nil {
+				var rt *syntax.Type
+				t.Shape, rt = schema.ResultShape(fn.Result, res.Records)
+				if t.Shape == schema.Structured {
+					t.OutputSchema = schema.OutputJSON(path, rt, sc, &diags)
+				}
+			}
+			m.tools = append(m.tools, t)
 		case syntax.ResourceFn:
 			for _, p := range fn.Params {
 				if p.Default == nil {
@@ -105,8 +120,15 @@ func compile(path string, src []byte, script bool) (m *Module) {
 						"resource function %s must take no arguments: parameter %s has no default", fn.Name, p.Name)
 				}
 			}
+			mt := fn.MIMEType
+			if mt == "" {
+				mt = mimeType(fn.URI)
+			} else if err := content.CheckMIME(mt, ""); err != nil {
+				diags.Errorf(path, int(fn.MIMEPos.Line), int(fn.MIMEPos.Col), "vox/decl/resource-mime",
+					"resource %s: %v", fn.URI, err)
+			}
 			m.resources = append(m.resources, Resource{
-				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mimeType(fn.URI),
+				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 			})
 		}
@@ -118,7 +140,8 @@ func compile(path string, src []byte, script bool) (m *Module) {
 	return m
 }
 
-// mimeType infers a resource's MIME type from its URI's extension.
+// mimeType infers the MIME type of a resource that declares none from its
+// URI's extension.
 func mimeType(uri string) string {
 	u := uri
 	if i := strings.IndexAny(u, "?#"); i >= 0 {

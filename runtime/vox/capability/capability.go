@@ -11,6 +11,7 @@
 package capability
 
 import (
+	"encoding/base64"
 	"errors"
 	"io"
 	"io/fs"
@@ -71,6 +72,7 @@ var (
 	pRegex   = []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}}
 	pLog     = []eval.Param{{Name: "values", Type: "any", Variadic: true}}
 	pJSONKey = []eval.Param{{Name: "text", Type: "str"}, {Name: "key", Type: "str"}}
+	pMedia   = []eval.Param{{Name: "data", Type: "str"}, {Name: "mime", Type: "str"}}
 )
 
 // table is every namespace, one entry each: the resolver's universe, the
@@ -87,6 +89,8 @@ var table = []*Namespace{
 		{Name: "read_to_string", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
 		{Name: "read_bytes", fn: fsReadBytes, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
 			Notes: "the file's text exactly as stored; Err when it is not UTF-8"}},
+		{Name: "read_base64", fn: fsReadBase64, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
+			Notes: "any file's bytes as standard padded base64, for images, audio and blob resources; the base64 counts against max_value_bytes (extension)"}},
 		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: pPath, Result: "bool"}},
 		{Name: "is_file", fn: fsIsFile, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a regular file, following symbolic links inside the workspace"}},
 		{Name: "is_dir", fn: fsIsDir, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a directory, following symbolic links inside the workspace"}},
@@ -167,6 +171,17 @@ var table = []*Namespace{
 			Notes: "padded or not, line breaks ignored; Err when the text is not base64 or the bytes are not UTF-8"}},
 		{Name: "encode_url", fn: base64Encode(true), Sig: eval.Signature{Params: pText, Result: "str", Notes: "URL-safe alphabet, unpadded (RFC 4648 §5)"}},
 		{Name: "decode_url", fn: base64Decode(true), Sig: eval.Signature{Params: pText, Result: "Result[str, str]", Notes: "URL-safe alphabet, padded or not"}},
+	}},
+	{Name: "content", Notes: "MCP content blocks, as maps in the block's JSON shape, for tools declared `to Content` or `to list[Content]` (extension)", Funcs: []*Func{
+		{Name: "text", fn: contentText, Sig: eval.Signature{Params: pText, Result: "Content", Notes: "`{type: \"text\", text}`"}},
+		{Name: "image", fn: contentMedia("image"), Sig: eval.Signature{Params: pMedia, Result: "Content",
+			Notes: "`{type: \"image\", data, mimeType}`; data must be standard padded base64 and mime an image/ type, else the call fails"}},
+		{Name: "audio", fn: contentMedia("audio"), Sig: eval.Signature{Params: pMedia, Result: "Content",
+			Notes: "`{type: \"audio\", data, mimeType}`; as image, with an audio/ type"}},
+		{Name: "resource", fn: contentResource, Sig: eval.Signature{Params: []eval.Param{{Name: "uri", Type: "str"}, {Name: "body", Type: "str"}, {Name: "mime", Type: "str", Optional: true, Default: `"text/plain"`}}, Result: "Content",
+			Notes: "an embedded resource `{type: \"resource\", resource: {uri, mimeType, text or blob}}`: text when mime is text (text/*, JSON, XML, YAML, ...), else body is base64 and becomes blob"}},
+		{Name: "resource_link", fn: contentResourceLink, Sig: eval.Signature{Params: []eval.Param{{Name: "uri", Type: "str"}, {Name: "name", Type: "str"}, {Name: "description", Type: "str", Optional: true, Default: `""`}, {Name: "mime", Type: "str", Optional: true, Default: `""`}}, Result: "Content",
+			Notes: "`{type: \"resource_link\", uri, name, description?, mimeType?}`; an empty description or mime is left out"}},
 	}},
 	{Name: "log", Notes: "the server's log (stderr); never stdout", Funcs: []*Func{
 		{Name: "debug", fn: logAt(slog.LevelDebug), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "the display forms, separated by spaces, at level DEBUG"}},
@@ -345,6 +360,21 @@ func fsReadBytes(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	return read(th, root, rel, p)
 }
 
+// fsReadBase64 reads any regular file, text or not, as base64. The file
+// may be at most 3/4 of max_value_bytes, so that its base64 fits.
+func fsReadBase64(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
+	root, rel, p := fsOpen(th, c, "read_base64", args)
+	defer root.Close()
+	data, errVal := readRaw(th, root, rel, p, "read_base64", 3)
+	if data == nil {
+		return errVal
+	}
+	n := int64(base64.StdEncoding.EncodedLen(len(data)))
+	th.CheckSize(n)
+	th.Charge(n)
+	return eval.OkVal(eval.Str(base64.StdEncoding.EncodeToString(data)))
+}
+
 func fsListDir(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	if len(args) == 0 {
 		args = []eval.Value{eval.Str(".")}
@@ -444,40 +474,55 @@ func kindOf(m fs.FileMode) string {
 }
 
 func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
+	data, errVal := readRaw(th, root, rel, p, "read", 4)
+	if data == nil {
+		return errVal
+	}
+	if !utf8.Valid(data) {
+		return eval.ErrVal(eval.Str(p + ": not valid UTF-8 (fs.read_base64 reads any file as base64)"))
+	}
+	return eval.OkVal(eval.Str(string(data)))
+}
+
+// readRaw reads a regular file whose size, times 4/quarters, fits the
+// value-size limit (quarters is 4 for text, 3 for base64, which is 4/3
+// of the bytes); it returns nil data and the Err value when the file
+// cannot be read.
+func readRaw(th *eval.Thread, root *os.Root, rel, p, method string, quarters int64) ([]byte, eval.Value) {
 	f, err := root.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		if isEscape(err) {
-			th.Failf("capability denied: fs.read outside the workspace")
+			th.Failf("capability denied: fs.%s outside the workspace", method)
 		}
-		return eval.ErrVal(eval.Str(errText(p, err)))
+		return nil, eval.ErrVal(eval.Str(errText(p, err)))
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return eval.ErrVal(eval.Str(errText(p, err)))
+		return nil, eval.ErrVal(eval.Str(errText(p, err)))
 	}
 	if info.IsDir() {
-		return eval.ErrVal(eval.Str(p + ": is a directory"))
+		return nil, eval.ErrVal(eval.Str(p + ": is a directory"))
 	}
 	if !info.Mode().IsRegular() {
-		return eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs.read reads regular files only"))
+		return nil, eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs." + method + " reads regular files only"))
 	}
-	th.CheckSize(info.Size())
+	th.CheckSize(info.Size() * 4 / quarters)
 	limit := th.MaxValueBytes()
 	var r io.Reader = f
 	if limit > 0 {
-		r = io.LimitReader(f, limit+1)
+		r = io.LimitReader(f, limit*quarters/4+1)
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return eval.ErrVal(eval.Str(errText(p, err)))
+		return nil, eval.ErrVal(eval.Str(errText(p, err)))
 	}
-	th.CheckSize(int64(len(data)))
+	th.CheckSize(int64(len(data)) * 4 / quarters)
 	th.Charge(int64(len(data)))
-	if !utf8.Valid(data) {
-		return eval.ErrVal(eval.Str(p + ": not valid UTF-8"))
+	if data == nil {
+		data = []byte{}
 	}
-	return eval.OkVal(eval.Str(string(data)))
+	return data, eval.Value{}
 }
 
 func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {

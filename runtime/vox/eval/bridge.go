@@ -11,6 +11,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
+	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
@@ -26,6 +28,12 @@ type Result struct {
 	// Allocated is the bytes of values the call allocated (counted
 	// against max_alloc_bytes), set whether or not it failed.
 	Allocated int64
+	// Shape is how the result leaves a tool call, from the function's
+	// declared result type (docs/tool-results.md §2): for the content
+	// shapes Blocks holds the checked blocks; for Structured, JSON is an
+	// object that matches the declared type.
+	Shape  schema.Shape
+	Blocks []content.Block
 }
 
 // Run calls the module function fnName with JSON arguments. When resource
@@ -46,6 +54,9 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		th.bindJSON(f, slots, args)
 		v := th.invoke(f, slots, nil)
 		res = th.encodeResult(v, resource)
+		if !resource && f.rf != nil && f.rf.Result != nil {
+			th.shapeResult(&res, v, f.rf.Result)
+		}
 		return v
 	})
 	res.Allocated = th.allocated
@@ -293,6 +304,46 @@ func (th *Thread) encodeResult(v Value, resource bool) Result {
 		res.Text = b.String()
 	}
 	return res
+}
+
+// shapeResult gives a result the shape its declared type t decides
+// (docs/tool-results.md §2), failing the call at t when the value does
+// not fit: content must be valid blocks, a structured result must match
+// the type its outputSchema is made from. The text of both is the JSON.
+func (th *Thread) shapeResult(res *Result, v Value, t *syntax.Type) {
+	shape, st := schema.ResultShape(t, th.prog.mod.Records)
+	res.Shape = shape
+	switch shape {
+	case schema.OneContent, schema.ContentList:
+		for v.k == KOk || v.k == KSome {
+			v = v.Inner()
+		}
+		res.Blocks = th.contentBlocks(t.Pos, v, shape == schema.ContentList)
+		res.Text = string(res.JSON)
+	case schema.Structured:
+		th.checkResult(t.Pos, st, res.JSON)
+		res.Text = string(res.JSON)
+	}
+}
+
+// checkResult checks the JSON of a structured result against its
+// declared type st as arguments are checked, so that structuredContent
+// always matches the outputSchema made from st.
+func (th *Thread) checkResult(pos syntax.Pos, st *syntax.Type, data []byte) {
+	th.charge(int64(len(data)))
+	v, err := DecodeJSON(data, 0)
+	if err != nil {
+		th.Fail(pos, "the result has no JSON form: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*Error); ok && e.Kind == ArgumentError {
+				th.Fail(pos, "the result does not match its declared type %s: %s", st, strings.TrimPrefix(e.Message, "argument "))
+			}
+			panic(r)
+		}
+	}()
+	th.convertArg("result", st, v, 0)
 }
 
 // EncodeJSON writes v as compact JSON (json.stringify); it fails the

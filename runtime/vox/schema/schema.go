@@ -223,6 +223,11 @@ func (m *mapper) appendType(b []byte, t *syntax.Type, depth int, def *schemajson
 		}
 		return append(b, `,"type":"object"}`...)
 	case "Option":
+		if len(t.Args) > 0 && m.output {
+			b = append(b, `{"anyOf":[`...)
+			b = m.appendType(b, t.Args[0], depth+1, nil)
+			return append(b, `,{"type":"null"}]}`...)
+		}
 		if len(t.Args) > 0 {
 			return m.appendType(b, t.Args[0], depth+1, def)
 		}
@@ -405,6 +410,7 @@ type mapper struct {
 	diags  *diag.List
 	shared map[string]bool // the records written in $defs (plan)
 	defs   []string        // their names, sorted
+	output bool            // an outputSchema: Option[T] admits null (OutputJSON)
 }
 
 func typed(name string, more ...schemajson.Member) schemajson.Value {

@@ -70,6 +70,8 @@ type FnDecl struct {
 
 	Description string // tools and resources
 	URI         string // resources
+	MIMEType    string // resources: the explicit MIME type, "" when the URI's extension decides
+	MIMEPos     Pos    // where MIMEType is written
 
 	// Unavailable is set when a plain function's text uses syntax outside
 	// the subset; Body is nil then.

@@ -429,7 +429,8 @@ func (p *parser) decorated(f *File) {
 	// which would then be allocated for every decorator.
 	var heads [2]Decorator
 	var toolHead, resHead *Decorator
-	var desc, uri string
+	var desc, uri, mimeType string
+	var mimePos Pos
 	var effects []*Effect // of @uses(...)
 	skipFn := ""
 	for p.tok == DECORATOR {
@@ -463,10 +464,19 @@ func (p *parser) decorated(f *File) {
 				uri = p.plainString("a URI")
 				p.expect(COMMA)
 				desc = p.plainString("a description")
+				if p.tok == COMMA { // an explicit MIME type
+					p.next()
+					mimePos = p.pos
+					mimeType = p.plainString("a MIME type")
+				}
 				p.expect(RPAREN)
 			} else {
 				uri = p.plainString("a URI")
 				desc = p.plainString("a description")
+				if p.tok == STRING || p.tok == TEMPLATE {
+					mimePos = p.pos
+					mimeType = p.plainString("a MIME type")
+				}
 			}
 		case "@uses":
 			// Its effects join the function's uses clause; arguments that
@@ -497,7 +507,7 @@ func (p *parser) decorated(f *File) {
 	isFn := p.tok == FN || p.tok == PUB || p.tok == ASYNC
 	switch {
 	case isFn && (toolHead != nil || resHead != nil):
-		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri})
+		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, MIMEType: mimeType, MIMEPos: mimePos})
 		hd := toolHead
 		fn.Kind = ToolFn
 		if resHead != nil {
@@ -935,6 +945,10 @@ func (p *parser) bareResource(f *File) {
 	p.next()
 	fn.URI = p.plainString("a URI")
 	fn.Description = p.plainString("a description")
+	if p.tok == STRING || p.tok == TEMPLATE {
+		fn.MIMEPos = p.pos
+		fn.MIMEType = p.plainString("a MIME type")
+	}
 	p.skipNewlines()
 	if p.tok == FN {
 		p.next()
