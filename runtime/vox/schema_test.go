@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/schema and the reference tables of docs/vox-language.md")
@@ -68,6 +70,12 @@ func describeModule(m *Module) []byte {
 	for _, tl := range m.Tools() {
 		fmt.Fprintf(&b, "tool %s at %d:%d\n  description: %s\n  signature: %s\n  schema: %s\n",
 			tl.Name, tl.Line, tl.Col, tl.Description, tl.Signature, tl.InputSchema)
+		if tl.Shape != schema.Plain {
+			fmt.Fprintf(&b, "  result: %s\n", tl.Shape)
+		}
+		if tl.OutputSchema != nil {
+			fmt.Fprintf(&b, "  output: %s\n", tl.OutputSchema)
+		}
 	}
 	for _, r := range m.Resources() {
 		fmt.Fprintf(&b, "resource %s at %d:%d\n  description: %s\n  func: %s\n  mime: %s\n",

@@ -90,3 +90,16 @@ func OutputJSON(path string, t *syntax.Type, sc Scope, diags *diag.List) []byte 
 func appendKey(b []byte, k string) []byte {
 	return append(schemajson.AppendString(b, k), ':')
 }
+
+// String names the shape as docs/tool-results.md §2 does.
+func (s Shape) String() string {
+	switch s {
+	case OneContent:
+		return "content"
+	case ContentList:
+		return "content list"
+	case Structured:
+		return "structured"
+	}
+	return "plain"
+}
