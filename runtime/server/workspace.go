@@ -237,7 +237,7 @@ func sameElems[T any](a, b []*T) bool {
 // is the definition of t (workspaceTool).
 func sameWorkspaceDefinition(e *toolEntry, t *workspace.Tool) bool {
 	return e.tool.Name == t.Name && e.tool.Description == t.Description && bytes.Equal(e.tool.RawInputSchema, t.InputSchema) &&
-		e.wsPath == t.Path && e.wsLine == t.Line
+		bytes.Equal(e.tool.RawOutputSchema, t.OutputSchema) && e.wsPath == t.Path && e.wsLine == t.Line
 }
 
 func workspaceTool(t *workspace.Tool) mcp.Tool {
@@ -245,6 +245,9 @@ func workspaceTool(t *workspace.Tool) mcp.Tool {
 		Name:           t.Name,
 		Description:    t.Description,
 		RawInputSchema: t.InputSchema,
+		// Set for object-shaped results only: a client then requires
+		// structuredContent to match it (docs/tool-results.md §2).
+		RawOutputSchema: t.OutputSchema,
 		Meta: &mcp.Meta{AdditionalFields: map[string]any{
 			"vox_source":      registry.SourceWorkspace,
 			"vox_source_path": t.Path,

@@ -8,15 +8,20 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
+	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // callTool runs a workspace tool (docs/federation.md §3): in the
 // interpreter with the request's context and the configured limits. A
 // failure — argument errors, Err results, runtime errors, limits, a source
-// that no longer compiles — is an error result with its text; success is
-// one text content (the string itself, or compact JSON) and
-// structuredContent {"result": <json>} (docs/tool-results.md).
+// that no longer compiles — is an error result with its text; success
+// has the shape the declared result type decides (docs/tool-results.md
+// §2): content blocks for Content, structuredContent that is the value
+// and its JSON as text for an object-shaped type, and otherwise one text
+// content (the string itself, or compact JSON) and structuredContent
+// {"result": <json>}.
 func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest, log *slog.Logger) (*mcp.CallToolResult, error) {
 	args := req.Params.RawArguments
 	if len(args) == 0 && req.Params.Arguments != nil {
@@ -29,6 +34,15 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 	res, err := surface.CallTool(ctx, t, args, log)
 	if err != nil {
 		return errorResult(workspace.ErrorText(err)), nil
+	}
+	switch res.Shape {
+	case schema.OneContent, schema.ContentList:
+		return &mcp.CallToolResult{Content: contentBlocks(res.Blocks)}, nil
+	case schema.Structured:
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{mcp.NewTextContent(res.Text)},
+			StructuredContent: json.RawMessage(res.JSON),
+		}, nil
 	}
 	// {"result": <json>} written directly: the same bytes as encoding a
 	// map holding the raw JSON, without the map.
@@ -48,5 +62,34 @@ func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.S
 	if err != nil {
 		return nil, errors.New(workspace.ErrorText(err))
 	}
+	// A MIME type that is not text makes the body a blob: the function
+	// returned base64, which the interpreter checked.
+	if !content.IsText(r.MIMEType) {
+		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: r.URI, MIMEType: r.MIMEType, Blob: text}}, nil
+	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: r.URI, MIMEType: r.MIMEType, Text: text}}, nil
+}
+
+// contentBlocks converts checked content blocks to mcp-go's.
+func contentBlocks(blocks []content.Block) []mcp.Content {
+	out := make([]mcp.Content, len(blocks))
+	for i, b := range blocks {
+		switch b.Type {
+		case content.Text:
+			out[i] = mcp.NewTextContent(b.Text)
+		case content.Image:
+			out[i] = mcp.NewImageContent(b.Data, b.MIMEType)
+		case content.Audio:
+			out[i] = mcp.NewAudioContent(b.Data, b.MIMEType)
+		case content.Resource:
+			if content.IsText(b.MIMEType) {
+				out[i] = mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text})
+			} else {
+				out[i] = mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: b.URI, MIMEType: b.MIMEType, Blob: b.Blob})
+			}
+		case content.ResourceLink:
+			out[i] = mcp.NewResourceLink(b.URI, b.Name, b.Description, b.MIMEType)
+		}
+	}
+	return out
 }

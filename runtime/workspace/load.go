@@ -56,7 +56,10 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema json.RawMessage // canonical literal
-	Signature   string
+	// OutputSchema is set when the declared result type is object-shaped
+	// (docs/tool-results.md §2); nil otherwise.
+	OutputSchema json.RawMessage
+	Signature    string
 	Path        string // repo-relative source path
 	Line        int    // 1-based declaration line
 	Hash        string // SHA-256 of the source file the tool was scanned from
@@ -117,7 +120,7 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 		c.tools = make([]*Tool, len(c.toolPos))
 		for i, t := range c.toolPos {
 			tools[i] = Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-				Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
+				OutputSchema: json.RawMessage(t.OutputSchema), Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
 			c.tools[i] = &tools[i]
 		}
 		resources := make([]Resource, len(c.resPos))
