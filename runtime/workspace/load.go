@@ -60,10 +60,10 @@ type Tool struct {
 	// (docs/tool-results.md §2); nil otherwise.
 	OutputSchema json.RawMessage
 	Signature    string
-	Path        string // repo-relative source path
-	Line        int    // 1-based declaration line
-	Hash        string // SHA-256 of the source file the tool was scanned from
-	file        *File
+	Path         string // repo-relative source path
+	Line         int    // 1-based declaration line
+	Hash         string // SHA-256 of the source file the tool was scanned from
+	file         *File
 }
 
 // Resource is one workspace resource of a surface.
