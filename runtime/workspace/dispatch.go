@@ -22,10 +22,32 @@ func (f *File) current() (*compiled, error) {
 	if f.Abs == "" {
 		return f.embedded(), nil
 	}
+	// Where the root's directories are watched, a file checked since the
+	// last change beneath them is current without a stat.
+	gen, tracked := f.root.changes()
+	if tracked {
+		if c := f.cur.Load(); c != nil && c.module != nil && f.checked.Load() == gen {
+			return c, nil
+		}
+	}
 	dir, err := f.root.open()
 	if err != nil {
 		return nil, fmt.Errorf("%s: workspace root: %s; %s", f.Path, unwrapPathError(err), RefreshHint)
 	}
+	c, err := f.check(dir)
+	if err == nil && tracked {
+		// A symlink's target may change in a directory that is not
+		// watched: such a file is checked on every call.
+		if li, lerr := dir.Lstat(f.Path); lerr == nil && li.Mode().IsRegular() {
+			f.checked.Store(gen)
+		}
+	}
+	return c, err
+}
+
+// check compares the file's size and modification time with its current
+// compilation and recompiles it when they differ.
+func (f *File) check(dir *safefs.Root) (*compiled, error) {
 	info, err := dir.Stat(f.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s; %s", f.Path, readError(err), RefreshHint)

@@ -21,7 +21,8 @@ const MaxSourceBytes = 16 << 20
 const maxGoModBytes = 4 << 20
 
 // rootDir is the workspace root held open (runtime/safefs) for the reads
-// of a surface's files: the scan's and, at every call, the check and
+// of a surface's files: the scan's and, at a call, the check (skipped
+// while the folders are watched and nothing changed, changes.go) and the
 // reread of an edited file. Each read resolves the file beneath the root
 // then, so a symlink or FIFO swapped in after the scan is refused, never
 // followed or opened for reading (docs/security.md).
@@ -29,6 +30,9 @@ type rootDir struct {
 	path string
 	mu   sync.Mutex
 	dir  *safefs.Root
+	// tracking says when a call may skip the stat of its file
+	// (changes.go).
+	tracking rootTracking
 }
 
 func newRootDir(path string) *rootDir { return &rootDir{path: path} }

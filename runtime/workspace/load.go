@@ -90,6 +90,9 @@ type File struct {
 	root *rootDir
 	mu   sync.Mutex // serialises recompiles
 	cur  atomic.Pointer[compiled]
+	// checked is the root's count of changes (rootDir.changes) when a
+	// call last found cur current; 0 when none did while tracked.
+	checked atomic.Uint64
 }
 
 // compiled is one compilation of a file's content.
@@ -273,6 +276,7 @@ func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
 		return nil, err
 	}
 	files := l.compileAll(dir, srcs)
+	l.root.track(files)
 	s, ms := l.mergeChanges(cfg, files, scanErrs)
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
