@@ -132,15 +132,9 @@ func WriteApp(o AppOptions) (*App, error) {
 		return nil, errors.New("the files declare no tool and no resource")
 	}
 
-	tables := newFile("main", command, strings.Join(written, " "), "")
-	tableFormatCheck(tables, command+" in this directory")
-	tables.Line()
-	fileComment(tables, "tables are the app's tools and resources; their sources are embedded from vox/.")
-	data, err := renderSnapshot(tables, "tables", surface.Snapshot(""))
-	if err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(filepath.Join(out, "tables.go"), data); err != nil {
+	tables := &tableFile{pkg: "main", command: command, source: strings.Join(written, " "), formatCheck: command + " in this directory"}
+	tables.addSnapshot("tables are the app's tools and resources; their sources are embedded from vox/.", "tables", surface.Snapshot(""))
+	if err := writeFileAtomic(filepath.Join(out, "tables.go"), tables.render()); err != nil {
 		return nil, err
 	}
 	written = append(written, "tables.go")

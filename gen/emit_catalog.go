@@ -49,60 +49,70 @@ func tableFormatCheck(f *jen.File, command string) {
 	f.Const().Id("_").Op("=").Qual(registryPkg, "TableFormat1")
 }
 
-// opsPerFile is how many operations one generated file holds. Files are
-// rendered and formatted in parallel; go/format's cost also grows with the
-// nesting of a literal, which is why every operation is its own variable.
+// opsPerFile is how many operations one generated file holds; every
+// operation is its own variable. Files are rendered in parallel.
 const opsPerFile = 500
 
 // renderCatalog emits generated/catalog: catalog.go with the Catalog
-// table, operations_NNN.go files holding one variable per operation, and
-// the typed handler contract (handlers.go, tools_NNN.go).
+// table, operations_NNN.go files holding one variable per operation (table
+// files, emit_table.go), and the typed handler contract (handlers.go,
+// tools_NNN.go, through jennifer).
 func renderCatalog(cat *registry.Catalog) ([]output, error) {
 	names := opVarNames(cat.Operations)
 	chunks := (len(cat.Operations) + opsPerFile - 1) / opsPerFile
-	files := make([]*jen.File, 1+chunks)
-	paths := make([]string, 1+chunks)
+	tables := make([]*tableFile, 1+chunks)
 
-	f := newGeneratedFile("catalog", cat.Source,
+	f := catalogTableFile(cat.Source,
 		"Package catalog is the operations catalog compiled into Go tables by the generator (gen), "+
 			"and the typed handler contract of its MCP tools (Handlers, Bind).")
-	tableFormatCheck(f, regenerateCommand)
-	f.Line()
-	fileComment(f, "Catalog is every operation of "+cat.Source+", sorted by id.")
-	f.Var().Id("Catalog").Op("=").Op("&").Qual(registryPkg, "Catalog").Add(catalogFields(cat, names).values())
-	files[0], paths[0] = f, "generated/catalog/catalog.go"
-
+	f.formatCheck = regenerateCommand
+	f.addVar("Catalog is every operation of "+cat.Source+", sorted by id.", "Catalog", catalogValue(cat, names))
+	tables[0] = f
 	for c := range chunks {
-		cf := newGeneratedFile("catalog", cat.Source, "")
+		cf := catalogTableFile(cat.Source, "")
 		for i := c * opsPerFile; i < min(len(cat.Operations), (c+1)*opsPerFile); i++ {
-			op := &cat.Operations[i]
-			cf.Var().Id(names[i]).Op("=").Qual(registryPkg, "Operation").Add(operationFields(op).values())
-			cf.Line()
+			cf.addVar("", names[i], operationValue(&cat.Operations[i]))
 		}
-		files[1+c], paths[1+c] = cf, fmt.Sprintf("generated/catalog/operations_%03d.go", c)
+		tables[1+c] = cf
 	}
 	cfiles, cpaths := renderContract(cat)
-	files, paths = append(files, cfiles...), append(paths, cpaths...)
 
-	outs := make([]output, len(files))
-	for i := range outs {
-		outs[i].path = paths[i]
+	outs := make([]output, len(tables)+len(cfiles))
+	outs[0].path = "generated/catalog/catalog.go"
+	for c := range chunks {
+		outs[1+c].path = fmt.Sprintf("generated/catalog/operations_%03d.go", c)
 	}
-	if err := renderParallel(files, outs); err != nil {
+	for i, p := range cpaths {
+		outs[len(tables)+i].path = p
+	}
+	if err := renderParallel(tables, cfiles, outs); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(outs, func(a, b output) int { return strings.Compare(a.path, b.path) })
 	return outs, nil
 }
 
-// renderParallel renders files[i] into outs[i].data, GOMAXPROCS at a time.
-// A file that does not format is a bug of the generator, never of its
-// input (every string it writes is made safe, emit_safe.go): the error
-// names the file and the formatter's complaint, not the whole source.
-func renderParallel(files []*jen.File, outs []output) error {
+// catalogTableFile starts a table file of generated/catalog.
+func catalogTableFile(source, doc string) *tableFile {
+	return &tableFile{pkg: "catalog", command: regenerateCommand, source: source, doc: doc}
+}
+
+// renderParallel renders the table files into the first outs and the
+// jennifer files into the rest, GOMAXPROCS at a time. A jennifer file that
+// does not format is a bug of the generator, never of its input (every
+// string it writes is made safe, emit_safe.go): the error names the file
+// and the formatter's complaint, not the whole source.
+func renderParallel(tables []*tableFile, files []*jen.File, outs []output) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, f := range files {
+	for i, t := range tables {
+		g.Go(func() error {
+			outs[i].data = t.render()
+			return nil
+		})
+	}
+	for j, f := range files {
+		i := len(tables) + j
 		g.Go(func() error {
 			var buf bytes.Buffer
 			if err := f.Render(&buf); err != nil {
@@ -155,134 +165,93 @@ func opVarNames(ops []registry.Operation) []string {
 	return names
 }
 
-// fields is an ordered list of "Name: value" elements of a composite
-// literal (jen.Dict would sort them by name).
-type fields []jen.Code
-
-func (fs *fields) add(name string, v jen.Code) { *fs = append(*fs, jen.Id(name).Op(":").Add(v)) }
-
-func (fs *fields) str(name, v string) {
-	if v != "" {
-		fs.add(name, jen.Lit(v))
-	}
-}
-
-func (fs *fields) strings(name string, v []string) {
-	if len(v) > 0 {
-		fs.add(name, stringSlice(v))
-	}
-}
-
-func (fs *fields) optBool(name string, v registry.OptBool) {
-	switch v {
+// optBool adds key: registry.True or registry.False unless v is unset.
+func optBool(v *goValue, key string, b registry.OptBool) {
+	switch b {
 	case registry.True:
-		fs.add(name, jen.Qual(registryPkg, "True"))
+		v.add(key, goText("registry.True"))
 	case registry.False:
-		fs.add(name, jen.Qual(registryPkg, "False"))
+		v.add(key, goText("registry.False"))
 	}
 }
 
-// values renders the list one element per line.
-func (fs fields) values() *jen.Statement {
-	return jen.ValuesFunc(func(g *jen.Group) {
-		for _, f := range fs {
-			g.Line().Add(f)
-		}
-		g.Line()
-	})
-}
-
-func catalogFields(cat *registry.Catalog, opNames []string) fields {
-	var fs fields
-	fs.str("Source", cat.Source)
-	fs.add("SchemaVersion", jen.Lit(cat.SchemaVersion))
+func catalogValue(cat *registry.Catalog, opNames []string) *goValue {
+	v := goComposite("&registry.Catalog")
+	v.str("Source", cat.Source)
+	v.add("SchemaVersion", goInt(cat.SchemaVersion))
 	if cat.XVoxVersion != 0 {
-		fs.add("XVoxVersion", jen.Lit(cat.XVoxVersion))
+		v.add("XVoxVersion", goInt(cat.XVoxVersion))
 	}
 	if cat.Capability != nil {
-		fs.add("Capability", rawJSON(cat.Capability))
+		v.add("Capability", goSchema(cat.Capability))
 	}
 	if len(cat.Exemptions.MCPTools) > 0 || len(cat.Exemptions.CLIPaths) > 0 {
-		var ex fields
-		ex.strings("MCPTools", cat.Exemptions.MCPTools)
+		ex := goComposite("registry.Exemptions")
+		ex.strs("MCPTools", cat.Exemptions.MCPTools)
 		if len(cat.Exemptions.CLIPaths) > 0 {
-			ex.add("CLIPaths", jen.Index().Index().String().ValuesFunc(func(g *jen.Group) {
-				for _, p := range cat.Exemptions.CLIPaths {
-					g.Line().Add(stringSliceValues(p))
-				}
-				g.Line()
-			}))
+			paths := goComposite("[][]string")
+			for _, p := range cat.Exemptions.CLIPaths {
+				paths.add("", goText(stringsBody(p)))
+			}
+			ex.add("CLIPaths", paths)
 		}
-		fs.add("Exemptions", jen.Qual(registryPkg, "Exemptions").Add(ex.values()))
+		v.add("Exemptions", ex)
 	}
-	fs.add("Operations", jen.Index().Qual(registryPkg, "Operation").ValuesFunc(func(g *jen.Group) {
-		for _, name := range opNames {
-			g.Line().Id(name)
-		}
-		g.Line()
-	}))
-	return fs
+	ops := goComposite("[]registry.Operation")
+	for _, name := range opNames {
+		ops.add("", goText(name))
+	}
+	v.add("Operations", ops)
+	return v
 }
 
-func operationFields(op *registry.Operation) fields {
-	var fs fields
-	fs.str("ID", op.ID)
-	fs.str("Title", op.Title)
-	fs.str("Description", op.Description)
-	fs.str("DescriptionHuman", op.DescriptionHuman)
-	fs.str("ProductLane", op.ProductLane)
-	fs.strings("IntentTags", op.IntentTags)
-	fs.str("SideEffectClass", op.SideEffectClass)
-	fs.strings("SideEffects", op.SideEffects)
-	fs.str("ScopeKind", op.ScopeKind)
-	fs.optBool("Reversible", op.Reversible)
-	fs.optBool("RequiresRepo", op.RequiresRepo)
-	fs.optBool("PreferredForModels", op.PreferredForModels)
-	fs.optBool("HumanTakeoverFriendly", op.HumanTakeoverFriendly)
-	fs.optBool("MensPlannerVisible", op.MensPlannerVisible)
-	fs.str("CanonicalName", op.CanonicalName)
-	fs.strings("LatinAliases", op.LatinAliases)
+func operationValue(op *registry.Operation) *goValue {
+	v := goComposite("registry.Operation")
+	v.str("ID", op.ID)
+	v.str("Title", op.Title)
+	v.str("Description", op.Description)
+	v.str("DescriptionHuman", op.DescriptionHuman)
+	v.str("ProductLane", op.ProductLane)
+	v.strs("IntentTags", op.IntentTags)
+	v.str("SideEffectClass", op.SideEffectClass)
+	v.strs("SideEffects", op.SideEffects)
+	v.str("ScopeKind", op.ScopeKind)
+	optBool(v, "Reversible", op.Reversible)
+	optBool(v, "RequiresRepo", op.RequiresRepo)
+	optBool(v, "PreferredForModels", op.PreferredForModels)
+	optBool(v, "HumanTakeoverFriendly", op.HumanTakeoverFriendly)
+	optBool(v, "MensPlannerVisible", op.MensPlannerVisible)
+	v.str("CanonicalName", op.CanonicalName)
+	v.strs("LatinAliases", op.LatinAliases)
 	if m := op.MCP; m != nil {
-		var mf fields
-		mf.str("Name", m.Name)
-		mf.str("Title", m.Title)
-		mf.str("Exposure", m.Exposure)
-		mf.strings("Requires", m.Requires)
+		mv := goComposite("&registry.MCP")
+		mv.str("Name", m.Name)
+		mv.str("Title", m.Title)
+		mv.str("Exposure", m.Exposure)
+		mv.strs("Requires", m.Requires)
 		if m.HTTPReadRoleEligible {
-			mf.add("HTTPReadRoleEligible", jen.True())
+			mv.add("HTTPReadRoleEligible", goText("true"))
 		}
 		if m.AllowlistExempt {
-			mf.add("AllowlistExempt", jen.True())
+			mv.add("AllowlistExempt", goText("true"))
 		}
-		mf.add("InputSchema", rawJSON(m.InputSchema))
+		mv.add("InputSchema", goSchema(m.InputSchema))
 		if m.OutputSchema != nil {
-			mf.add("OutputSchema", rawJSON(m.OutputSchema))
+			mv.add("OutputSchema", goSchema(m.OutputSchema))
 		}
-		fs.add("MCP", jen.Op("&").Qual(registryPkg, "MCP").Add(mf.values()))
+		v.add("MCP", mv)
 	}
 	if c := op.CLI; c != nil {
-		var cf fields
-		cf.strings("Path", c.Path)
-		cf.str("Status", c.Status)
-		cf.str("LatinNS", c.LatinNS)
-		cf.str("Handler", c.Handler)
-		cf.str("FeatureGate", c.FeatureGate)
-		cf.str("CatalogGroup", c.CatalogGroup)
-		cf.optBool("RefCLIRequired", c.RefCLIRequired)
-		cf.optBool("ReachabilityRequired", c.ReachabilityRequired)
-		fs.add("CLI", jen.Op("&").Qual(registryPkg, "CLI").Add(cf.values()))
+		cv := goComposite("&registry.CLI")
+		cv.strs("Path", c.Path)
+		cv.str("Status", c.Status)
+		cv.str("LatinNS", c.LatinNS)
+		cv.str("Handler", c.Handler)
+		cv.str("FeatureGate", c.FeatureGate)
+		cv.str("CatalogGroup", c.CatalogGroup)
+		optBool(cv, "RefCLIRequired", c.RefCLIRequired)
+		optBool(cv, "ReachabilityRequired", c.ReachabilityRequired)
+		v.add("CLI", cv)
 	}
-	return fs
-}
-
-func stringSlice(v []string) jen.Code {
-	return jen.Index().String().Add(stringSliceValues(v))
-}
-
-func stringSliceValues(v []string) *jen.Statement {
-	items := make([]jen.Code, len(v))
-	for i, s := range v {
-		items[i] = jen.Lit(s)
-	}
-	return jen.Values(items...)
+	return v
 }

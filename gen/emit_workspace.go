@@ -1,14 +1,12 @@
 package gen
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
-
-	"github.com/dave/jennifer/jen"
 
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -77,80 +75,65 @@ func genErrors(err error) error {
 
 // renderWorkspace emits generated/workspace/workspace.go.
 func renderWorkspace(snap *workspace.Snapshot) ([]byte, error) {
-	f := newGeneratedFile("workspace", workspace.ConfigPath+" and the .vox files it selects",
-		"Package workspace is the snapshot of this repository's workspace MCP surface (its .vox tools and resources), compiled by the generator (gen); vox-mcp serves it at start-up when its root is this repository.")
-	tableFormatCheck(f, regenerateCommand)
-	f.Line()
-	fileComment(f, "Snapshot is the workspace surface of this repository at generation time.")
-	return renderSnapshot(f, "Snapshot", snap)
+	f := &tableFile{
+		pkg: "workspace", command: regenerateCommand, source: workspace.ConfigPath + " and the .vox files it selects",
+		doc:         "Package workspace is the snapshot of this repository's workspace MCP surface (its .vox tools and resources), compiled by the generator (gen); vox-mcp serves it at start-up when its root is this repository.",
+		formatCheck: regenerateCommand,
+	}
+	f.addSnapshot("Snapshot is the workspace surface of this repository at generation time.", "Snapshot", snap)
+	return f.render(), nil
 }
 
-// renderSnapshot adds "var <name> = &Snapshot{...}" to f and renders it.
-func renderSnapshot(f *jen.File, name string, snap *workspace.Snapshot) ([]byte, error) {
-	f.ImportAlias(workspacePkg, "loader")
-	var fs fields
-	fs.str("Module", snap.Module)
-	fs.str("ConfigSHA256", snap.ConfigSHA256)
+// addSnapshot adds "var <name> = &loader.Snapshot{...}" to f, a table
+// file (emit_table.go).
+func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
+	f.loader = "loader"
+	v := goComposite("&loader.Snapshot")
+	v.str("Module", snap.Module)
+	v.str("ConfigSHA256", snap.ConfigSHA256)
 	if len(snap.Tools) > 0 {
-		fs.add("Tools", jen.Index().Qual(workspacePkg, "SnapshotTool").ValuesFunc(func(g *jen.Group) {
-			for _, t := range snap.Tools {
-				var tf fields
-				tf.str("Name", t.Name)
-				tf.str("Description", t.Description)
-				tf.add("InputSchema", rawJSON(t.InputSchema))
-				tf.str("Signature", t.Signature)
-				tf.str("Path", t.Path)
-				tf.add("Line", jen.Lit(t.Line))
-				tf.str("Hash", t.Hash)
-				g.Line().Add(tf.values())
-			}
-			g.Line()
-		}))
+		tools := goComposite("[]loader.SnapshotTool")
+		for _, t := range snap.Tools {
+			tv := goComposite("")
+			tv.str("Name", t.Name)
+			tv.str("Description", t.Description)
+			tv.add("InputSchema", goSchema(t.InputSchema))
+			tv.str("Signature", t.Signature)
+			tv.str("Path", t.Path)
+			tv.add("Line", goInt(t.Line))
+			tv.str("Hash", t.Hash)
+			tools.add("", tv)
+		}
+		v.add("Tools", tools)
 	}
 	if len(snap.Resources) > 0 {
-		fs.add("Resources", jen.Index().Qual(workspacePkg, "SnapshotResource").ValuesFunc(func(g *jen.Group) {
-			for _, r := range snap.Resources {
-				var rf fields
-				rf.str("URI", r.URI)
-				rf.str("Description", r.Description)
-				rf.str("MIMEType", r.MIMEType)
-				rf.str("Func", r.Func)
-				rf.str("Path", r.Path)
-				rf.add("Line", jen.Lit(r.Line))
-				rf.str("Hash", r.Hash)
-				g.Line().Add(rf.values())
-			}
-			g.Line()
-		}))
+		resources := goComposite("[]loader.SnapshotResource")
+		for _, r := range snap.Resources {
+			rv := goComposite("")
+			rv.str("URI", r.URI)
+			rv.str("Description", r.Description)
+			rv.str("MIMEType", r.MIMEType)
+			rv.str("Func", r.Func)
+			rv.str("Path", r.Path)
+			rv.add("Line", goInt(r.Line))
+			rv.str("Hash", r.Hash)
+			resources.add("", rv)
+		}
+		v.add("Resources", resources)
 	}
 	res := snap.Result
-	var rf fields
-	rf.add("ToolCount", jen.Lit(res.ToolCount))
-	rf.add("ResourceCount", jen.Lit(res.ResourceCount))
+	rv := goComposite("loader.Result")
+	rv.add("ToolCount", goInt(res.ToolCount))
+	rv.add("ResourceCount", goInt(res.ResourceCount))
 	// Arrays of the refresh result are never nil (docs/tool-results.md).
-	rf.add("Shadowed", stringSlice2(res.Shadowed))
-	rf.add("DuplicateTools", stringSlice2(res.DuplicateTools))
-	rf.add("DuplicateResources", stringSlice2(res.DuplicateResources))
-	rf.add("Errors", jen.Index().Qual(workspacePkg, "FileError").ValuesFunc(func(g *jen.Group) {
-		for _, e := range res.Errors {
-			g.Line().Values(jen.Id("Path").Op(":").Lit(e.Path), jen.Id("Message").Op(":").Lit(e.Message))
-		}
-		if len(res.Errors) > 0 {
-			g.Line()
-		}
-	}))
-	fs.add("Result", jen.Qual(workspacePkg, "Result").Add(rf.values()))
-	f.Var().Id(name).Op("=").Op("&").Qual(workspacePkg, "Snapshot").Add(fs.values())
-
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
+	rv.add("Shadowed", goStrings(res.Shadowed))
+	rv.add("DuplicateTools", goStrings(res.DuplicateTools))
+	rv.add("DuplicateResources", goStrings(res.DuplicateResources))
+	errs := goComposite("[]loader.FileError")
+	for _, e := range res.Errors {
+		errs.add("", goText("{Path: "+strconv.Quote(e.Path)+", Message: "+strconv.Quote(e.Message)+"}"))
 	}
-	return buf.Bytes(), nil
-}
-
-// stringSlice2 is stringSlice that writes an empty literal for an empty
-// list instead of nothing.
-func stringSlice2(v []string) jen.Code {
-	return jen.Index().String().Add(stringSliceValues(v))
+	rv.add("Errors", errs)
+	v.add("Result", rv)
+	f.addVar(doc, name, v)
 }
