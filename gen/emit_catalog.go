@@ -41,14 +41,6 @@ func newGeneratedFile(pkg, source, doc string) *jen.File {
 	return newFile(pkg, regenerateCommand, source, doc)
 }
 
-// tableFormatCheck adds the constant that stops tables of an older
-// generator from compiling, with the comment that says what to do.
-func tableFormatCheck(f *jen.File, command string) {
-	// One line, so that the line above the failing one says what to do.
-	f.Comment(commentSafe("When this line fails to compile the tables are older than the runtime: run " + command))
-	f.Const().Id("_").Op("=").Qual(registryPkg, "TableFormat1")
-}
-
 // opsPerFile is how many operations one generated file holds; every
 // operation is its own variable. Files are rendered in parallel.
 const opsPerFile = 500

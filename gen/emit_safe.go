@@ -1,15 +1,12 @@
 package gen
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
-
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 // Every string the generator writes into Go source goes through this file
@@ -130,48 +127,100 @@ func rawJSON(b []byte) jen.Code {
 
 // schemaFragments splits a canonical JSON literal into lines: an object
 // longer than schemaLineWidth gets one member per line (recursively); the
-// fragments concatenate to exactly b.
+// fragments concatenate to exactly b. The literal is scanned, not parsed:
+// a fragment ends after each comma between the members of a long object,
+// so one pass finds every cut. Bytes that do not scan as JSON are written
+// whole.
 func schemaFragments(b []byte) []string {
-	v, err := schemajson.Parse(b)
-	if err != nil {
+	var cuts []int
+	end, ok := splitJSON(b, 0, 0, &cuts)
+	if !ok || end != len(b) {
 		return []string{string(b)}
 	}
-	w := &fragmentWriter{}
-	w.value(v)
-	w.flush()
-	if !bytes.Equal([]byte(strings.Join(w.lines, "")), b) {
-		return []string{string(b)}
+	lines := make([]string, 0, len(cuts)+1)
+	prev := 0
+	for _, c := range cuts {
+		lines = append(lines, string(b[prev:c]))
+		prev = c
 	}
-	return w.lines
+	return append(lines, string(b[prev:]))
 }
 
-type fragmentWriter struct {
-	lines []string
-	cur   strings.Builder
-}
+// maxSplitDepth bounds the nesting splitJSON descends into (a schema that
+// deep is written whole rather than risk the stack).
+const maxSplitDepth = 1000
 
-func (w *fragmentWriter) flush() {
-	if w.cur.Len() > 0 {
-		w.lines = append(w.lines, w.cur.String())
-		w.cur.Reset()
+// splitJSON scans the JSON value at b[i:] and returns where it ends. For
+// an object longer than schemaLineWidth it appends to cuts the offset
+// after each comma between its members, and the cuts inside its members;
+// the cuts inside a short object or an array are dropped.
+func splitJSON(b []byte, i, depth int, cuts *[]int) (int, bool) {
+	if i >= len(b) || depth > maxSplitDepth {
+		return 0, false
 	}
-}
-
-func (w *fragmentWriter) value(v schemajson.Value) {
-	compact := schemajson.Compact(v)
-	if v.Kind != schemajson.Object || len(compact) <= schemaLineWidth {
-		w.cur.Write(compact)
-		return
-	}
-	w.cur.WriteByte('{')
-	for i, m := range v.Members {
-		if i > 0 {
-			w.cur.WriteByte(',')
-			w.flush()
+	mark := len(*cuts)
+	switch b[i] {
+	case '"':
+		return skipJSONString(b, i)
+	case '{', '[':
+		closer := byte('}')
+		if b[i] == '[' {
+			closer = ']'
 		}
-		w.cur.Write(schemajson.AppendString(nil, m.Key))
-		w.cur.WriteByte(':')
-		w.value(m.Value)
+		j := i + 1
+		if j < len(b) && b[j] == closer {
+			return j + 1, true
+		}
+		for {
+			if closer == '}' {
+				k, ok := skipJSONString(b, j)
+				if !ok || k >= len(b) || b[k] != ':' {
+					return 0, false
+				}
+				j = k + 1
+			}
+			e, ok := splitJSON(b, j, depth+1, cuts)
+			if !ok || e >= len(b) {
+				return 0, false
+			}
+			switch b[e] {
+			case ',':
+				if closer == '}' {
+					*cuts = append(*cuts, e+1)
+				}
+				j = e + 1
+			case closer:
+				if closer == ']' || e+1-i <= schemaLineWidth {
+					*cuts = (*cuts)[:mark]
+				}
+				return e + 1, true
+			default:
+				return 0, false
+			}
+		}
 	}
-	w.cur.WriteByte('}')
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+		if b[j] == '"' || b[j] == '{' || b[j] == '[' || b[j] == ':' {
+			return 0, false
+		}
+		j++
+	}
+	return j, j > i
+}
+
+// skipJSONString returns the end of the JSON string starting at b[i].
+func skipJSONString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
 }

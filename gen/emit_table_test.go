@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -133,4 +136,109 @@ func lineDiff(got, want []byte) string {
 		}
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
+}
+
+// TestSchemaFragmentsMatchParsedSplit checks the scanning schemaFragments
+// against the split it replaced, which parsed the literal and compacted
+// every value again: same fragments for every schema of the synthetic,
+// golden and hostile catalogs and for crafted canonical literals (the
+// generator only writes canonical ones; a non-canonical literal, which the
+// old split wrote whole, is split too: the same bytes either way).
+func TestSchemaFragmentsMatchParsedSplit(t *testing.T) {
+	var lits [][]byte
+	addCatalog := func(src []byte) {
+		cat, errs := ParseCatalog(registry.CatalogPath, src, CatalogOptions{})
+		if len(errs) > 0 {
+			return
+		}
+		if cat.Capability != nil {
+			lits = append(lits, cat.Capability)
+		}
+		for _, op := range cat.Operations {
+			if op.MCP != nil {
+				lits = append(lits, op.MCP.InputSchema)
+				if op.MCP.OutputSchema != nil {
+					lits = append(lits, op.MCP.OutputSchema)
+				}
+			}
+		}
+	}
+	addCatalog(syntheticCatalog(20, false))
+	addCatalog(syntheticCatalog(20, true))
+	files, _ := filepath.Glob("testdata/catalog/*.txtar")
+	files = append(files, "../e2e/attacks/testdata/catalog_hostile_text.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if strings.HasSuffix(f.Name, "catalog.v1.yaml") {
+				addCatalog(f.Data)
+			}
+		}
+	}
+	if src, err := os.ReadFile("../" + registry.CatalogPath); err == nil {
+		addCatalog(src)
+	}
+	long := strings.Repeat("z", 70)
+	for _, s := range []string{
+		`{}`, `[]`, `{"a":1}`, `"x"`, `12`, `null`,
+		`{"a":{"b":"` + long + `","c":[{"d":"` + long + `","e":1}]},"f":true}`,
+		`{"q\"uo\\te":"` + long + `","n":{"x":{"y":{"z":"` + long + `"}}},"m":-1500}`,
+		`[{"a":"` + long + `","b":"` + long + `"}]`,
+		`{"a":"` + long + `"`, `{"a" "b"}`, `{"a":1,}`, `nope{`,
+	} {
+		lits = append(lits, []byte(s))
+	}
+	if len(lits) < 50 {
+		t.Fatalf("only %d literals", len(lits))
+	}
+	for _, lit := range lits {
+		got, want := schemaFragments(lit), parsedFragments(lit)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", lit, got, want)
+		}
+	}
+}
+
+// parsedFragments is the split schemaFragments replaced.
+func parsedFragments(b []byte) []string {
+	v, err := schemajson.Parse(b)
+	if err != nil {
+		return []string{string(b)}
+	}
+	var lines []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+	}
+	var value func(v schemajson.Value)
+	value = func(v schemajson.Value) {
+		compact := schemajson.Compact(v)
+		if v.Kind != schemajson.Object || len(compact) <= schemaLineWidth {
+			cur.Write(compact)
+			return
+		}
+		cur.WriteByte('{')
+		for i, m := range v.Members {
+			if i > 0 {
+				cur.WriteByte(',')
+				flush()
+			}
+			cur.Write(schemajson.AppendString(nil, m.Key))
+			cur.WriteByte(':')
+			value(m.Value)
+		}
+		cur.WriteByte('}')
+	}
+	value(v)
+	flush()
+	if strings.Join(lines, "") != string(b) {
+		return []string{string(b)}
+	}
+	return lines
 }
