@@ -14,11 +14,13 @@ package vox
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
@@ -40,6 +42,7 @@ type Module struct {
 	resources []Resource
 	res       *resolve.Module
 	script    bool // compiled by CompileScript, with top-level statements
+	checked   *check.Result
 	progOnce  sync.Once
 	prog      *eval.Program // made by the first call (program)
 	ns        atomic.Pointer[nsCache]
@@ -69,14 +72,21 @@ type Resource struct {
 // Compile lexes, parses and checks one file; path is the repo-relative
 // slash path used in diagnostics. It never panics and never fails: errors
 // are diagnostics.
-func Compile(path string, src []byte) *Module { return compile(path, src, false) }
+func Compile(path string, src []byte) *Module { return compile(path, src, false, check.Options{}) }
+
+// CompileWith is Compile with checker options: Compat adds the
+// vox/compat/... warnings, Record keeps what every name is for the
+// queries of Module.Check (editors).
+func CompileWith(path string, src []byte, opts check.Options) *Module {
+	return compile(path, src, false, opts)
+}
 
 // CompileScript compiles a file as vox run FILE does when no function is
 // named (docs/vox-language.md, Scripts): its top-level statements, a
 // top-level let among them, are the body of a function main.
-func CompileScript(path string, src []byte) *Module { return compile(path, src, true) }
+func CompileScript(path string, src []byte) *Module { return compile(path, src, true, check.Options{}) }
 
-func compile(path string, src []byte, script bool) (m *Module) {
+func compile(path string, src []byte, script bool, opts check.Options) (m *Module) {
 	defer func() {
 		if r := recover(); r != nil {
 			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
@@ -89,6 +99,7 @@ func compile(path string, src []byte, script bool) (m *Module) {
 		parse = syntax.ParseScript
 	}
 	f, diags := parse(path, src)
+	opts.AfterParseErrors = diags.HasErrors()
 	res := resolve.File(f, universe, &diags)
 	m = &Module{path: path, script: f.Script != nil}
 	for _, d := range f.Decls {
@@ -134,9 +145,22 @@ func compile(path string, src []byte, script bool) (m *Module) {
 		}
 	}
 	m.res = res
+	// The checker's errors belong to functions (Broken), not to the file:
+	// they keep only those functions off the served surface.
+	fileErrors := diags.HasErrors()
+	m.checked = check.File(res, opts)
+	for _, d := range m.checked.Diagnostics {
+		if d.Code == "vox/decorator/unknown" {
+			// The checker's error replaces the parser's "ignored".
+			diags = slices.DeleteFunc(diags, func(x diag.Diagnostic) bool {
+				return x.Code == "vox/decorator/ignored" && x.Line == d.Line && x.Col == d.Col
+			})
+		}
+	}
+	diags = append(diags, m.checked.Diagnostics...)
 	diags.Sort()
 	m.diags = diags
-	m.hasErrors = diags.HasErrors()
+	m.hasErrors = fileErrors
 	return m
 }
 
@@ -175,8 +199,25 @@ func (m *Module) Path() string { return m.path }
 // de-duplicated.
 func (m *Module) Diagnostics() []diag.Diagnostic { return m.diags }
 
-// HasErrors reports whether the file failed to compile.
+// HasErrors reports whether the file failed to compile: a parse or
+// declaration error, which keeps the whole file off the surface. A
+// checker error keeps only its function off (Broken); Diagnostics holds
+// both.
 func (m *Module) HasErrors() bool { return m.hasErrors }
+
+// Check returns the checker's result: its diagnostics, the functions its
+// errors break and, when compiled with Record, what each name is.
+func (m *Module) Check() *check.Result { return m.checked }
+
+// Broken returns the checker error that keeps function name off the
+// served surface (its own, or one in a function it calls); ok is false
+// when there is none.
+func (m *Module) Broken(name string) (d diag.Diagnostic, ok bool) {
+	if m.checked == nil {
+		return d, false
+	}
+	return m.checked.Broken(name)
+}
 
 // IsScript reports whether the module was compiled by CompileScript and
 // has top-level statements: calling main runs them.

@@ -54,6 +54,11 @@ type Namespace struct {
 	index   map[string]*Func
 }
 
+// DeniesOthers reports whether calling a function the namespace lacks is
+// "capability denied" rather than undefined (fs.write): the checker warns
+// of it instead of suggesting a name.
+func (n *Namespace) DeniesOthers() bool { return n.deniedElse }
+
 // Func is one capability function: name, signature and implementation.
 // The implementation gets arguments whose number fits the signature.
 type Func struct {

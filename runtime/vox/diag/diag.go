@@ -45,6 +45,10 @@ type Diagnostic struct {
 	Code     string // vox/<area>/<name>
 	Message  string // lowercase, no trailing period
 	Fix      *Fix
+	// Help lines say what to do ("did you mean total?"); EndCol, when
+	// set, ends the span the caret marks (exclusive, on Line).
+	Help   []string
+	EndCol int
 }
 
 // String formats d as "path:line:col: severity: message [code]".

@@ -2,11 +2,9 @@
 // runs: locals and parameters to frame slots, captured variables to cells,
 // and the rest to module functions, module constants, constructors,
 // builtins or capability namespaces. A name that is none of these resolves
-// to Undefined, which fails only when evaluated (real tool files call
-// things like db.query that only the full platform provides); the resolver
-// reports such names as warnings in the code that tools and resources
-// reach, and turns the use of an unavailable function by a tool or
-// resource into an error.
+// to Undefined, which fails only when evaluated; the checker
+// (runtime/vox/check) reports it. The resolver turns the use of an
+// unavailable function by a tool or resource into an error.
 //
 // It sits between syntax and eval, as go.starlark.net's resolver does, and
 // annotates the tree in place: Ident.Binding holds a *Binding and the
@@ -123,8 +121,7 @@ type item struct {
 	fn        int // index in Funcs, or -1
 	cnst      int // index in Consts, or -1
 	name      string
-	refs      []ref // functions and constants it uses
-	undefined []*syntax.Ident
+	refs []ref // functions and constants it uses
 }
 
 type ref struct {
@@ -457,9 +454,6 @@ func (r *resolver) lookupName(name string, id *syntax.Ident) *Binding {
 	if i := slices.Index(r.uni.Namespaces, name); i >= 0 {
 		return r.shared(&r.namespaces, len(r.uni.Namespaces), Namespace, i, name)
 	}
-	if id != nil {
-		owner.undefined = append(owner.undefined, id)
-	}
 	return r.newBinding(Binding{Scope: Undefined, Name: name})
 }
 
@@ -737,8 +731,7 @@ func fieldNames(d *syntax.RecordDecl) string {
 }
 
 // reach walks from every tool and resource through the functions and
-// constants they use: undefined names there are warnings, and an
-// unavailable function there is an error.
+// constants they use: an unavailable function there is an error.
 func (r *resolver) reach() {
 	m := r.mod
 	type visit struct {
@@ -756,9 +749,6 @@ func (r *resolver) reach() {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
-		for _, id := range v.it.undefined {
-			r.warn(id.NamePos, "vox/resolve/undefined", "undefined: %s (calling it fails at run time)", id.Name)
-		}
 		for _, rf := range v.it.refs {
 			var next *item
 			if rf.fn >= 0 {
