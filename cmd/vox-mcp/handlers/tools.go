@@ -6,6 +6,7 @@ import (
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -75,7 +76,9 @@ func (h *Handlers) VoxCheck(_ *toolcall.Call, args catalog.VoxCheckArgs) (*catal
 		m = vox.Compile(rel, src)
 	}
 	ds := m.Diagnostics()
-	res := &catalog.VoxCheckResult{OK: !m.HasErrors(), Diagnostics: make([]catalog.VoxCheckResultDiagnosticsItem, len(ds))}
+	// ok is false on any error: a checker error keeps its function off
+	// the surface though the file compiles.
+	res := &catalog.VoxCheckResult{OK: !diag.List(ds).HasErrors(), Diagnostics: make([]catalog.VoxCheckResultDiagnosticsItem, len(ds))}
 	for i, d := range ds {
 		res.Diagnostics[i] = catalog.VoxCheckResultDiagnosticsItem{
 			Path:     d.Path,

@@ -103,11 +103,11 @@ type checker struct {
 	scope   []*local // the locals in scope, for suggestions
 	imports map[string]bool
 
-	rec   *recorder
+	rec *recorder
 	// pending are the undefined names: errors where a tool, a resource or
 	// the script reaches them, warnings elsewhere (result decides).
 	pending []pendingDiag
-	leave flow // how the last expression of type never left
+	leave   flow // how the last expression of type never left
 }
 
 type pendingDiag struct {
@@ -138,7 +138,9 @@ func File(m *resolve.Module, opts Options) *Result {
 		case *syntax.RecordDecl:
 			c.ts.records[d.Name] = true
 		case *syntax.ImportDecl:
-			for _, part := range strings.FieldsFunc(d.Path, func(r rune) bool { return r == '.' || r == '/' || r == ':' || r == '{' || r == '}' || r == ',' || r == ' ' }) {
+			for _, part := range strings.FieldsFunc(d.Path, func(r rune) bool {
+				return r == '.' || r == '/' || r == ':' || r == '{' || r == '}' || r == ',' || r == ' '
+			}) {
 				c.imports[part] = true
 			}
 		}

@@ -17,8 +17,8 @@ type sigType struct {
 	name  string     // str, int, list, map, fn, any, ... or the variable
 	isVar bool
 	args  []*sigType
-	ret   *sigType  // fn
-	bound *sigType  // the constraint of a variable
+	ret   *sigType // fn
+	bound *sigType // the constraint of a variable
 }
 
 // parseSig parses a signature's type text; what it does not understand is

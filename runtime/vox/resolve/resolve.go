@@ -118,9 +118,9 @@ type Module struct {
 
 // item is a unit of reachability: a module function or a constant.
 type item struct {
-	fn        int // index in Funcs, or -1
-	cnst      int // index in Consts, or -1
-	name      string
+	fn   int // index in Funcs, or -1
+	cnst int // index in Consts, or -1
+	name string
 	refs []ref // functions and constants it uses
 }
 
