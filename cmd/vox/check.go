@@ -18,7 +18,8 @@ import (
 
 // runCheck is "vox check [--format text|json] PATH...": it compiles every
 // .vox file named or found under the named folders, prints each diagnostic
-// as "path:line:col: severity: message [code]" on stderr and the summary
+// as rustc does ("path:line:col: severity: message [code]", the source
+// line with a caret, "= help:" lines; diag.Render) on stderr and the summary
 // "checked F file(s): E error(s), W warning(s)" on stdout, or with
 // --format json the report {"ok": bool, "diagnostics": [D]} on stdout. It
 // exits 1 when any diagnostic is an error.
@@ -43,6 +44,7 @@ func runCheck(s *streams, args []string) int {
 	}
 	files, failed := checkFiles(s, paths)
 	var all diag.List
+	sources := map[string][]byte{}
 	for _, f := range files {
 		src, err := safefs.ReadNamedFile(f, workspace.MaxSourceBytes)
 		if err != nil {
@@ -50,7 +52,9 @@ func runCheck(s *streams, args []string) int {
 			failed = true
 			continue
 		}
-		all = append(all, voxlang.Compile(displayPath(f), src).Diagnostics()...)
+		p := displayPath(f)
+		sources[p] = src
+		all = append(all, voxlang.Compile(p, src).Diagnostics()...)
 	}
 	errs, warns := all.Count()
 	if *format == "json" {
@@ -65,7 +69,7 @@ func runCheck(s *streams, args []string) int {
 		fmt.Fprintf(s.out, "%s\n", out)
 	} else {
 		for _, d := range all {
-			fmt.Fprintln(s.err, d)
+			fmt.Fprint(s.err, d.Render(sources[d.Path]))
 		}
 		fmt.Fprintf(s.out, "checked %d file(s): %d error(s), %d warning(s)\n", len(files), errs, warns)
 	}

@@ -49,7 +49,7 @@ func TestCheckReportsErrorsAndExitsOne(t *testing.T) {
 	if out != "checked 2 file(s): 1 error(s), 0 warning(s)\n" {
 		t.Errorf("stdout %q", out)
 	}
-	if errOut != "a/b/bad.vox:3:5: error: unterminated string [vox/lexer/unterminated-string]\n" {
+	if errOut != "a/b/bad.vox:3:5: error: unterminated string [vox/lexer/unterminated-string]\n  |\n3 |     \"unterminated\n  |     ^\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 
@@ -84,5 +84,49 @@ func TestCheckUsage(t *testing.T) {
 	}
 	if code, _, errOut := vox(t, "check", "does-not-exist.vox"); code != 1 || !strings.Contains(errOut, "does-not-exist.vox") {
 		t.Errorf("missing file: exit %d %q", code, errOut)
+	}
+}
+
+// The issue's mistakes, checked as a new user would: each is an error at
+// its line, printed as rustc does with a suggestion where one exists.
+func TestCheckReportsTypeProblems(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"tools/mistakes.vox": `@tool "Total"
+fn total_of(xs: list[int]) to int {
+    let mut total = 0
+    for x in xs { total += x }
+    totl
+}
+
+@tol "Greet"
+fn greet(name: str) to str { "Hello, " + name }
+
+@tool "Length"
+fn length(name: str) to int { name.lenght() }
+`,
+	})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "check", "tools")
+	if code != 1 || out != "checked 1 file(s): 3 error(s), 0 warning(s)\n" {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	want := `tools/mistakes.vox:5:5: error: undefined: totl [vox/name/undefined]
+  |
+5 |     totl
+  |     ^^^^
+  = help: did you mean total?
+tools/mistakes.vox:8:1: error: unknown decorator @tol [vox/decorator/unknown]
+  |
+8 | @tol "Greet"
+  | ^^^^
+  = help: did you mean @tool?
+tools/mistakes.vox:12:36: error: no method lenght on str [vox/method/unknown]
+   |
+12 | fn length(name: str) to int { name.lenght() }
+   |                                    ^^^^^^
+   = help: did you mean len?
+`
+	if errOut != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
 	}
 }

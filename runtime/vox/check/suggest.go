@@ -1,29 +1,44 @@
 package check
 
-// suggest returns the candidate closest to name by edit distance, when
-// it is within maxDist and closer than half the name's length (so a
-// short name is not "corrected" to an unrelated one); "" otherwise. Ties
-// go to the first in sorted order, so the suggestion is deterministic.
+import "strings"
+
+// suggest returns the candidate closest to name by edit distance: within
+// maxDist and at most half the name's length, or a longer distance (up to
+// 3) for a candidate that shares the name's first three letters (lenght:
+// len). Ties go to a candidate that holds the name's letters in order (a
+// dropped letter: totl, total), then to the first in sorted order, so
+// the suggestion is deterministic. Names of one or two letters get none.
 func suggest(name string, candidates []string, maxDist int) string {
-	best, bestD := "", maxDist+1
-	limit := len(name) / 2
-	if limit < 1 {
-		limit = 1
-	}
-	for _, c := range candidates {
-		if c == name || c == "" {
-			continue
-		}
-		if d := distance(name, c, bestD); d < bestD || d == bestD && best != "" && c < best {
-			if d <= limit || d == 1 {
-				best, bestD = c, d
-			}
-		}
-	}
-	if bestD > maxDist {
+	if len(name) <= 2 {
 		return ""
 	}
+	best, bestD, bestSub := "", 4, false
+	for _, c := range candidates {
+		if c == name || len(c) <= 1 {
+			continue
+		}
+		d := distance(name, c, 3)
+		ok := d <= maxDist && d <= max(1, len(name)/2) || d <= 3 && len(c) >= 3 && strings.HasPrefix(name, c[:3]) && strings.HasPrefix(c, name[:3])
+		if !ok {
+			continue
+		}
+		sub := subsequence(name, c) || subsequence(c, name)
+		if d < bestD || d == bestD && (sub && !bestSub || sub == bestSub && c < best) {
+			best, bestD, bestSub = c, d, sub
+		}
+	}
 	return best
+}
+
+// subsequence reports whether the letters of a appear in b in order.
+func subsequence(a, b string) bool {
+	i := 0
+	for j := 0; j < len(b) && i < len(a); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a)
 }
 
 // Suggest is suggest for other packages (scan configs, fixture keys):

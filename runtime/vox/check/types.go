@@ -53,7 +53,6 @@ var (
 	tUnit      = &Type{Kind: KUnit}
 	tNever     = &Type{Kind: KNever}
 	tListAny   = &Type{Kind: KList, Args: []*Type{tUnknown}}
-	tMapAny    = &Type{Kind: KMap, Args: []*Type{tUnknown}}
 	tTupleAny  = &Type{Kind: KTuple}
 	tFuncAny   = &Type{Kind: KFunc}
 	tOptionAny = &Type{Kind: KOption, Args: []*Type{tUnknown}}

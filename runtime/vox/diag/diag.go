@@ -5,10 +5,13 @@
 package diag
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Severity says whether a diagnostic fails a load (Error) or not (Warning).
@@ -137,4 +140,67 @@ func (l List) Count() (errors, warnings int) {
 		}
 	}
 	return errors, warnings
+}
+
+// Render writes d as rustc does: the "path:line:col: severity: message
+// [code]" line, the source line with a caret under the span (EndCol, or
+// the word at Col), and a "= help:" line per help line. src is the file's
+// text; without it (or past its end) only the first line and the help are
+// written.
+func (d Diagnostic) Render(src []byte) string {
+	var b strings.Builder
+	b.WriteString(d.String())
+	b.WriteByte('\n')
+	line, ok := sourceLine(src, d.Line)
+	num := strconv.Itoa(d.Line)
+	pad := strings.Repeat(" ", len(num))
+	if ok && d.Col >= 1 && d.Col <= len(line)+1 {
+		fmt.Fprintf(&b, "%s |\n%s | %s\n%s | ", pad, num, line, pad)
+		// Keep tabs so that the caret lines up under the text.
+		for _, c := range []byte(line[:d.Col-1]) {
+			if c == '\t' {
+				b.WriteByte('\t')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		width := d.EndCol - d.Col
+		if width <= 0 {
+			width = wordLen(line[d.Col-1:])
+		}
+		b.WriteString(strings.Repeat("^", max(width, 1)))
+		b.WriteByte('\n')
+	}
+	for _, h := range d.Help {
+		fmt.Fprintf(&b, "%s = help: %s\n", pad, h)
+	}
+	return b.String()
+}
+
+// sourceLine returns line n (1-based) of src without its line end.
+func sourceLine(src []byte, n int) (string, bool) {
+	if n < 1 || src == nil {
+		return "", false
+	}
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimRight(string(src), "\r"), true
+}
+
+// wordLen is the length of the name or number at the start of s (1 for
+// anything else).
+func wordLen(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == '_' || s[n] == '@' && n == 0 || s[n] == '.' && n > 0 || 'a' <= s[n] && s[n] <= 'z' || 'A' <= s[n] && s[n] <= 'Z' || '0' <= s[n] && s[n] <= '9') {
+		n++
+	}
+	return max(n, 1)
 }

@@ -1,0 +1,128 @@
+package check_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+)
+
+// The issue's mistakes carry a suggestion where one exists: the help
+// lines and fixes an editor or an agent applies.
+func TestSuggestions(t *testing.T) {
+	cases := []struct {
+		src, code, help, fix string
+	}{
+		{"@tool \"t\"\nfn t(xs: list[int]) to int {\n    let total = xs.len()\n    totl\n}\n", "vox/name/undefined", "did you mean total?", "total"},
+		{"@tool \"t\"\nfn t(name: str) to int {\n    name.lenght()\n}\n", "vox/method/unknown", "did you mean len?", "len"},
+		{"@tol \"t\"\nfn t(name: str) to str {\n    name\n}\n", "vox/decorator/unknown", "did you mean @tool?", "@tool"},
+		{"@tool \"t\"\nfn t() to str {\n    json.stringfy(1)\n}\n", "vox/method/unknown", "did you mean json.stringify?", "stringify"},
+		{"fn f(count: int) to int { count }\n@tool \"t\"\nfn t() to int {\n    f(cuont = 1)\n}\n", "vox/call/unknown-argument", "did you mean count?", ""},
+	}
+	for _, c := range cases {
+		m := vox.Compile("t.vox", []byte(c.src))
+		i := slices.IndexFunc(m.Diagnostics(), func(d diag.Diagnostic) bool { return d.Code == c.code })
+		if i < 0 {
+			t.Errorf("%q: no %s in %v", c.src, c.code, m.Diagnostics())
+			continue
+		}
+		d := m.Diagnostics()[i]
+		if d.Severity != diag.Error || len(d.Help) == 0 || d.Help[0] != c.help {
+			t.Errorf("%s: got %v %q, want the error with help %q", c.code, d.Severity, d.Help, c.help)
+		}
+		if c.fix != "" && (d.Fix == nil || d.Fix.NewText != c.fix || d.Fix.Line != d.Line || d.Fix.Col != d.Col) {
+			t.Errorf("%s: fix %+v, want %q at %d:%d", c.code, d.Fix, c.fix, d.Line, d.Col)
+		}
+	}
+}
+
+// A checker error keeps its function, and what calls it, off the
+// surface; the rest of the file stays.
+func TestBroken(t *testing.T) {
+	src := `fn helper(x: int) to str { x }
+
+@tool "Calls the broken helper"
+fn uses_helper() to str { helper(1) }
+
+@tool "Fine"
+fn fine() to int { 1 }
+`
+	m := vox.Compile("b.vox", []byte(src))
+	if m.HasErrors() {
+		t.Fatalf("a checker error is not a file error: %v", m.Diagnostics())
+	}
+	d, ok := m.Broken("helper")
+	if !ok || d.Line != 1 || d.Code != "vox/return/type" {
+		t.Errorf("helper: %v %v", d, ok)
+	}
+	d, ok = m.Broken("uses_helper")
+	if !ok || !strings.Contains(d.Message, "it uses function helper, which has an error at 1:28") {
+		t.Errorf("uses_helper: %v %v", d, ok)
+	}
+	if d, ok := m.Broken("fine"); ok {
+		t.Errorf("fine is broken: %v", d)
+	}
+}
+
+// The queries of a recorded check answer an editor: hover, definition,
+// completion of names and members.
+func TestQueries(t *testing.T) {
+	src := `type Point { x: int, y: int }
+
+fn norm(p: Point) to int { p.x * p.x + p.y * p.y }
+
+@tool "Queries"
+fn q(name: str, n: int = 2) to str {
+    let greeting = "hi " + name
+    let size = norm(Point { x: n, y: 1 })
+    greeting.to_upper() + str(size)
+}
+`
+	m := vox.CompileWith("q.vox", []byte(src), check.Options{Record: true})
+	r := m.Check()
+	if info, ok := r.At(9, 5); !ok || info.Name != "greeting" || info.Type != "str" || info.Kind != "variable" || info.DefLine != 7 || info.DefCol != 9 {
+		t.Errorf("hover greeting: %+v %v", info, ok)
+	}
+	if info, ok := r.At(8, 16); !ok || info.Kind != "function" || info.Signature != "norm(p: Point) to int" {
+		t.Errorf("hover norm: %+v %v", info, ok)
+	}
+	if info, ok := r.At(9, 14); !ok || info.Kind != "method" || !strings.Contains(info.Signature, "to_upper") {
+		t.Errorf("hover to_upper: %+v %v", info, ok)
+	}
+	if info, ok := r.At(3, 30); !ok || info.Kind != "field" || info.Type != "int" || info.DefLine != 1 {
+		t.Errorf("hover p.x: %+v %v", info, ok)
+	}
+	if l, c, ok := r.Definition(8, 16); !ok || l != 3 || c != 4 {
+		t.Errorf("definition of norm: %d:%d %v", l, c, ok)
+	}
+	names := r.Names(9, 5)
+	for _, want := range []string{"greeting", "size", "name", "n", "norm", "len", "fs"} {
+		if !slices.ContainsFunc(names, func(i check.Info) bool { return i.Name == want }) {
+			t.Errorf("completion at 9:5 lacks %s", want)
+		}
+	}
+	if slices.ContainsFunc(r.Names(3, 28), func(i check.Info) bool { return i.Name == "greeting" }) {
+		t.Error("completion in norm offers a local of q")
+	}
+	members := check.Members("str")
+	if !slices.ContainsFunc(members, func(i check.Info) bool { return i.Name == "to_upper" }) ||
+		!slices.ContainsFunc(check.Members("fs"), func(i check.Info) bool { return i.Name == "read" }) {
+		t.Errorf("members: %v", members)
+	}
+	if !slices.Contains(check.Decorators(), "@tool") {
+		t.Error("decorators lack @tool")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"totl", "total"}, {"lenght", "length"}, {"tools", "tool"}, {"lenn", "length"}, {"x", ""}, {"zzzz", ""},
+	} {
+		if got := check.Suggest(c.name, []string{"total", "length", "tool", "y"}); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
