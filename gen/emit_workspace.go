@@ -98,6 +98,9 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 			tv.str("Name", t.Name)
 			tv.str("Description", t.Description)
 			tv.add("InputSchema", goSchema(t.InputSchema))
+			if t.OutputSchema != nil {
+				tv.add("OutputSchema", goSchema(t.OutputSchema))
+			}
 			tv.str("Signature", t.Signature)
 			tv.str("Path", t.Path)
 			tv.add("Line", goInt(t.Line))

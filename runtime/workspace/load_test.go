@@ -239,10 +239,19 @@ func TestToolModuleRecompilesEditedFile(t *testing.T) {
 func TestSnapshotSurface(t *testing.T) {
 	root := workspaceTree(t, cfgExamples, map[string]string{
 		"go.mod":      "module example.com/ws\n\ngo 1.26\n",
-		"tools/s.vox": "@tool \"Snap\"\nfn snap(x: int = 1) to int { x }\n\n@resource(\"docs://s.md\", \"S\")\nfn s() to str { \"s\" }\n",
+		"tools/s.vox": "@tool \"Snap\"\nfn snap(x: int = 1) to int { x }\n\n@resource(\"docs://s.md\", \"S\")\nfn s() to str { \"s\" }\n" +
+			"@tool \"Counts\"\nfn counts() to map[str, int] { {a: 1} }\n",
 	})
 	s := load(t, &Loader{Root: root})
 	snap := s.Snapshot(ModulePath(root))
+	// The outputSchema of an object-shaped result is part of the snapshot
+	// (docs/tool-results.md §2); other tools have none.
+	if got := string(snap.Tools[0].OutputSchema); snap.Tools[0].Name != "counts" || got != `{"additionalProperties":{"type":"integer"},"type":"object"}` {
+		t.Errorf("snapshot tool %s has the outputSchema %s", snap.Tools[0].Name, got)
+	}
+	if snap.Tools[1].OutputSchema != nil {
+		t.Errorf("snapshot tool %s has an outputSchema", snap.Tools[1].Name)
+	}
 	if snap.Module != "example.com/ws" || !snap.Describes(root) {
 		t.Fatalf("snapshot %+v does not describe its own root", snap)
 	}

@@ -33,10 +33,13 @@ type SnapshotTool struct {
 	Name        string
 	Description string
 	InputSchema json.RawMessage
-	Signature   string
-	Path        string
-	Line        int
-	Hash        string
+	// OutputSchema is nil unless the tool's result is object-shaped
+	// (docs/tool-results.md §2).
+	OutputSchema json.RawMessage
+	Signature    string
+	Path         string
+	Line         int
+	Hash         string
 }
 
 // SnapshotResource is a resource of a snapshot.
@@ -55,7 +58,7 @@ type SnapshotResource struct {
 func (s *Surface) Snapshot(module string) *Snapshot {
 	snap := &Snapshot{Module: module, ConfigSHA256: s.Config.SHA256, Result: s.Result}
 	for _, t := range s.Tools {
-		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.Signature, t.Path, t.Line, t.Hash})
+		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash})
 	}
 	for _, r := range s.Resources {
 		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Path, r.Line, r.Hash})
@@ -117,7 +120,7 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 		return f
 	}
 	for _, t := range snap.Tools {
-		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Signature: t.Signature,
+		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Signature: t.Signature,
 			Path: t.Path, Line: t.Line, Hash: t.Hash, file: file(t.Path)}
 		s.tools[t.Name] = len(s.Tools)
 		s.Tools = append(s.Tools, tool)

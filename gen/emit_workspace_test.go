@@ -1,0 +1,35 @@
+package gen
+
+import (
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
+)
+
+// TestRenderSnapshotOutputSchema: a tool with an object-shaped result
+// keeps its outputSchema in the generated tables (docs/tool-results.md
+// §2); a tool without one gets no OutputSchema field, so the tables of
+// plain tools do not change.
+func TestRenderSnapshotOutputSchema(t *testing.T) {
+	snap := &workspace.Snapshot{Module: "m", Tools: []workspace.SnapshotTool{
+		{Name: "counts", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"additionalProperties":{"type":"integer"},"type":"object"}`), Path: "a.vox", Line: 1},
+		{Name: "hello", InputSchema: json.RawMessage(`{"type":"object"}`), Path: "a.vox", Line: 4},
+	}}
+	src, err := renderWorkspace(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "workspace.go", src, 0); err != nil {
+		t.Fatalf("the tables do not parse: %v\n%s", err, src)
+	}
+	if n := strings.Count(string(src), "OutputSchema: json.RawMessage("); n != 1 {
+		t.Errorf("%d OutputSchema fields, want 1:\n%s", n, src)
+	}
+	if !strings.Contains(string(src), `"additionalProperties":{"type":"integer"}`) {
+		t.Errorf("the outputSchema is missing:\n%s", src)
+	}
+}
