@@ -238,7 +238,7 @@ func TestToolModuleRecompilesEditedFile(t *testing.T) {
 
 func TestSnapshotSurface(t *testing.T) {
 	root := workspaceTree(t, cfgExamples, map[string]string{
-		"go.mod":      "module example.com/ws\n\ngo 1.26\n",
+		"go.mod": "module example.com/ws\n\ngo 1.26\n",
 		"tools/s.vox": "@tool \"Snap\"\nfn snap(x: int = 1) to int { x }\n\n@resource(\"docs://s.md\", \"S\")\nfn s() to str { \"s\" }\n" +
 			"@tool \"Counts\"\nfn counts() to map[str, int] { {a: 1} }\n",
 	})
