@@ -138,6 +138,28 @@ func TestInspectorCLI(t *testing.T) {
 			}
 		}
 	})
+	// Every installed skill is a prompt (docs/skills.md §9).
+	t.Run("prompts", func(t *testing.T) {
+		list := inspector(t, inspectorOK, "--method", "prompts/list")
+		var names []string
+		for _, p := range list["prompts"].([]any) {
+			names = append(names, p.(map[string]any)["name"].(string))
+		}
+		if !slices.Contains(names, "release-notes") || !slices.Contains(names, "pdf-forms") {
+			t.Fatalf("prompts/list: %v", names)
+		}
+		got := inspector(t, inspectorOK, "--method", "prompts/get", "--prompt-name", "release-notes", "--prompt-args", "task=notes for v1.2")
+		msgs := got["messages"].([]any)
+		text := str(msgs[0].(map[string]any)["content"].(map[string]any)["text"])
+		if !strings.HasSuffix(text, "\n\nTask: notes for v1.2") || len(msgs) < 2 {
+			t.Errorf("prompts/get release-notes: %v", got)
+		}
+	})
+	t.Run("logging/setLevel", func(t *testing.T) {
+		if res := inspector(t, inspectorOK, "--method", "logging/setLevel", "--log-level", "debug"); len(res) != 0 {
+			t.Errorf("logging/setLevel: %v", res)
+		}
+	})
 }
 
 func str(v any) string { s, _ := v.(string); return s }

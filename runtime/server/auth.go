@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
 
 // Environment variables holding the HTTP bearer tokens (docs/federation.md §8).
@@ -132,8 +134,12 @@ func (s *Server) checkReadRole(ctx context.Context, name string, entry *toolEntr
 // them (mcp-go answers with -32600 and this text). The read role may use
 // initialize and server/discover (its 2026-07-28 counterpart), ping,
 // subscriptions/listen (the 2026-07-28 stream for list_changed), every
-// */list method, resources/read of skill:// resources, and tools/call,
-// which checkReadRole narrows per tool so that a denied call is an error
+// */list method, logging/setLevel, completion/complete (what it completes
+// comes from skills and the workspace's names; docs/federation.md §8),
+// resources/read, subscribe and unsubscribe of skill:// resources,
+// prompts/get of skill prompts — never of workspace prompts or resources,
+// whose functions run code of the repository — and tools/call, which
+// checkReadRole narrows per tool so that a denied call is an error
 // result. Notifications and responses never reach this hook.
 func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error {
 	if roleFrom(ctx) != roleRead {
@@ -144,11 +150,13 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 		return errors.New("read role: the request could not be inspected: use a full-access token")
 	}
 	// mcp-go decodes the same bytes with encoding/json into fields of the
-	// same names, so this sees the method and URI that mcp-go dispatches on.
+	// same names, so this sees the method, URI and name that mcp-go
+	// dispatches on.
 	var req struct {
 		Method string `json:"method"`
 		Params struct {
-			URI string `json:"uri"`
+			URI  string `json:"uri"`
+			Name string `json:"name"`
 		} `json:"params"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
@@ -156,16 +164,36 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 	}
 	switch mcp.MCPMethod(req.Method) {
 	case mcp.MethodInitialize, mcp.MethodServerDiscover, mcp.MethodPing,
-		mcp.MethodSubscriptionsListen, mcp.MethodToolsCall:
+		mcp.MethodSubscriptionsListen, mcp.MethodToolsCall, mcp.MethodSetLogLevel, mcp.MethodCompletionComplete:
 		return nil
-	case mcp.MethodResourcesRead:
+	case mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
 		if strings.HasPrefix(req.Params.URI, "skill://") {
 			return nil
 		}
-		return fmt.Errorf("read role may not read %s: use a full-access token", req.Params.URI)
+		return fmt.Errorf("read role may not %s %s: use a full-access token", strings.TrimPrefix(req.Method, "resources/"), req.Params.URI)
+	case mcp.MethodPromptsGet:
+		if s.promptSourceOf(req.Params.Name) == registry.SourceSkill {
+			return nil
+		}
+		return fmt.Errorf("read role may not get prompt %s: use a full-access token", req.Params.Name)
 	}
 	if strings.HasSuffix(req.Method, "/list") {
 		return nil
 	}
 	return fmt.Errorf("read role may not call %s: use a full-access token", req.Method)
+}
+
+// readRolePrompts is the prompt filter of mcp-go: the read role sees the
+// skill prompts only (see readRoleRequest).
+func (s *Server) readRolePrompts(ctx context.Context, prompts []mcp.Prompt) []mcp.Prompt {
+	if roleFrom(ctx) != roleRead {
+		return prompts
+	}
+	kept := prompts[:0:0]
+	for _, p := range prompts {
+		if s.promptSourceOf(p.Name) == registry.SourceSkill {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
@@ -141,7 +142,23 @@ func newRoleServer(t *testing.T) *Server {
 	if err := s.syncTools(); err != nil {
 		t.Fatal(err)
 	}
+	s.promptSources = append(s.promptSources, fixedPrompts{
+		{prompt: mcp.Prompt{Name: "workspace-prompt", Description: "w"}, source: registry.SourceWorkspace, handler: textPrompt("from the workspace")},
+		{prompt: mcp.Prompt{Name: "skill-prompt", Description: "s"}, source: registry.SourceSkill, handler: textPrompt("from a skill")},
+	})
+	s.syncPrompts()
 	return s
+}
+
+// fixedPrompts contributes the same prompts on every sync.
+type fixedPrompts []promptEntry
+
+func (f fixedPrompts) promptEntries() []promptEntry { return f }
+
+func textPrompt(text string) mcpserver.PromptHandlerFunc {
+	return func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}}, nil
+	}
 }
 
 func TestCheckListenAddr(t *testing.T) {
@@ -266,6 +283,11 @@ func TestReadRole(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}`,
 		`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`,
 		`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill://index.json"}}`,
+		`{"jsonrpc":"2.0","id":16,"method":"logging/setLevel","params":{"level":"debug"}}`,
+		`{"jsonrpc":"2.0","id":17,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"skill-prompt"},"argument":{"name":"task","value":""}}}`,
+		`{"jsonrpc":"2.0","id":18,"method":"prompts/get","params":{"name":"skill-prompt"}}`,
+		`{"jsonrpc":"2.0","id":19,"method":"resources/subscribe","params":{"uri":"skill://index.json"}}`,
+		`{"jsonrpc":"2.0","id":20,"method":"resources/unsubscribe","params":{"uri":"skill://index.json"}}`,
 	}
 	for _, body := range allowed {
 		resp := reader.rpc(body)
@@ -274,14 +296,14 @@ func TestReadRole(t *testing.T) {
 		}
 	}
 	denied := map[string]string{
-		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:            "read role may not read vox://notes/today: use a full-access token",
-		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"skill://index.json"}}`:      "read role may not call resources/subscribe: use a full-access token",
-		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"x"}}`:                             "read role may not call prompts/get: use a full-access token",
-		`{"jsonrpc":"2.0","id":11,"method":"logging/setLevel","params":{"level":"debug"}}`:                   "read role may not call logging/setLevel: use a full-access token",
-		`{"jsonrpc":"2.0","id":12,"method":"completion/complete","params":{}}`:                               "read role may not call completion/complete: use a full-access token",
-		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"x"}}`:                             "read role may not call prompts/get: use a full-access token",
-		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"x"}}`:             "read role may not call prompts/get: use a full-access token",
-		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`: "read role may not read file:///x: use a full-access token",
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:               "read role may not read vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"vox://notes/today"}}`:          "read role may not subscribe vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                 "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                "read role may not get prompt x: use a full-access token",
+		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                "read role may not call tasks/get: use a full-access token",
+		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                 "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`: "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:    "read role may not read file:///x: use a full-access token",
 	}
 	for body, want := range denied {
 		resp := reader.rpc(body)
@@ -292,6 +314,15 @@ func TestReadRole(t *testing.T) {
 		if e, ok := full.rpc(body)["error"].(map[string]any); ok && strings.Contains(fmt.Sprint(e["message"]), "read role") {
 			t.Errorf("%s refused with full access: %v", body, e)
 		}
+	}
+
+	// The read role lists the skill prompts only.
+	var prompts []string
+	for _, p := range reader.rpc(`{"jsonrpc":"2.0","id":21,"method":"prompts/list"}`)["result"].(map[string]any)["prompts"].([]any) {
+		prompts = append(prompts, p.(map[string]any)["name"].(string))
+	}
+	if fmt.Sprint(prompts) != "[skill-prompt]" {
+		t.Errorf("the read role lists prompts %v", prompts)
 	}
 
 	// stdio and in-process requests carry no role: full access.

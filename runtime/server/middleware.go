@@ -12,6 +12,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
 // A callCheck runs before a tool's handler. It returns "" to let the call
@@ -38,6 +39,8 @@ func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandle
 				return errorResult(denial), nil
 			}
 		}
+		// The call talks back to its own session only (logging.go).
+		ctx = toolcall.WithClient(ctx, s.clientOf(ctx, req.Params.Meta))
 		res, err = next(ctx, req)
 		if err != nil {
 			return errorResult(err.Error()), nil

@@ -137,6 +137,15 @@ type Server struct {
 	resourceSources     []resourceSource
 	resMu               sync.Mutex
 	registeredResources map[string]mcp.Resource
+
+	// promptSources contribute prompts (workspace first, then skills);
+	// promptMu serialises syncPrompts, registeredPrompts is what mcp-go
+	// has and promptOrigins the source of each served prompt, for the
+	// read role (prompts.go).
+	promptSources     []promptSource
+	promptMu          sync.Mutex
+	registeredPrompts map[string]promptEntry
+	promptOrigins     atomic.Pointer[map[string]string]
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -165,6 +174,8 @@ func New(opts Options) (*Server, error) {
 	hooks.AddOnRequestInitialization(s.readRoleRequest)
 	// Calls of workspace tools wait for the first scan (workspace.go).
 	hooks.AddOnRequestInitialization(s.waitFirstScan)
+	// logging/setLevel is kept per session (logging.go).
+	hooks.AddOnRequestInitialization(s.recordLogLevel)
 	name := opts.Name
 	if name == "" {
 		name = Name
@@ -172,6 +183,9 @@ func New(opts Options) (*Server, error) {
 	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(),
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithResourceCapabilities(false, true),
+		mcpserver.WithLogging(),
+		mcpserver.WithPromptCapabilities(true),
+		mcpserver.WithPromptFilter(s.readRolePrompts),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
@@ -212,7 +226,9 @@ func New(opts Options) (*Server, error) {
 	s.syncResources()
 	if s.skills != nil {
 		s.skills.scheduleSelfTest()
+		s.promptSources = append(s.promptSources, s.skills)
 	}
+	s.syncPrompts()
 	return s, nil
 }
 

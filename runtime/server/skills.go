@@ -149,11 +149,13 @@ func sandboxSelfTestStarted(cfg sandbox.Config) bool {
 	return ok && v.(*selfTestRun).started.Load()
 }
 
-// changed follows every registry change: it re-registers the resources and
-// the tools (macro tools come and go with skills).
+// changed follows every registry change: it re-registers the resources,
+// the prompts (every skill is one) and the tools (macro tools come and go
+// with skills).
 func (p *skillPlane) changed(snap *skills.Snapshot) {
 	p.logMacroWarnings(snap)
 	p.syncResources(snap)
+	p.s.syncPrompts()
 	if err := p.s.syncTools(); err != nil {
 		p.s.log.Error("re-registering tools after a skills change", "err", err)
 	}

@@ -16,6 +16,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -275,7 +276,8 @@ func (w *workspaceSource) toolHandler(name string) mcpserver.ToolHandlerFunc {
 			l = w.s.log.With("tool", name)
 			log.Store(l)
 		}
-		return w.callTool(ctx, surface, t, req, l)
+		// What the tool prints also goes to the calling session (logging.go).
+		return w.callTool(ctx, surface, t, req, toolcall.ClientLogger(ctx, l, name))
 	}
 }
 
@@ -309,6 +311,7 @@ func (w *workspaceSource) resourceHandler(uri string) mcpserver.ResourceHandlerF
 		if !ok {
 			return nil, fmt.Errorf("workspace resource %s is gone since the last refresh", uri)
 		}
+		ctx = toolcall.WithClient(ctx, w.s.clientOf(ctx, req.Params.Meta))
 		return w.readResource(ctx, surface, r)
 	}
 }

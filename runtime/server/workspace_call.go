@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -58,7 +59,7 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 // failure becomes mcp-go's -32603 with the error text (docs/federation.md
 // §3, the wire-error table).
 func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource) ([]mcp.ResourceContents, error) {
-	text, err := surface.ReadResource(ctx, r, w.s.log.With("resource", r.URI))
+	text, err := surface.ReadResource(ctx, r, toolcall.ClientLogger(ctx, w.s.log.With("resource", r.URI), r.URI))
 	if err != nil {
 		return nil, errors.New(workspace.ErrorText(err))
 	}

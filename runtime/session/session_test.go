@@ -287,3 +287,45 @@ func TestMemoryStoreDropsExpiredState(t *testing.T) {
 		t.Fatalf("Drop: %v, %d left", err, m.Len())
 	}
 }
+
+// A session's log level and active skill are kept together: clearing the
+// skill keeps the level, Drop forgets both, and another session sees
+// neither.
+func TestMemoryStoreKeepsTheLogLevel(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	m := NewMemoryStore(10, func(string, time.Time) error { return nil })
+	m.now = c.now
+	exp := c.t.Add(time.Hour)
+	if _, ok, _ := m.LogLevel(ctx, "a"); ok {
+		t.Fatal("a level before any was set")
+	}
+	if err := m.SetLogLevel(ctx, "a", exp, "warning"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetActiveSkill(ctx, "a", exp, ActiveSkill{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ClearActiveSkill(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if l, ok, _ := m.LogLevel(ctx, "a"); !ok || l != "warning" {
+		t.Errorf("after clearing the skill: level %q %v", l, ok)
+	}
+	if _, ok, _ := m.LogLevel(ctx, "b"); ok {
+		t.Error("b sees a's level")
+	}
+	if err := m.ClearActiveSkill(ctx, "b"); err != nil || m.Len() != 1 {
+		t.Errorf("clearing a session without state: %v, %d sessions", err, m.Len())
+	}
+	m.Drop(ctx, "a")
+	if _, ok, _ := m.LogLevel(ctx, "a"); ok || m.Len() != 0 {
+		t.Error("Drop kept the level")
+	}
+	// An expired session's level is gone.
+	m.SetLogLevel(ctx, "c", exp, "debug")
+	c.t = exp
+	if _, ok, _ := m.LogLevel(ctx, "c"); ok {
+		t.Error("an expired session kept its level")
+	}
+}

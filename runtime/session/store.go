@@ -18,9 +18,9 @@ type ActiveSkill struct {
 }
 
 // Store is the per-session state: everything vox-mcp keeps about a
-// session besides its id. Today that is the active skill; the log level
-// and the resource subscriptions of a session are to be kept here too, so
-// that fleet mode can put all of it in one shared store.
+// session besides its id — the active skill, the log level it asked for
+// with logging/setLevel — so that fleet mode can put all of it in one
+// shared store.
 //
 // A session is named by its key (ID.Key; "stdio" for the process session
 // of stdio, which never expires). State is kept until the session's id
@@ -37,6 +37,12 @@ type Store interface {
 	SetActiveSkill(ctx context.Context, key string, expires time.Time, skill ActiveSkill) error
 	// ClearActiveSkill removes the session's active skill.
 	ClearActiveSkill(ctx context.Context, key string) error
+	// LogLevel returns the level the session asked for with
+	// logging/setLevel; ok is false when it asked for none.
+	LogLevel(ctx context.Context, key string) (level string, ok bool, err error)
+	// SetLogLevel keeps the session's log level until the session ends or
+	// expires.
+	SetLogLevel(ctx context.Context, key string, expires time.Time, level string) error
 	// Drop forgets everything of the session: it ended.
 	Drop(ctx context.Context, key string) error
 }
@@ -67,9 +73,10 @@ type MemoryStore struct {
 const purgeEvery = time.Minute
 
 type entry struct {
-	key     string
-	expires time.Time // zero: never
-	skill   *ActiveSkill
+	key      string
+	expires  time.Time // zero: never
+	skill    *ActiveSkill
+	logLevel string // "": none asked for
 }
 
 func (e *entry) expired(now time.Time) bool { return !e.expires.IsZero() && !now.Before(e.expires) }
@@ -85,19 +92,8 @@ func NewMemoryStore(max int, end func(key string, expires time.Time) error) *Mem
 func (m *MemoryStore) ActiveSkill(_ context.Context, key string) (ActiveSkill, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
-	m.purgeDue(now)
-	el, ok := m.sessions[key]
-	if !ok {
-		return ActiveSkill{}, false, nil
-	}
-	e := el.Value.(*entry)
-	if e.expired(now) {
-		m.remove(el)
-		return ActiveSkill{}, false, nil
-	}
-	m.lru.MoveToFront(el)
-	if e.skill == nil {
+	e := m.get(key)
+	if e == nil || e.skill == nil {
 		return ActiveSkill{}, false, nil
 	}
 	return *e.skill, true, nil
@@ -108,21 +104,79 @@ func (m *MemoryStore) SetActiveSkill(_ context.Context, key string, expires time
 	skill.Tools = slices.Clone(skill.Tools)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	e, err := m.put(key, expires)
+	if err != nil {
+		return err
+	}
+	e.skill = &skill
+	return nil
+}
+
+// LogLevel implements Store; a hit makes the session the most recently
+// used.
+func (m *MemoryStore) LogLevel(_ context.Context, key string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.get(key)
+	if e == nil || e.logLevel == "" {
+		return "", false, nil
+	}
+	return e.logLevel, true, nil
+}
+
+// SetLogLevel implements Store.
+func (m *MemoryStore) SetLogLevel(_ context.Context, key string, expires time.Time, level string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.put(key, expires)
+	if err != nil {
+		return err
+	}
+	e.logLevel = level
+	return nil
+}
+
+// get returns the live entry of key, made the most recently used, or nil.
+// It holds mu.
+func (m *MemoryStore) get(key string) *entry {
+	now := m.now()
+	m.purgeDue(now)
+	el, ok := m.sessions[key]
+	if !ok {
+		return nil
+	}
+	e := el.Value.(*entry)
+	if e.expired(now) {
+		m.remove(el)
+		return nil
+	}
+	m.lru.MoveToFront(el)
+	return e
+}
+
+// put returns the entry of key, made the most recently used with its
+// expiry updated, adding it (and making room) when there is none. It
+// holds mu.
+func (m *MemoryStore) put(key string, expires time.Time) (*entry, error) {
 	now := m.now()
 	m.purgeDue(now)
 	if el, ok := m.sessions[key]; ok {
 		e := el.Value.(*entry)
-		e.skill, e.expires = &skill, expires
+		if e.expired(now) {
+			*e = entry{key: key}
+		}
+		e.expires = expires
 		m.lru.MoveToFront(el)
-		return nil
+		return e, nil
 	}
 	if len(m.sessions) >= m.max {
 		if err := m.makeRoom(now); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	m.sessions[key] = m.lru.PushFront(&entry{key: key, expires: expires, skill: &skill})
-	return nil
+	e := &entry{key: key, expires: expires}
+	m.sessions[key] = m.lru.PushFront(e)
+	return e, nil
 }
 
 // makeRoom frees one place: the expired sessions go first, then the least
@@ -172,10 +226,19 @@ func (m *MemoryStore) remove(el *list.Element) {
 	m.lru.Remove(el)
 }
 
-// ClearActiveSkill implements Store.
-func (m *MemoryStore) ClearActiveSkill(ctx context.Context, key string) error {
-	// The active skill is all the state there is today.
-	return m.Drop(ctx, key)
+// ClearActiveSkill implements Store: the session's other state stays,
+// and a session left with none is forgotten.
+func (m *MemoryStore) ClearActiveSkill(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.sessions[key]; ok {
+		e := el.Value.(*entry)
+		e.skill = nil
+		if e.logLevel == "" {
+			m.remove(el)
+		}
+	}
+	return nil
 }
 
 // Drop implements Store.

@@ -14,7 +14,6 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 )
@@ -36,20 +35,21 @@ type Handler func(c *Call, arguments json.RawMessage) (result []byte, err error)
 // it; handlers written against Call then get it without a signature
 // change.
 type Call struct {
-	ctx           context.Context
-	row           *registry.Operation
-	progressToken mcp.ProgressToken
+	ctx context.Context
+	row *registry.Operation
 }
 
 // New is the server's constructor of a call's context: ctx is the
-// request's, row the tool's catalog row, and req the request, whose _meta
-// may carry a progress token.
+// request's (with the Client the server put in it), row the tool's
+// catalog row, and req the request, whose _meta may carry a progress
+// token.
 func New(ctx context.Context, row *registry.Operation, req *mcp.CallToolRequest) *Call {
-	c := &Call{ctx: ctx, row: row}
-	if req != nil && req.Params.Meta != nil {
-		c.progressToken = req.Params.Meta.ProgressToken
+	if req != nil && req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+		c, _ := ClientFrom(ctx)
+		c.ProgressToken = req.Params.Meta.ProgressToken
+		ctx = WithClient(ctx, c)
 	}
-	return c
+	return &Call{ctx: ctx, row: row}
 }
 
 // Context is the request's context: it is cancelled when the client
@@ -79,33 +79,15 @@ func (c *Call) AllowlistExempt() bool {
 // 0 when unknown. Errors (a session gone, a blocked channel) are returned
 // for callers that care; a handler may ignore them.
 func (c *Call) Progress(progress, total float64, message string) error {
-	if c.progressToken == nil {
-		return nil
-	}
-	srv := mcpserver.ServerFromContext(c.ctx)
-	if srv == nil {
-		return nil
-	}
-	params := map[string]any{"progressToken": c.progressToken, "progress": progress}
-	if total > 0 {
-		params["total"] = total
-	}
-	if message != "" {
-		params["message"] = message
-	}
-	return srv.SendNotificationToClient(c.ctx, string(mcp.MethodNotificationProgress), params)
+	return SendProgress(c.ctx, progress, total, message)
 }
 
 // Log sends notifications/message to the calling session, with the tool's
 // name as the logger, when the session asked for messages of that level
 // (logging/setLevel, or the request's log level under protocol
-// 2026-07-28); it does nothing otherwise.
+// 2026-07-28; see Client); it does nothing otherwise.
 func (c *Call) Log(level mcp.LoggingLevel, data any) error {
-	srv := mcpserver.ServerFromContext(c.ctx)
-	if srv == nil {
-		return nil
-	}
-	return srv.SendLogMessageToClient(c.ctx, mcp.NewLoggingMessageNotification(level, c.Tool(), data))
+	return SendLog(c.ctx, level, c.Tool(), data)
 }
 
 // Serve adapts one typed handler method to a Handler: decode checks the

@@ -1,0 +1,100 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/server"
+)
+
+// Every installed skill is a prompt (docs/skills.md §9): its id is the
+// name, its description the prompt's, with an optional task; prompts/get
+// returns the instructions and the small files as embedded resources;
+// installing and uninstalling a skill announce prompts/list_changed.
+func TestSkillsArePrompts(t *testing.T) {
+	s, _ := skillServer(t, server.Options{}, "pdf-forms", "release-notes")
+	caps := rpc(t, s, initializeBody)["result"].(map[string]any)["capabilities"].(map[string]any)
+	if p, ok := caps["prompts"].(map[string]any); !ok || p["listChanged"] != true {
+		t.Errorf("prompts capability %v", caps["prompts"])
+	}
+	list := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)["result"].(map[string]any)["prompts"].([]any)
+	var names []string
+	for _, p := range list {
+		m := p.(map[string]any)
+		names = append(names, m["name"].(string))
+		args := m["arguments"].([]any)
+		if m["description"] == "" || len(args) != 1 || args[0].(map[string]any)["name"] != "task" || args[0].(map[string]any)["required"] == true {
+			t.Errorf("prompt %v", m)
+		}
+	}
+	if fmt.Sprint(names) != "[pdf-forms release-notes]" {
+		t.Errorf("prompts %v", names)
+	}
+
+	get := func(args string) map[string]any {
+		t.Helper()
+		r := rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"pdf-forms"`+args+`}}`)
+		res, ok := r["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("prompts/get: %v", r)
+		}
+		return res
+	}
+	res := get(`,"arguments":{"task":"fill the tax form"}`)
+	msgs := res["messages"].([]any)
+	first := msgs[0].(map[string]any)
+	text := first["content"].(map[string]any)["text"].(string)
+	if first["role"] != "user" || !strings.HasPrefix(text, "# PDF forms") || !strings.HasSuffix(text, "\n\nTask: fill the tax form") {
+		t.Errorf("first message %v", first)
+	}
+	var embedded []string
+	for _, m := range msgs[1:] {
+		c := m.(map[string]any)["content"].(map[string]any)
+		r := c["resource"].(map[string]any)
+		if c["type"] != "resource" || (r["text"] == nil) == (r["blob"] == nil) {
+			t.Errorf("embedded %v", c)
+		}
+		embedded = append(embedded, r["uri"].(string))
+	}
+	if fmt.Sprint(embedded) != "[skill://pdf-forms/assets/logo.png skill://pdf-forms/assets/sample.pdf skill://pdf-forms/references/fields.json skill://pdf-forms/scripts/fill_form.py]" {
+		t.Errorf("embedded files %v", embedded)
+	}
+	if text := get(``)["messages"].([]any)[0].(map[string]any)["content"].(map[string]any)["text"].(string); strings.Contains(text, "Task:") {
+		t.Errorf("without a task: %q", text)
+	}
+	if r := rpc(t, s, `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"no-such-skill"}}`); r["error"] == nil {
+		t.Errorf("unknown prompt: %v", r)
+	}
+
+	ch := make(chan mcp.JSONRPCNotification, 100)
+	if err := s.MCP().RegisterSession(context.Background(), &notifySession{id: "watcher", ch: ch}); err != nil {
+		t.Fatal(err)
+	}
+	changed := func() bool {
+		seen := false
+		for len(ch) > 0 {
+			seen = seen || (<-ch).Method == "notifications/prompts/list_changed"
+		}
+		return seen
+	}
+	md, _ := json.Marshal(skillsMD("fresh", "A fresh skill.", ""))
+	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)
+	if !changed() {
+		t.Error("install: no prompts/list_changed")
+	}
+	if r := rpc(t, s, `{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"fresh"}}`); r["result"] == nil {
+		t.Errorf("the installed skill is no prompt: %v", r)
+	}
+	ok(t, s, "vox_skill_uninstall", `{"id":"fresh"}`)
+	if !changed() {
+		t.Error("uninstall: no prompts/list_changed")
+	}
+	if r := rpc(t, s, `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"fresh"}}`); r["error"] == nil {
+		t.Errorf("the uninstalled skill is still a prompt: %v", r)
+	}
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/skills"
+)
+
+// promptEntry is one prompt of the MCP plane and its handler.
+type promptEntry struct {
+	prompt  mcp.Prompt
+	source  string // registry.SourceWorkspace or SourceSkill
+	handler mcpserver.PromptHandlerFunc
+}
+
+// promptSource supplies the current prompts of one origin; implementations
+// return a fresh slice on every call.
+type promptSource interface {
+	promptEntries() []promptEntry
+}
+
+// syncPrompts merges every prompt source — workspace prompts first, so
+// that one shadows the skill prompt of the same name (reported in the
+// log) — and updates mcp-go's registrations with only what changed; each
+// step sends prompts/list_changed.
+func (s *Server) syncPrompts() {
+	s.promptMu.Lock()
+	defer s.promptMu.Unlock()
+	want := map[string]promptEntry{}
+	for _, src := range s.promptSources {
+		for _, e := range src.promptEntries() {
+			if prev, taken := want[e.prompt.Name]; taken {
+				s.log.Warn("a prompt is shadowed", "prompt", e.prompt.Name, "served", prev.source, "shadowed", e.source)
+				continue
+			}
+			want[e.prompt.Name] = e
+		}
+	}
+	var removed []string
+	for name := range s.registeredPrompts {
+		if _, ok := want[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	var changed []mcpserver.ServerPrompt
+	for name, e := range want {
+		if prev, ok := s.registeredPrompts[name]; !ok || prev.source != e.source || !reflect.DeepEqual(prev.prompt, e.prompt) {
+			changed = append(changed, mcpserver.ServerPrompt{Prompt: e.prompt, Handler: e.handler})
+		}
+	}
+	if len(removed) > 0 {
+		slices.Sort(removed)
+		s.mcp.DeletePrompts(removed...)
+	}
+	if len(changed) > 0 {
+		slices.SortFunc(changed, func(a, b mcpserver.ServerPrompt) int { return strings.Compare(a.Prompt.Name, b.Prompt.Name) })
+		s.mcp.AddPrompts(changed...)
+	}
+	s.registeredPrompts = want
+	sources := make(map[string]string, len(want))
+	for name, e := range want {
+		sources[name] = e.source
+	}
+	s.promptOrigins.Store(&sources)
+}
+
+// promptSourceOf is where the served prompt of that name comes from ("" when
+// none is served).
+func (s *Server) promptSourceOf(name string) string {
+	if m := s.promptOrigins.Load(); m != nil {
+		return (*m)[name]
+	}
+	return ""
+}
+
+// Limits of the files a skill prompt embeds (docs/skills.md §9): small
+// files travel with the instructions, the others stay skill:// resources
+// the client reads when it needs them.
+const (
+	promptFileMax  = 16 << 10
+	promptFilesMax = 64 << 10
+)
+
+// skillTaskArgument is the one, optional, argument of a skill prompt.
+var skillTaskArgument = mcp.PromptArgument{
+	Name:        "task",
+	Description: "What to do with the skill; it follows the instructions.",
+}
+
+// promptEntries makes every installed skill a prompt (docs/skills.md §9):
+// its id is the name, its description the prompt's.
+func (p *skillPlane) promptEntries() []promptEntry {
+	snap := p.reg.Snapshot()
+	out := make([]promptEntry, 0, snap.Len())
+	for _, in := range snap.Skills() {
+		out = append(out, promptEntry{
+			prompt: mcp.Prompt{
+				Name:        in.ID,
+				Title:       in.Name,
+				Description: in.Description,
+				Arguments:   []mcp.PromptArgument{skillTaskArgument},
+				Meta: &mcp.Meta{AdditionalFields: map[string]any{
+					"vox_source":   registry.SourceSkill,
+					"vox_skill_id": in.ID,
+				}},
+			},
+			source:  registry.SourceSkill,
+			handler: p.promptHandler(in.ID),
+		})
+	}
+	return out
+}
+
+// promptHandler answers prompts/get of a skill from the current snapshot:
+// one user message with the instructions (and the task, when given), then
+// one per small file of the skill as an embedded resource, in path order,
+// while they fit promptFilesMax together.
+func (p *skillPlane) promptHandler(id string) mcpserver.PromptHandlerFunc {
+	return func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		snap := p.reg.Snapshot()
+		in, ok := snap.Get(id)
+		if !ok || in.ID != id {
+			return nil, fmt.Errorf("skill %s is no longer installed: prompts/list shows the current prompts: %w", id, mcpserver.ErrPromptNotFound)
+		}
+		text := in.Body
+		if task := req.Params.Arguments["task"]; task != "" {
+			text = strings.TrimRight(text, "\n") + "\n\nTask: " + task
+		}
+		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}
+		budget := int64(promptFilesMax)
+		for _, f := range in.Files {
+			if f.Path == "SKILL.md" || f.Size > promptFileMax || f.Size > budget {
+				continue
+			}
+			c, err := snap.ReadResource(skills.SkillURI(in.ID, f.Path))
+			if err != nil {
+				continue // not served (see skills.Resources): the client cannot read it either
+			}
+			budget -= f.Size
+			var contents mcp.ResourceContents = mcp.TextResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}
+			if c.IsBlob {
+				contents = mcp.BlobResourceContents{URI: c.URI, MIMEType: c.MIMEType, Blob: base64.StdEncoding.EncodeToString(c.Blob)}
+			}
+			msgs = append(msgs, mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(contents)))
+		}
+		return &mcp.GetPromptResult{Description: in.Description, Messages: msgs}, nil
+	}
+}

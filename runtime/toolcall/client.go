@@ -1,0 +1,128 @@
+package toolcall
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// Client is how a call reaches the client that made it while it runs
+// (docs/architecture.md §4): the server puts it in the context of every
+// tool call and resource read, with what the calling session asked for.
+// Notifications go to the session of the request's context only — the
+// same stream that answers the request over HTTP — never to other
+// sessions.
+type Client struct {
+	// LogLevel is the least severe level the session receives as
+	// notifications/message: what logging/setLevel set, the request's log
+	// level under protocol 2026-07-28, or the server's default. "" means
+	// none.
+	LogLevel mcp.LoggingLevel
+	// ProgressToken is the request's _meta.progressToken; nil means the
+	// client asked for no progress.
+	ProgressToken mcp.ProgressToken
+}
+
+type clientKey struct{}
+
+// WithClient returns ctx carrying c.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientFrom is the Client of ctx; ok is false outside a served request.
+func ClientFrom(ctx context.Context) (Client, bool) {
+	c, ok := ctx.Value(clientKey{}).(Client)
+	return c, ok
+}
+
+// SendProgress sends notifications/progress to the session of ctx when
+// its request carried a progress token, and does nothing otherwise.
+// progress should grow with every call; total is 0 when unknown.
+func SendProgress(ctx context.Context, progress, total float64, message string) error {
+	c, _ := ClientFrom(ctx)
+	if c.ProgressToken == nil {
+		return nil
+	}
+	srv := mcpserver.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	params := map[string]any{"progressToken": c.ProgressToken, "progress": progress}
+	if total > 0 {
+		params["total"] = total
+	}
+	if message != "" {
+		params["message"] = message
+	}
+	return srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params)
+}
+
+// SendLog sends notifications/message to the session of ctx when level is
+// at least as severe as the session's level; logger names the source (a
+// tool, a resource).
+func SendLog(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
+	c, _ := ClientFrom(ctx)
+	if c.LogLevel == "" || !level.ShouldSendTo(c.LogLevel) {
+		return nil
+	}
+	srv := mcpserver.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	params := map[string]any{"level": level, "data": data}
+	if logger != "" {
+		params["logger"] = logger
+	}
+	return srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationMessage), params)
+}
+
+// LogLevel maps a slog level to the MCP level of the same severity.
+func LogLevel(l slog.Level) mcp.LoggingLevel {
+	switch {
+	case l < slog.LevelInfo:
+		return mcp.LoggingLevelDebug
+	case l < slog.LevelWarn:
+		return mcp.LoggingLevelInfo
+	case l < slog.LevelError:
+		return mcp.LoggingLevelWarning
+	}
+	return mcp.LoggingLevelError
+}
+
+// ClientLogger returns a logger that writes to next and sends every record
+// to the calling session of ctx as notifications/message, named logger:
+// what a Vox tool prints (info) and logs during a call reaches the client
+// that made the call.
+func ClientLogger(ctx context.Context, next *slog.Logger, logger string) *slog.Logger {
+	if _, ok := ClientFrom(ctx); !ok {
+		return next
+	}
+	return slog.New(&clientHandler{ctx: ctx, next: next.Handler(), logger: logger})
+}
+
+type clientHandler struct {
+	ctx    context.Context
+	next   slog.Handler
+	logger string
+}
+
+func (h *clientHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *clientHandler) Handle(ctx context.Context, r slog.Record) error {
+	SendLog(h.ctx, LogLevel(r.Level), h.logger, r.Message)
+	if h.next.Enabled(ctx, r.Level) {
+		return h.next.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *clientHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &clientHandler{ctx: h.ctx, next: h.next.WithAttrs(attrs), logger: h.logger}
+}
+
+func (h *clientHandler) WithGroup(name string) slog.Handler {
+	return &clientHandler{ctx: h.ctx, next: h.next.WithGroup(name), logger: h.logger}
+}
