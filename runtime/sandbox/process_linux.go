@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,12 +33,50 @@ type capture struct {
 	buf       bytes.Buffer
 	truncated bool
 	done      chan struct{}
+	counter   *outputCounter // nil: nobody listens
 }
 
-func newCapture(f *os.File) *capture {
-	c := &capture{f: f, done: make(chan struct{})}
+func newCapture(f *os.File, counter *outputCounter) *capture {
+	c := &capture{f: f, done: make(chan struct{}), counter: counter}
 	go c.loop()
 	return c
+}
+
+// outputCounter adds up the bytes both captures read and reports the sum
+// to Spec.Output, growing, at most every OutputReportEvery.
+type outputCounter struct {
+	report func(int64)
+
+	mu       sync.Mutex
+	total    int64
+	reported int64
+	last     time.Time
+}
+
+// flush reports the final count when it grew since the last report.
+func (o *outputCounter) flush() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.total > o.reported {
+		o.reported = o.total
+		o.report(o.total)
+	}
+}
+
+func (o *outputCounter) add(n int) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.total += int64(n)
+	if now := time.Now(); n > 0 && now.Sub(o.last) >= OutputReportEvery {
+		o.reported, o.last = o.total, now
+		o.report(o.total)
+	}
 }
 
 func (c *capture) loop() {
@@ -45,6 +84,7 @@ func (c *capture) loop() {
 	chunk := make([]byte, 64<<10)
 	for {
 		n, err := c.f.Read(chunk)
+		c.counter.add(n)
 		if n > 0 {
 			room := OutputCap - c.buf.Len()
 			if n > room {
@@ -91,7 +131,7 @@ type process struct {
 // startProcess starts cmd with stdout and stderr captured. The caller's
 // SysProcAttr must set Setsid (or Setpgid), so that the group can be killed
 // as a whole.
-func startProcess(cmd *exec.Cmd) (*process, error) {
+func startProcess(cmd *exec.Cmd, output func(int64)) (*process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -113,7 +153,11 @@ func startProcess(cmd *exec.Cmd) (*process, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdout: newCapture(outR), stderr: newCapture(errR), exited: make(chan struct{})}
+	var counter *outputCounter
+	if output != nil {
+		counter = &outputCounter{report: output}
+	}
+	p := &process{cmd: cmd, stdout: newCapture(outR, counter), stderr: newCapture(errR, counter), exited: make(chan struct{})}
 	go p.waitExit()
 	return p, nil
 }
@@ -213,6 +257,7 @@ func (p *process) collect() {
 	}
 	p.stdout.f.Close()
 	p.stderr.f.Close()
+	p.stdout.counter.flush()
 }
 
 // exitCode is the exit status, or 128+n when signal n ended the process.

@@ -203,7 +203,7 @@ func (c Config) run(ctx context.Context, spec Spec, isolated bool, failStep stri
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	defer holdThread()()
-	p, err := startProcess(cmd)
+	p, err := startProcess(cmd, spec.Output)
 	configR.Close()
 	statusW.Close()
 	if err != nil {

@@ -114,7 +114,16 @@ type Spec struct {
 	Folder  FolderID
 	Command string        // run with /bin/sh -c
 	Timeout time.Duration // 0 means DefaultTimeout; callers validate MaxTimeout
+	// Output, when set, hears how many bytes of stdout and stderr together
+	// the command wrote so far, at most every OutputReportEvery, with a
+	// larger count each time and the final count last, before Run returns
+	// (vox_skill_run reports it as progress). It is called from the
+	// goroutines that read the output, one at a time.
+	Output func(bytes int64)
 }
+
+// OutputReportEvery is the least time between two calls of Spec.Output.
+const OutputReportEvery = 100 * time.Millisecond
 
 // FolderID identifies a folder by device and inode, which stay the same
 // across mount namespaces. The zero FolderID is no record.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // printingTool prints its word (at info) before returning it.
@@ -125,5 +127,75 @@ func TestPrintReachesOnlyTheCallingSession(t *testing.T) {
 	send(a, `{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"debug"}}`)
 	if msgs := say(a, "again"); len(msgs) != 1 || msgs[0]["data"] != "said again" {
 		t.Errorf("after setLevel debug: %v", msgs)
+	}
+}
+
+// progressTools report progress: count to n, and spin until cancelled.
+var progressTools = map[string]string{"tools/work.vox": `
+@tool "Count to n, reporting every step"
+fn count(n: int) to int {
+    for i in range(0, n) {
+        progress(i + 1, n, "step " + str(i + 1))
+    }
+    n
+}
+
+@tool "Report forever"
+fn forever() to int {
+    let mut i = 0
+    while true {
+        i = i + 1
+        progress(i, 0)
+    }
+    i
+}
+`}
+
+// Vox progress() reaches the caller as notifications/progress with its
+// token, only when it sent one; a long tool reporting progress stops when
+// the client cancels it (notifications/cancelled).
+func TestVoxProgressAndCancellation(t *testing.T) {
+	s := workspaceServer(t, Options{}, map[string]string{
+		workspace.ConfigPath: "scan_globs: [\"tools/**/*.vox\"]\nlimits: {steps: 0, timeout_ms: 0}\n",
+		"tools/work.vox":     progressTools["tools/work.vox"],
+	})
+	l := &logSession{id: "p", ch: make(chan mcp.JSONRPCNotification, 1000)}
+	ctx := s.MCP().WithContext(context.Background(), l)
+	progressOf := func() []string {
+		var out []string
+		for {
+			select {
+			case n := <-l.ch:
+				if n.Method == "notifications/progress" {
+					p := n.Params.AdditionalFields
+					out = append(out, fmt.Sprintf("%v %v/%v %v", p["progressToken"], p["progress"], p["total"], p["message"]))
+				}
+			default:
+				return out
+			}
+		}
+	}
+	s.MCP().HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":3},"_meta":{"progressToken":"tok"}}}`))
+	if got := progressOf(); fmt.Sprint(got) != "[tok 1/3 step 1 tok 2/3 step 2 tok 3/3 step 3]" {
+		t.Errorf("progress %q", got)
+	}
+	s.MCP().HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":3}}}`))
+	if got := progressOf(); len(got) != 0 {
+		t.Errorf("progress without a token: %q", got)
+	}
+
+	done := make(chan []byte)
+	go func() {
+		b, _ := json.Marshal(s.MCP().HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"forever","arguments":{},"_meta":{"progressToken":7}}}`)))
+		done <- b
+	}()
+	for n := range l.ch { // the tool runs: it reported
+		if n.Method == "notifications/progress" {
+			break
+		}
+	}
+	s.MCP().HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`))
+	if b := <-done; !strings.Contains(string(b), `"isError":true`) {
+		t.Errorf("the cancelled call answered %s", b)
 	}
 }

@@ -68,6 +68,13 @@ func (v *Services) SearchTools(query, source string, limit int) []ToolHit {
 // fatal error the previous surface stays in service.
 func (v *Services) RefreshWorkspace() (workspace.Result, error) { return v.s.workspace.refresh() }
 
+// RefreshWorkspaceReporting is RefreshWorkspace telling progress how many
+// of the scanned files are compiled so far (see
+// workspace.Loader.LoadReporting).
+func (v *Services) RefreshWorkspaceReporting(progress func(done, total int)) (workspace.Result, error) {
+	return v.s.workspace.refreshWith(0, progress)
+}
+
 // Skills is the skills registry.
 func (v *Services) Skills() (*skills.Registry, error) {
 	if v.s.skills == nil {

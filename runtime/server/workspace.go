@@ -87,7 +87,7 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 			// on one core, leaving the others to the first requests.
 			workers = 1
 		}
-		if _, err := w.refreshWith(workers); err != nil {
+		if _, err := w.refreshWith(workers, nil); err != nil {
 			w.s.log.Error("workspace scan failed; the workspace surface stays as it was", "err", err)
 		}
 	}()
@@ -106,18 +106,18 @@ var firstScanGate chan struct{}
 
 // refresh rescans the workspace and installs the new surface; on a fatal
 // error the previous surface stays in service.
-func (w *workspaceSource) refresh() (workspace.Result, error) { return w.refreshWith(0) }
+func (w *workspaceSource) refresh() (workspace.Result, error) { return w.refreshWith(0, nil) }
 
 // refreshWith is refresh compiling with at most workers files at once (0:
-// GOMAXPROCS).
-func (w *workspaceSource) refreshWith(workers int) (workspace.Result, error) {
+// GOMAXPROCS), telling progress how many files are done (nil: nobody).
+func (w *workspaceSource) refreshWith(workers int, progress func(done, total int)) (workspace.Result, error) {
 	w.refreshMu.Lock()
 	defer w.refreshMu.Unlock()
 	if w.loader == nil {
 		return workspace.Result{}, errors.New("this server serves a fixed set of workspace tools and cannot refresh them")
 	}
 	w.loader.Workers = workers
-	fresh, err := w.loader.Load()
+	fresh, err := w.loader.LoadReporting(progress)
 	if err != nil {
 		return workspace.Result{}, err
 	}

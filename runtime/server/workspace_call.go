@@ -32,7 +32,12 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		}
 		args = b
 	}
-	res, err := surface.CallTool(ctx, t, args, log)
+	// progress() reaches the caller when it sent a progress token.
+	var progress func(done, total float64, message string)
+	if c, _ := toolcall.ClientFrom(ctx); c.ProgressToken != nil {
+		progress = func(done, total float64, message string) { toolcall.SendProgress(ctx, done, total, message) }
+	}
+	res, err := surface.CallToolReporting(ctx, t, args, log, progress)
 	if err != nil {
 		return errorResult(workspace.ErrorText(err)), nil
 	}

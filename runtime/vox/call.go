@@ -136,12 +136,15 @@ const DefaultLimitHint = "raise limits.<key> in contracts/mcp/workspace-mcp-surf
 
 // Env is what a call may reach and how far it may go.
 type Env struct {
-	Root      string       // workspace root for fs.*
-	EnvAllow  []string     // the only names env.get may read
-	Limits    Limits       // see Limits for zero values
-	Log       *slog.Logger // print() writes here (never stdout); nil discards
-	Stdout    io.Writer    // when set, print() writes its line here instead (vox run of a script)
-	LimitHint string       // appended to limit errors, <key> replaced; default DefaultLimitHint
+	Root     string       // workspace root for fs.*
+	EnvAllow []string     // the only names env.get may read
+	Limits   Limits       // see Limits for zero values
+	Log      *slog.Logger // print() writes here (never stdout); nil discards
+	Stdout   io.Writer    // when set, print() writes its line here instead (vox run of a script)
+	// Progress receives what progress(done, total, message) reports
+	// during a call; nil drops the reports.
+	Progress  func(done, total float64, message string)
+	LimitHint string // appended to limit errors, <key> replaced; default DefaultLimitHint
 }
 
 // Result is the outcome of a successful call.
@@ -272,6 +275,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		Hint:           hint,
 		Log:            env.Log,
 		Stdout:         env.Stdout,
+		Progress:       env.Progress,
 		Namespaces:     m.namespaces(env),
 	}
 	prog := m.program()

@@ -316,6 +316,40 @@ func TestPrintGoesToLog(t *testing.T) {
 	}
 }
 
+// progress() reaches Env.Progress: a report that does not go beyond the
+// last one is dropped, and so is every one past the cap of a call; a new
+// call starts afresh.
+func TestProgressReachesTheEnv(t *testing.T) {
+	m := compileOK(t, `
+@tool "Count to n, reporting each step"
+fn count(n: int) to int {
+    for i in range(0, n) {
+        progress(i + 1, n, "step " + str(i + 1))
+        progress(i + 1, n, "again")
+    }
+    progress(0.5, 0)
+    n
+}
+`)
+	var got []string
+	env := &Env{Progress: func(done, total float64, message string) {
+		got = append(got, fmt.Sprintf("%g/%g %s", done, total, message))
+	}}
+	if r, err := call(t, m, "count", `{"n":3}`, env); err != nil || r.Text != "3" {
+		t.Fatalf("%v %v", r, err)
+	}
+	if fmt.Sprint(got) != "[1/3 step 1 2/3 step 2 3/3 step 3]" {
+		t.Errorf("reports %q", got)
+	}
+	got = nil
+	if _, err := call(t, m, "count", `{"n":20000}`, env); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10000 || got[0] != "1/20000 step 1" {
+		t.Errorf("%d reports, the first %q", len(got), got[0])
+	}
+}
+
 func TestCallOnBrokenModule(t *testing.T) {
 	m := Compile("broken.vox", []byte("@tool \"x\"\nfn x() to int { 1 + }\n"))
 	_, err := m.Call(context.Background(), "x", nil, nil)

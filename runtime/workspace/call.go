@@ -61,11 +61,18 @@ func (c Limits) Request() vox.Limits {
 // call does not affect it. Errors read as docs/tool-results.md §3
 // writes them (ErrorText).
 func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger) (vox.Result, error) {
+	return s.CallToolReporting(ctx, t, args, log, nil)
+}
+
+// CallToolReporting is CallTool with progress receiving what the tool
+// reports with progress(done, total, message) (nil drops it).
+func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger, progress func(done, total float64, message string)) (vox.Result, error) {
 	m, err := s.ToolModule(t)
 	if err != nil {
 		return vox.Result{}, err
 	}
 	env := s.env(log)
+	env.Progress = progress
 	return m.Call(ctx, t.Name, args, &env)
 }
 

@@ -248,16 +248,23 @@ type loadState struct {
 // it into a surface (docs/federation.md §1). The error is fatal — an
 // invalid config or glob, an unreadable root — and the caller keeps its
 // previous surface; per-file problems are in the result instead.
-func (l *Loader) Load() (*Surface, error) {
+func (l *Loader) Load() (*Surface, error) { return l.LoadReporting(nil) }
+
+// LoadReporting is Load telling progress how many of the scanned files
+// are compiled (or kept from the last load), growing, at most about a
+// hundred times and always when all are; nil reports nothing.
+func (l *Loader) LoadReporting(progress func(done, total int)) (*Surface, error) {
 	cfg, err := LoadConfig(l.Root)
 	if err != nil {
 		return nil, err
 	}
-	return l.LoadWith(cfg)
+	return l.loadWith(cfg, progress)
 }
 
 // LoadWith is Load with an already read config.
-func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
+func (l *Loader) LoadWith(cfg *Config) (*Surface, error) { return l.loadWith(cfg, nil) }
+
+func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	log := l.log()
@@ -275,7 +282,7 @@ func (l *Loader) LoadWith(cfg *Config) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := l.compileAll(dir, srcs)
+	files := l.compileAll(dir, srcs, newFileProgress(progress, len(srcs)))
 	l.root.track(files)
 	s, ms := l.mergeChanges(cfg, files, scanErrs)
 	if s == nil {
@@ -309,7 +316,7 @@ func (l *Loader) log() *slog.Logger {
 // modification time match the previous load keeps its compilation without
 // being read; a changed one is read and hashed, and keeps its module when
 // the content is the same; the others are compiled in parallel.
-func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile) []*File {
+func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileProgress) []*File {
 	files := make([]*File, len(srcs))
 	olds := make([]*File, len(srcs))
 	var todo []int
@@ -324,6 +331,7 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile) []*File {
 		}
 		todo = append(todo, i)
 	}
+	progress.add(len(srcs) - len(todo))
 	if len(todo) == 0 {
 		return files
 	}
@@ -352,11 +360,42 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile) []*File {
 				f := &File{Path: src.Path, Abs: src.Abs, root: l.root}
 				f.cur.Store(compileFile(dir, src.Path, prevC))
 				files[i] = f
+				progress.add(1)
 			}
 		}()
 	}
 	wg.Wait()
 	return files
+}
+
+// fileProgress counts the files of a load that are done and reports the
+// count, growing, every hundredth of the total and at the end.
+type fileProgress struct {
+	report          func(done, total int)
+	total, step     int
+	mu              sync.Mutex
+	done, reported  int
+	reportedAtLeast bool
+}
+
+func newFileProgress(report func(done, total int), total int) *fileProgress {
+	if report == nil {
+		return nil
+	}
+	return &fileProgress{report: report, total: total, step: max(1, (total+99)/100)}
+}
+
+func (p *fileProgress) add(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	if p.done == p.total && (p.reported < p.total || !p.reportedAtLeast) || p.done-p.reported >= p.step {
+		p.reported, p.reportedAtLeast = p.done, true
+		p.report(p.done, p.total)
+	}
 }
 
 // previous returns the file of the last load at path; i is the file's

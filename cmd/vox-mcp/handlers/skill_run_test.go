@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
@@ -97,5 +100,50 @@ func TestSkillRunWithoutCgroups(t *testing.T) {
 	want := "requirement sandbox not met: vox_skill_run fails closed: sandbox: VOX_SKILL_SANDBOX_REQUIRE=cgroups, but this host gives no complete writable cgroup (memory none, pids none, cpu none, kill none: no cgroup file system of this process is mounted under " + cgroupRoot
 	if !isErr || !strings.HasPrefix(text, want) {
 		t.Errorf("required: got %v %q, want it to start %q", isErr, text, want)
+	}
+}
+
+// vox_skill_run reports the bytes of output so far as progress to a client
+// that sent a progress token, growing, the final count last; a client that
+// cancels the call ends the command.
+func TestSkillRunProgressAndCancellation(t *testing.T) {
+	s, _ := skillServer(t, server.Options{SkillSandboxOff: true}, "release-notes")
+	sess := &notifySession{id: "progress", ch: make(chan mcp.JSONRPCNotification, 1000)}
+	ctx := s.MCP().WithContext(context.Background(), sess)
+	send := func(msg string) []byte {
+		b, _ := json.Marshal(s.MCP().HandleMessage(ctx, json.RawMessage(msg)))
+		return b
+	}
+	out := send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_skill_run","arguments":{"id":"release-notes","command":"printf abc; printf de >&2"},"_meta":{"progressToken":"run"}}}`)
+	if !strings.Contains(string(out), `\"stdout\":\"abc\"`) {
+		t.Fatalf("run: %s", out)
+	}
+	var values []float64
+	for len(sess.ch) > 0 {
+		n := <-sess.ch
+		if n.Method == "notifications/progress" && n.Params.AdditionalFields["progressToken"] == "run" {
+			values = append(values, n.Params.AdditionalFields["progress"].(float64))
+		}
+	}
+	growing := len(values) >= 2
+	for i := 1; i < len(values); i++ {
+		growing = growing && values[i] > values[i-1]
+	}
+	if !growing || values[0] != 0 || values[len(values)-1] != 5 {
+		t.Errorf("progress values %v, want 0 first, growing, 5 last", values)
+	}
+
+	done := make(chan []byte)
+	go func() {
+		done <- send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vox_skill_run","arguments":{"id":"release-notes","command":"echo started; sleep 60","timeout_ms":120000},"_meta":{"progressToken":"long"}}}`)
+	}()
+	for n := range sess.ch { // wait until the command wrote its line
+		if n.Method == "notifications/progress" && n.Params.AdditionalFields["progress"].(float64) > 0 {
+			break
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	if b := <-done; !strings.Contains(string(b), `\"timed_out\":true`) {
+		t.Errorf("the cancelled run answered %s", b)
 	}
 }

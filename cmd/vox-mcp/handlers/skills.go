@@ -210,8 +210,9 @@ func (h *Handlers) VoxSkillAdd(c *toolcall.Call, args catalog.VoxSkillAddArgs) (
 // checked before: the start-up self-test passed, or VOX_SKILL_SANDBOX=off
 // chose the unisolated run. The sandbox binds the folder the registry
 // discovered, checked by device and inode, never what its path leads to
-// now. A client that asked for progress hears when the command starts and
-// when it ends.
+// now. A client that asked for progress hears when the command starts
+// (0) and then how many bytes of output it wrote so far (at most every
+// sandbox.OutputReportEvery, the final count last).
 func (h *Handlers) VoxSkillRun(c *toolcall.Call, args catalog.VoxSkillRunArgs) (*catalog.VoxSkillRunResult, error) {
 	reg, err := h.svc.Skills()
 	if err != nil {
@@ -228,7 +229,8 @@ func (h *Handlers) VoxSkillRun(c *toolcall.Call, args catalog.VoxSkillRunArgs) (
 		Command:  args.Command,
 		Timeout:  time.Duration(args.TimeoutMS) * time.Millisecond,
 	}
-	c.Progress(0, 1, "running the command of skill "+in.ID)
+	spec.Output = func(n int64) { c.Progress(float64(n), 0, fmt.Sprintf("%d bytes of output so far", n)) }
+	c.Progress(0, 0, "running the command of skill "+in.ID)
 	r, err := h.svc.RunSkillCommand(c.Context(), spec)
 	var se *sandbox.SetupError
 	switch {
@@ -237,6 +239,5 @@ func (h *Handlers) VoxSkillRun(c *toolcall.Call, args catalog.VoxSkillRunArgs) (
 	case err != nil:
 		return nil, fmt.Errorf("the command did not run: %v; fix the host's sandbox support, or start vox-mcp with VOX_SKILL_SANDBOX=off to run without isolation", err)
 	}
-	c.Progress(1, 1, fmt.Sprintf("the command exited with %d", r.ExitCode))
 	return &catalog.VoxSkillRunResult{ExitCode: int64(r.ExitCode), Stdout: r.Stdout, Stderr: r.Stderr, TimedOut: r.TimedOut, Truncated: r.Truncated}, nil
 }

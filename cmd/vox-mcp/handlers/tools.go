@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
@@ -35,9 +36,12 @@ func (h *Handlers) VoxToolSearch(_ *toolcall.Call, args catalog.VoxToolSearchArg
 // VoxWorkspaceMCPRefresh rescans the workspace with the scan config as it
 // is on disk now, swaps the surface atomically and returns the refresh
 // result (docs/federation.md §4). A fatal scan error is an error result
-// and the previous surface stays in service.
-func (h *Handlers) VoxWorkspaceMCPRefresh(_ *toolcall.Call, _ catalog.VoxWorkspaceMCPRefreshArgs) (*catalog.VoxWorkspaceMCPRefreshResult, error) {
-	r, err := h.svc.RefreshWorkspace()
+// and the previous surface stays in service. A client that asked for
+// progress hears how many of the files are compiled.
+func (h *Handlers) VoxWorkspaceMCPRefresh(c *toolcall.Call, _ catalog.VoxWorkspaceMCPRefreshArgs) (*catalog.VoxWorkspaceMCPRefreshResult, error) {
+	r, err := h.svc.RefreshWorkspaceReporting(func(done, total int) {
+		c.Progress(float64(done), float64(total), fmt.Sprintf("%d of %d files compiled", done, total))
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 )
 
@@ -202,3 +204,38 @@ func TestVoxCheck(t *testing.T) {
 }
 
 func jsonQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// vox_workspace_mcp_refresh reports how many files are compiled to a
+// client that sent a progress token: growing, all of them last.
+func TestRefreshReportsProgress(t *testing.T) {
+	s := newServer(t)
+	files := map[string]string{}
+	for i := range 250 {
+		files[fmt.Sprintf("tools/t%03d.vox", i)] = fmt.Sprintf("@tool \"Tool %d\"\nfn tool_%d() to int { %d }\n", i, i, i)
+	}
+	writeFiles(t, s.Root(), files)
+	s.WaitWorkspace(context.Background())
+	sess := &notifySession{id: "refresh", ch: make(chan mcp.JSONRPCNotification, 1000)}
+	ctx := s.MCP().WithContext(context.Background(), sess)
+	out, _ := json.Marshal(s.MCP().HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_workspace_mcp_refresh","arguments":{},"_meta":{"progressToken":"scan"}}}`)))
+	if !strings.Contains(string(out), `\"tool_count\":250`) {
+		t.Fatalf("refresh: %s", out)
+	}
+	var done []float64
+	for len(sess.ch) > 0 {
+		n := <-sess.ch
+		if p := n.Params.AdditionalFields; n.Method == "notifications/progress" && p["progressToken"] == "scan" {
+			if p["total"] != 250.0 {
+				t.Errorf("total %v", p["total"])
+			}
+			done = append(done, p["progress"].(float64))
+		}
+	}
+	growing := len(done) >= 2
+	for i := 1; i < len(done); i++ {
+		growing = growing && done[i] > done[i-1]
+	}
+	if !growing || done[len(done)-1] != 250 || len(done) > 101 {
+		t.Errorf("progress %v: want growing, at most 101 reports, 250 last", done)
+	}
+}

@@ -24,6 +24,9 @@ var builtins = []*BuiltinSpec{
 	{Name: "print", fn: biPrint, Sig: Signature{
 		Params: []Param{{Name: "values", Type: "any", Variadic: true}}, Result: "Unit",
 		Notes: "writes the display forms, separated by spaces, to the server's log (stderr), never to stdout (differs: the reference prints to stdout); in a script run by `vox run FILE`, a line on stdout"}},
+	{Name: "progress", fn: biProgress, Sig: Signature{
+		Params: []Param{{Name: "done", Type: "int | float"}, {Name: "total", Type: "int | float"}, {Name: "message", Type: "str", Optional: true, Default: `""`}}, Result: "Unit",
+		Notes: "tells the client that called the tool how far it is (MCP `notifications/progress`, when the client sent a progress token; total 0 when unknown); a report whose done does not exceed the last one's is dropped, and so is every one after the 10,000th of a call; nothing elsewhere (`vox run`, resources) (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
@@ -108,6 +111,39 @@ func biPrint(th *Thread, args []Value) Value {
 		return Unit
 	}
 	th.Log(slog.LevelInfo, args)
+	return Unit
+}
+
+// maxProgressReports bounds the progress notifications of one call, so
+// that a loop reporting every step cannot flood its client.
+const maxProgressReports = 10000
+
+func biProgress(th *Thread, args []Value) Value {
+	var nums [2]float64
+	for i, name := range []string{"done", "total"} {
+		v := args[i]
+		if v.k != KInt && v.k != KFloat {
+			th.Failf("progress: %s must be an int or float, got %s", name, v.typeName())
+		}
+		nums[i] = toFloat(v)
+		if math.IsNaN(nums[i]) || math.IsInf(nums[i], 0) || nums[i] < 0 {
+			th.Failf("progress: %s must be a finite number of at least 0, got %s", name, th.display(v))
+		}
+	}
+	msg := ""
+	if len(args) == 3 {
+		if args[2].k != KStr {
+			th.Failf("progress: message must be a str, got %s", args[2].typeName())
+		}
+		msg = args[2].Str()
+	}
+	report := th.opts.Progress
+	if report == nil || th.progressReports >= maxProgressReports || th.progressReports > 0 && nums[0] <= th.lastProgress {
+		return Unit
+	}
+	th.progressReports++
+	th.lastProgress = nums[0]
+	report(nums[0], nums[1], msg)
 	return Unit
 }
 

@@ -97,7 +97,10 @@ type Options struct {
 	Hint           string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
 	Log            *slog.Logger
 	Stdout         io.Writer // when set, print writes its line here, not to Log
-	Namespaces     map[string]Namespace
+	// Progress receives what progress() reports (done, total, message);
+	// nil drops the reports.
+	Progress   func(done, total float64, message string)
+	Namespaces map[string]Namespace
 }
 
 // Namespace is a capability namespace: fs, env, json, path, time.
@@ -153,6 +156,10 @@ type Thread struct {
 
 	locals  map[string]any
 	callPos syntax.Pos // the call being made to a builtin, method or namespace
+
+	// progressReports and lastProgress are what progress() sent so far.
+	progressReports int
+	lastProgress    float64
 }
 
 // pollEvery is how many steps pass between checks of the context.
@@ -183,6 +190,7 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 	th.optsBuf = *opts
 	th.opts = &th.optsBuf
 	th.steps, th.depth, th.nest, th.allocated = 0, 0, 0, 0
+	th.progressReports, th.lastProgress = 0, 0
 	th.allocLimit = opts.MaxAllocBytes
 	if th.allocLimit <= 0 {
 		th.allocLimit = math.MaxInt64
