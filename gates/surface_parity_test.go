@@ -138,3 +138,24 @@ contracts/mcp/workspace-tool-fixtures.v1.json:11:3: fixture 9: workspace resourc
 		t.Errorf("summary %+v ok=%v", sum, r.OK)
 	}
 }
+
+// A tool a checker error keeps off the surface is a problem of the gate,
+// at the tool's head, naming the error; the file's other tools pass.
+func TestSurfaceParityCountsCheckerErrors(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		workspace.ConfigPath: "scan_globs: [\"tools/*.vox\"]\n",
+		"tools/a.vox":        "@tool \"Fine\"\nfn fine() to int { 1 }\n\n@tool \"Wrong result\"\nfn wrong() to str { 1 + 1 }\n",
+	})
+	r := SurfaceParity(root, nil)
+	if r.OK {
+		t.Fatal("the gate passed")
+	}
+	want := "tools/a.vox:4:1: tool wrong is not served: 5:21: wrong returns int here, but it is declared to return str [vox/return/type]"
+	if got := problemLines(r.Problems); got != want {
+		t.Errorf("problems:\n%s\nwant\n%s", got, want)
+	}
+	if r.Summary.(*SurfaceParitySummary).ToolCount != 1 {
+		t.Errorf("summary: %+v", r.Summary)
+	}
+}

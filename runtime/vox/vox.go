@@ -209,6 +209,10 @@ func (m *Module) HasErrors() bool { return m.hasErrors }
 // errors break and, when compiled with Record, what each name is.
 func (m *Module) Check() *check.Result { return m.checked }
 
+// AnyBroken reports whether a checker error keeps some function of the
+// file off the served surface.
+func (m *Module) AnyBroken() bool { return m.checked != nil && m.checked.AnyBroken() }
+
 // Broken returns the checker error that keeps function name off the
 // served surface (its own, or one in a function it calls); ok is false
 // when there is none.

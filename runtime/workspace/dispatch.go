@@ -86,6 +86,9 @@ func (s *Surface) ToolModule(t *Tool) (*vox.Module, error) {
 	if !slices.ContainsFunc(c.module.Tools(), func(d vox.Tool) bool { return d.Name == t.Name }) {
 		return nil, fmt.Errorf("%s no longer declares tool %s; %s", t.Path, t.Name, RefreshHint)
 	}
+	if d, ok := c.module.Broken(t.Name); ok {
+		return nil, fmt.Errorf("%s: tool %s has an error now (%d:%d: %s [%s]); fix it, then %s", t.Path, t.Name, d.Line, d.Col, d.Message, d.Code, RefreshHint)
+	}
 	return c.module, nil
 }
 
@@ -102,6 +105,9 @@ func (s *Surface) ResourceModule(r *Resource) (*vox.Module, string, error) {
 	i := slices.IndexFunc(c.module.Resources(), func(d vox.Resource) bool { return d.URI == r.URI })
 	if i < 0 {
 		return nil, "", fmt.Errorf("%s no longer declares resource %s; %s", r.Path, r.URI, RefreshHint)
+	}
+	if d, ok := c.module.Broken(c.module.Resources()[i].Func); ok {
+		return nil, "", fmt.Errorf("%s: resource %s has an error now (%d:%d: %s [%s]); fix it, then %s", r.Path, r.URI, d.Line, d.Col, d.Message, d.Code, RefreshHint)
 	}
 	return c.module, c.module.Resources()[i].Func, nil
 }

@@ -464,6 +464,13 @@ func fileErrorMessage(ds []diag.Diagnostic) string {
 	return strings.Join(parts, "; ")
 }
 
+// brokenEntry is the error entry of a tool or resource that a checker
+// error keeps off the surface: "L:C: tool NAME is not served: L:C:
+// message [code]" (the error is in the function or in one it uses).
+func brokenEntry(path string, line, col int, what string, d diag.Diagnostic) FileError {
+	return FileError{Path: path, Message: fmt.Sprintf("%d:%d: %s is not served: %d:%d: %s [%s]", line, col, what, d.Line, d.Col, d.Message, d.Code)}
+}
+
 // mergeState is what a merge found beyond the surface: what the next
 // refresh needs to merge only the files that changed.
 type mergeState struct {
@@ -512,6 +519,10 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		fileErr(e.Path, e.Message)
 	}
 	shadowed, dupTools, dupRes := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	// dropped are the tools and resources a checker error keeps off the
+	// surface: one entry of errors each (docs/vox-language.md, The
+	// checker), after the files' entries.
+	var dropped []FileError
 	for i, f := range files {
 		ms.toolStart[i], ms.resStart[i] = len(s.Tools), len(s.Resources)
 		c := ms.compiled[i]
@@ -528,6 +539,11 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		for i, tool := range tools {
 			t := toolPos[i]
 			first, dup := s.tools[t.Name]
+			if d, ok := m.Broken(t.Name); ok {
+				dropped = append(dropped, brokenEntry(f.Path, t.Line, t.Col, "tool "+t.Name, d))
+				ms.involved[f.Path] = true
+				continue
+			}
 			switch {
 			case !validToolName(t.Name):
 				at(f.Path, t.Line, t.Col, fmt.Sprintf("%d:%d: invalid tool name %q: workspace tool names must match %s", t.Line, t.Col, t.Name, registry.ToolNamePattern))
@@ -546,6 +562,11 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		for i, res := range resources {
 			r := resPos[i]
 			first, dup := s.resources[r.URI]
+			if d, ok := m.Broken(r.Func); ok {
+				dropped = append(dropped, brokenEntry(f.Path, r.Line, r.Col, "resource "+r.URI, d))
+				ms.involved[f.Path] = true
+				continue
+			}
 			switch {
 			case strings.HasPrefix(strings.ToLower(r.URI), ReservedScheme):
 				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q uses the reserved scheme skill:// (it serves installed skills): choose another scheme", r.Line, r.Col, r.URI))
@@ -588,6 +609,7 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		}
 		s.Result.Errors = append(s.Result.Errors, FileError{Path: p, Message: strings.Join(parts, "; ")})
 	}
+	s.Result.Errors = append(s.Result.Errors, dropped...)
 	for _, f := range s.Findings {
 		ms.involved[f.Path] = true
 		if f.FirstPath != "" {
@@ -627,7 +649,7 @@ func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError) 
 	}
 	for k, i := range changed {
 		oc, nc := pm.compiled[i], now[k]
-		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || pm.involved[files[i].Path] {
+		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || nc.module.AnyBroken() || pm.involved[files[i].Path] {
 			return nil, mergeState{}
 		}
 		ot, _, or, _ := oc.decls(last.files[i])

@@ -59,7 +59,7 @@ fn fine() to int { 1 }
 		t.Errorf("helper: %v %v", d, ok)
 	}
 	d, ok = m.Broken("uses_helper")
-	if !ok || !strings.Contains(d.Message, "it uses function helper, which has an error at 1:28") {
+	if !ok || d.Line != 1 || d.Col != 28 || !strings.Contains(d.Message, "it uses function helper, which has this error: helper returns int") {
 		t.Errorf("uses_helper: %v %v", d, ok)
 	}
 	if d, ok := m.Broken("fine"); ok {

@@ -29,6 +29,9 @@ func (r *Result) Broken(name string) (d diag.Diagnostic, ok bool) {
 	return d, ok
 }
 
+// AnyBroken reports whether any function is broken.
+func (r *Result) AnyBroken() bool { return len(r.broken) > 0 }
+
 // Info is what a name at a position is: for hover, go to definition and
 // completion.
 type Info struct {
@@ -229,7 +232,7 @@ func (c *checker) result() *Result {
 			} else {
 				what = "constant " + c.mod.Consts[cause[i]-nf].Name
 			}
-			src.Message = fmt.Sprintf("it uses %s, which has an error at %d:%d: %s", what, src.Line, src.Col, src.Message)
+			src.Message = fmt.Sprintf("it uses %s, which has this error: %s", what, src.Message)
 		}
 		r.broken[d.Name] = src
 	}
