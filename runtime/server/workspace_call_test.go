@@ -26,7 +26,7 @@ fn divide(a: int, b: int) {
 
 @tool "Loop forever"
 fn spin() to int {
-    let n = 0
+    let mut n = 0
     while true { n = n + 1 }
     n
 }
