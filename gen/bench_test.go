@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +16,10 @@ import (
 // of ops rows and a workspace of vox one-tool .vox files (scanned,
 // compiled and snapshotted into generated/workspace). The ratio of the two
 // sizes shows how generation scales (target: 10× input ≤ 11× time; under
-// 1 s for the first).
+// 1 s for the first). Beside the time it reports the input's size
+// (input-MB), the process's peak RSS during the runs (peak-RSS-MB, Linux
+// only: the peak is reset before them) and their ratio (RSS/input, target
+// under 8; docs/benchmarks.md).
 func BenchmarkGenerate(b *testing.B) {
 	for _, size := range []struct{ ops, vox int }{{5000, 1000}, {50000, 10000}} {
 		ops := size.ops
@@ -24,9 +31,13 @@ func BenchmarkGenerate(b *testing.B) {
 				b.Fatal(err)
 			}
 			writeSyntheticWorkspace(b, root, size.vox)
+			input := treeSize(b, filepath.Join(root, "contracts")) + treeSize(b, filepath.Join(root, "tools"))
 			if _, err := Generate(root, true); err != nil {
 				b.Fatal(err)
 			}
+			runtime.GC()
+			debug.FreeOSMemory()
+			resetPeakRSS()
 			b.ResetTimer()
 			for b.Loop() {
 				res, err := Generate(root, false)
@@ -34,6 +45,48 @@ func BenchmarkGenerate(b *testing.B) {
 					b.Fatalf("err=%v stale=%d", err, len(res.Stale()))
 				}
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(input)/(1<<20), "input-MB")
+			if peak := peakRSS(); peak > 0 {
+				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
+				b.ReportMetric(float64(peak)/float64(input), "RSS/input")
+			}
 		})
 	}
+}
+
+// treeSize is the size of the regular files under dir.
+func treeSize(tb testing.TB, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		n += info.Size()
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// resetPeakRSS resets the process's peak RSS (VmHWM) to its current RSS,
+// on Linux (proc(5), clear_refs); elsewhere it does nothing.
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is the process's peak RSS (VmHWM) in bytes, 0 when unknown.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }

@@ -52,32 +52,26 @@ const opsPerFile = 500
 func renderCatalog(cat *registry.Catalog) ([]output, error) {
 	names := opVarNames(cat.Operations)
 	chunks := (len(cat.Operations) + opsPerFile - 1) / opsPerFile
-	tables := make([]*tableFile, 1+chunks)
-
-	f := catalogTableFile(cat.Source,
-		"Package catalog is the operations catalog compiled into Go tables by the generator (gen), "+
-			"and the typed handler contract of its MCP tools (Handlers, Bind).")
-	f.formatCheck = regenerateCommand
-	f.addVar("Catalog is every operation of "+cat.Source+", sorted by id.", "Catalog", catalogValue(cat, names))
-	tables[0] = f
+	jobs := []fileJob{{path: "generated/catalog/catalog.go", render: func() ([]byte, error) {
+		f := catalogTableFile(cat.Source,
+			"Package catalog is the operations catalog compiled into Go tables by the generator (gen), "+
+				"and the typed handler contract of its MCP tools (Handlers, Bind).")
+		f.formatCheck = regenerateCommand
+		f.addVar("Catalog is every operation of "+cat.Source+", sorted by id.", "Catalog", catalogValue(cat, names))
+		return f.render(), nil
+	}}}
 	for c := range chunks {
-		cf := catalogTableFile(cat.Source, "")
-		for i := c * opsPerFile; i < min(len(cat.Operations), (c+1)*opsPerFile); i++ {
-			cf.addVar("", names[i], operationValue(&cat.Operations[i]))
-		}
-		tables[1+c] = cf
+		jobs = append(jobs, fileJob{path: fmt.Sprintf("generated/catalog/operations_%03d.go", c), render: func() ([]byte, error) {
+			cf := catalogTableFile(cat.Source, "")
+			for i := c * opsPerFile; i < min(len(cat.Operations), (c+1)*opsPerFile); i++ {
+				cf.addVar("", names[i], operationValue(&cat.Operations[i]))
+			}
+			return cf.render(), nil
+		}})
 	}
-	cfiles, cpaths := renderContract(cat)
-
-	outs := make([]output, len(tables)+len(cfiles))
-	outs[0].path = "generated/catalog/catalog.go"
-	for c := range chunks {
-		outs[1+c].path = fmt.Sprintf("generated/catalog/operations_%03d.go", c)
-	}
-	for i, p := range cpaths {
-		outs[len(tables)+i].path = p
-	}
-	if err := renderParallel(tables, cfiles, outs); err != nil {
+	jobs = append(jobs, contractJobs(cat)...)
+	outs, err := renderParallel(jobs)
+	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(outs, func(a, b output) int { return strings.Compare(a.path, b.path) })
@@ -89,32 +83,39 @@ func catalogTableFile(source, doc string) *tableFile {
 	return &tableFile{pkg: "catalog", command: regenerateCommand, source: source, doc: doc}
 }
 
-// renderParallel renders the table files into the first outs and the
-// jennifer files into the rest, GOMAXPROCS at a time. A jennifer file that
-// does not format is a bug of the generator, never of its input (every
-// string it writes is made safe, emit_safe.go): the error names the file
-// and the formatter's complaint, not the whole source.
-func renderParallel(tables []*tableFile, files []*jen.File, outs []output) error {
+// fileJob is one generated file: its path and what builds and renders it.
+type fileJob struct {
+	path   string
+	render func() ([]byte, error)
+}
+
+// renderParallel runs the jobs GOMAXPROCS at a time. Each job builds its
+// file's tree when it starts and drops it when done, so a large catalog
+// holds only that many trees at once, not one per file.
+func renderParallel(jobs []fileJob) ([]output, error) {
+	outs := make([]output, len(jobs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, t := range tables {
-		g.Go(func() error {
-			outs[i].data = t.render()
-			return nil
+	for i, j := range jobs {
+		outs[i].path = j.path
+		g.Go(func() (err error) {
+			outs[i].data, err = j.render()
+			return err
 		})
 	}
-	for j, f := range files {
-		i := len(tables) + j
-		g.Go(func() error {
-			var buf bytes.Buffer
-			if err := f.Render(&buf); err != nil {
-				return fmt.Errorf("internal error: the generated %s does not format (%s); please report this with the input that caused it", outs[i].path, firstLine(err.Error()))
-			}
-			outs[i].data = buf.Bytes()
-			return nil
-		})
+	return outs, g.Wait()
+}
+
+// renderJen renders a jennifer file. A file that does not format is a bug
+// of the generator, never of its input (every string it writes is made
+// safe, emit_safe.go): the error names the file and the formatter's
+// complaint, not the whole source.
+func renderJen(path string, f *jen.File) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("internal error: the generated %s does not format (%s); please report this with the input that caused it", path, firstLine(err.Error()))
 	}
-	return g.Wait()
+	return buf.Bytes(), nil
 }
 
 // firstLine is the first line of s, cut at 200 bytes.

@@ -17,16 +17,35 @@ const toolcallPkg = ProductModule + "/runtime/toolcall"
 // toolsPerFile is how many tools' contracts one generated file holds.
 const toolsPerFile = 100
 
-// renderContract emits the typed handler contract of the catalog's tools
-// (docs/contracts.md §5): handlers.go with the Handlers interface and Bind,
-// and tools_NNN.go files with each tool's arguments, result, decoder and
-// encoder. A catalog without MCP tools still gets an empty interface, so
-// that code written against the package keeps compiling.
-func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
+// contractJobs are the files of the typed handler contract of the
+// catalog's tools (docs/contracts.md §5): handlers.go with the Handlers
+// interface and Bind, and tools_NNN.go files with each tool's arguments,
+// result, decoder and encoder. A catalog without MCP tools still gets an
+// empty interface, so that code written against the package keeps
+// compiling. The tools' models are built here; each file's jennifer tree
+// only when its job runs.
+func contractJobs(cat *registry.Catalog) []fileJob {
 	tools := buildContracts(cat)
-	files := []*jen.File{newGeneratedFile("catalog", cat.Source, "")}
-	paths := []string{"generated/catalog/handlers.go"}
-	f := files[0]
+	const handlersPath = "generated/catalog/handlers.go"
+	jobs := []fileJob{{path: handlersPath, render: func() ([]byte, error) {
+		return renderJen(handlersPath, handlersFile(cat, tools))
+	}}}
+	for c := 0; c*toolsPerFile < len(tools); c++ {
+		path := fmt.Sprintf("generated/catalog/tools_%03d.go", c)
+		jobs = append(jobs, fileJob{path: path, render: func() ([]byte, error) {
+			tf := newGeneratedFile("catalog", cat.Source, "")
+			for _, tc := range tools[c*toolsPerFile : min(len(tools), (c+1)*toolsPerFile)] {
+				tc.emit(tf)
+			}
+			return renderJen(path, tf)
+		}})
+	}
+	return jobs
+}
+
+// handlersFile is handlers.go: the Handlers interface and Bind.
+func handlersFile(cat *registry.Catalog, tools []*toolContract) *jen.File {
+	f := newGeneratedFile("catalog", cat.Source, "")
 
 	fileComment(f, "Handlers is the typed handler contract of the catalog's MCP tools: one method per tool, "+
 		"taking the tool's decoded arguments and returning its result. The binary that serves the catalog implements it; "+
@@ -56,16 +75,7 @@ func renderContract(cat *registry.Catalog) ([]*jen.File, []string) {
 			}
 		})),
 	)
-
-	for c := 0; c*toolsPerFile < len(tools); c++ {
-		tf := newGeneratedFile("catalog", cat.Source, "")
-		for _, tc := range tools[c*toolsPerFile : min(len(tools), (c+1)*toolsPerFile)] {
-			tc.emit(tf)
-		}
-		files = append(files, tf)
-		paths = append(paths, fmt.Sprintf("generated/catalog/tools_%03d.go", c))
-	}
-	return files, paths
+	return f
 }
 
 // resultType is the first result of the tool's method.

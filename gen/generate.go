@@ -188,7 +188,11 @@ func compare(root, dir string, outs []output) ([]File, error) {
 		if err != nil {
 			old = nil
 		}
-		files = append(files, File{Path: o.path, Data: o.data, Old: old, Stale: old == nil || !bytes.Equal(old, o.data)})
+		stale := old == nil || !bytes.Equal(old, o.data)
+		if !stale {
+			old = o.data // the same bytes: hold one copy
+		}
+		files = append(files, File{Path: o.path, Data: o.data, Old: old, Stale: stale})
 	}
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
