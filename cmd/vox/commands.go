@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return append([]command{
 		{path: []string{"check"}, summary: "check .vox files and folders: print their diagnostics (--format text|json)", run: runCheck},
+		{path: []string{"lsp"}, summary: "serve the Language Server Protocol for .vox files on stdin and stdout (for editors)", run: runLSP},
 		{path: []string{"run"}, summary: "call a function of a .vox file with JSON arguments and print the result", run: runRun},
 		{path: []string{"gen"}, summary: "regenerate generated/ (--check: only report stale files with a diff)", run: runGen},
 		{path: []string{"gen", "app"}, summary: "write a standalone stdio MCP server (main package) serving the tools of the given .vox files", run: runGenApp},

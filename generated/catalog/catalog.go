@@ -25,6 +25,7 @@ var Catalog = &registry.Catalog{
 		opCiOperationsVerify,
 		opGen,
 		opGenApp,
+		opLsp,
 		opRun,
 		opSkillAdd,
 		opSkillDiscover,

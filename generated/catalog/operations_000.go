@@ -119,6 +119,22 @@ var opGenApp = registry.Operation{
 	},
 }
 
+var opLsp = registry.Operation{
+	ID:              "lsp",
+	Title:           "Serve the Vox language server",
+	Description:     "Speak the Language Server Protocol on stdin and stdout for .vox files: diagnostics on open and change, hover with types and signatures, go to definition, completion and signature help. An editor starts it; exits 0 after shutdown and exit.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"vox", "lsp", "editor", "diagnostics"},
+	SideEffectClass: "read_only",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.False,
+	CLI: &registry.CLI{
+		Path:    []string{"lsp"},
+		Status:  "active",
+		Handler: "cmd/vox/lsp.go",
+	},
+}
+
 var opRun = registry.Operation{
 	ID:              "run",
 	Title:           "Run a Vox function",

@@ -236,6 +236,11 @@ func (m *Module) HasFunc(name string) bool {
 	return ok
 }
 
+// Resolved returns the file's syntax tree with its names bound, for
+// readers of the source such as the language server (runtime/lsp); nil
+// when compiling failed with an internal error. It must not be changed.
+func (m *Module) Resolved() *resolve.Module { return m.res }
+
 // Tools returns the tools in declaration order.
 func (m *Module) Tools() []Tool { return m.tools }
 

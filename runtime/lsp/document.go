@@ -1,0 +1,260 @@
+package lsp
+
+import (
+	"fmt"
+	"net/url"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+)
+
+// document is an open text document: its text as the client has it and
+// the analysis of that text.
+type document struct {
+	uri     string
+	path    string // for diagnostics' Path: the URI's file path
+	version protocol.Integer
+	text    []byte
+	lines   []int // byte offset of each line's start
+	an      *analysis
+	// good is the last analysis in which every function parsed: while a
+	// line is being typed its function is often unavailable, and
+	// completion still offers the locals it had.
+	good *analysis
+}
+
+func newDocument(uri string, version protocol.Integer, text string) *document {
+	d := &document{uri: uri, path: uriPath(uri), version: version}
+	d.setText([]byte(text))
+	d.analyze()
+	return d
+}
+
+// uriPath is the file path of a file: URI, else the URI itself.
+func uriPath(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" && u.Path != "" {
+		return u.Path
+	}
+	return uri
+}
+
+func (d *document) setText(text []byte) {
+	d.text = text
+	d.lines = d.lines[:0]
+	d.lines = append(d.lines, 0)
+	for i, c := range text {
+		if c == '\n' {
+			d.lines = append(d.lines, i+1)
+		}
+	}
+}
+
+// analyze analyzes the current text.
+func (d *document) analyze() {
+	d.an = analyze(d.path, d.text)
+	if d.an.complete {
+		d.good = d.an
+	}
+}
+
+// lineText is line i (0-based) without its line ending.
+func (d *document) lineText(i int) []byte {
+	if i < 0 || i >= len(d.lines) {
+		return nil
+	}
+	end := len(d.text)
+	if i+1 < len(d.lines) {
+		end = d.lines[i+1] - 1
+	}
+	line := d.text[d.lines[i]:end]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line
+}
+
+// offset converts an LSP position (UTF-16 code units, the protocol's
+// default) to a byte offset in the text, clamped to the line and text.
+func (d *document) offset(p protocol.Position) int {
+	line := int(p.Line)
+	if line >= len(d.lines) {
+		return len(d.text)
+	}
+	text := d.lineText(line)
+	return d.lines[line] + utf16ToByte(text, int(p.Character))
+}
+
+// utf16ToByte returns the byte offset in text of the UTF-16 offset units.
+func utf16ToByte(text []byte, units int) int {
+	i, n := 0, 0
+	for i < len(text) && n < units {
+		r, size := utf8.DecodeRune(text[i:])
+		n += utf16.RuneLen(r)
+		if r == utf8.RuneError && size == 1 {
+			n = n - utf16.RuneLen(r) + 1
+		}
+		i += size
+	}
+	return i
+}
+
+// position converts a byte offset to an LSP position.
+func (d *document) position(off int) protocol.Position {
+	off = max(0, min(off, len(d.text)))
+	line := 0
+	lo, hi := 0, len(d.lines)-1
+	for lo <= hi { // the last line start <= off
+		mid := (lo + hi) / 2
+		if d.lines[mid] <= off {
+			line, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(utf16Len(d.text[d.lines[line]:off]))}
+}
+
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			n++
+		} else {
+			n += utf16.RuneLen(r)
+		}
+		b = b[size:]
+	}
+	return n
+}
+
+// posOffset converts a Vox position (1-based line, 1-based byte column)
+// to a byte offset.
+func (d *document) posOffset(p syntax.Pos) int {
+	line := int(p.Line) - 1
+	if line < 0 {
+		return 0
+	}
+	if line >= len(d.lines) {
+		return len(d.text)
+	}
+	return d.lines[line] + min(max(int(p.Col)-1, 0), len(d.lineText(line)))
+}
+
+// syntaxPos converts a byte offset to a Vox position.
+func (d *document) syntaxPos(off int) syntax.Pos {
+	p := d.position(off)
+	return syntax.MakePos(int(p.Line)+1, off-d.lines[p.Line]+1)
+}
+
+// rangeAt is the range of the name (or else the one character) at a Vox
+// position, for a diagnostic or a definition.
+func (d *document) rangeAt(p syntax.Pos) protocol.Range {
+	start := d.posOffset(p)
+	end := start
+	for end < len(d.text) && isNameByte(d.text[end]) {
+		end++
+	}
+	if end == start && end < len(d.text) && d.text[end] != '\n' {
+		_, size := utf8.DecodeRune(d.text[end:])
+		end += size
+	}
+	return protocol.Range{Start: d.position(start), End: d.position(end)}
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
+
+// apply applies one content change to the text: a range edit, or the
+// whole text. The caller analyzes the result once all changes are in:
+// analyzing after each would analyze every intermediate text.
+func (d *document) apply(change any) error {
+	switch c := change.(type) {
+	case protocol.TextDocumentContentChangeEventWhole:
+		d.setText([]byte(c.Text))
+	case protocol.TextDocumentContentChangeEvent:
+		if c.Range == nil {
+			d.setText([]byte(c.Text))
+			return nil
+		}
+		start, end := d.offset(c.Range.Start), d.offset(c.Range.End)
+		if end < start {
+			return fmt.Errorf("the change's range ends (%d:%d) before it starts (%d:%d)",
+				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
+		}
+		text := make([]byte, 0, len(d.text)-(end-start)+len(c.Text))
+		text = append(text, d.text[:start]...)
+		text = append(text, c.Text...)
+		text = append(text, d.text[end:]...)
+		d.setText(text)
+	default:
+		return fmt.Errorf("a content change of type %T", change)
+	}
+	return nil
+}
+
+func (s *Server) didOpen(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+	d := newDocument(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	s.docs[d.uri] = d
+	s.publish(ctx, d)
+	return nil
+}
+
+func (s *Server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+	d, ok := s.docs[p.TextDocument.URI]
+	if !ok {
+		return fmt.Errorf("didChange of %s, which is not open", p.TextDocument.URI)
+	}
+	for _, c := range p.ContentChanges {
+		if err := d.apply(c); err != nil {
+			d.analyze() // the changes before it are in the text
+			return err
+		}
+	}
+	d.version = p.TextDocument.Version
+	d.analyze()
+	s.publish(ctx, d)
+	return nil
+}
+
+func (s *Server) didClose(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+	delete(s.docs, p.TextDocument.URI)
+	ctx.Notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{
+		URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{},
+	})
+	return nil
+}
+
+// publish sends the document's diagnostics.
+func (s *Server) publish(ctx *glsp.Context, d *document) {
+	version := protocol.UInteger(d.version)
+	ctx.Notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{
+		URI: d.uri, Version: &version, Diagnostics: d.diagnostics(),
+	})
+}
+
+// diagnostics converts the analysis's diagnostics to the protocol's.
+func (d *document) diagnostics() []protocol.Diagnostic {
+	out := make([]protocol.Diagnostic, 0, len(d.an.diags))
+	source := "vox"
+	for _, x := range d.an.diags {
+		severity := protocol.DiagnosticSeverityError
+		if x.Severity == diag.Warning {
+			severity = protocol.DiagnosticSeverityWarning
+		}
+		out = append(out, protocol.Diagnostic{
+			Range:    d.rangeAt(syntax.MakePos(x.Line, x.Col)),
+			Severity: &severity,
+			Code:     &protocol.IntegerOrString{Value: x.Code},
+			Source:   &source,
+			Message:  x.Message,
+		})
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+// Package lsp is `vox lsp`: a Language Server Protocol server for .vox
+// files over stdio (docs/vox-lsp.md). It publishes the diagnostics of
+// `vox check` when a document is opened or changed, and answers hover
+// (types and signatures), go to definition, completion (names, methods,
+// builtins, capability functions, decorators) and signature help from the
+// resolved syntax tree and the library tables of runtime/vox/eval and
+// runtime/vox/capability.
+//
+// The protocol types and their dispatch are github.com/tliron/glsp's
+// (LSP 3.16); the framing and the JSON-RPC loop are this package's own,
+// so that every size a peer announces is bounded before anything is
+// allocated (framing.go). Messages are handled one at a time, in order:
+// each document's state is then simply the result of the edits so far,
+// and an edit's diagnostics are published before the next message is read.
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// Options configure a server.
+type Options struct {
+	Version string    // reported as serverInfo.version
+	Log     io.Writer // problems the client is not told about; nil discards
+}
+
+// JSON-RPC and LSP error codes.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
+	codeNotInitialized = -32002
+)
+
+// message is any JSON-RPC message: a request (ID and Method), a
+// notification (Method only) or a response (ID only, which this server
+// never asks for and ignores).
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type responseError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result"`
+	Error   *responseError  `json:"error,omitempty"`
+}
+
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *responseError  `json:"error"`
+}
+
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// Server is one language server session: its documents and its
+// connection.
+type Server struct {
+	opts     Options
+	docs     map[string]*document
+	handler  protocol.Handler
+	out      *bufio.Writer
+	outMu    sync.Mutex
+	shutdown bool
+	exited   bool
+}
+
+// Serve runs a session on in and out until the client sends exit or
+// closes in. It returns nil after shutdown and exit, an error otherwise (a
+// framing error, a write error, exit without shutdown, or the stream
+// ending without either), which `vox lsp` turns into exit status 1 as the
+// protocol asks.
+func Serve(in io.Reader, out io.Writer, opts Options) error {
+	s := NewServer(out, opts)
+	r := newReader(in)
+	for !s.exited {
+		body, err := r.read()
+		if err == io.EOF {
+			if s.shutdown {
+				return nil
+			}
+			return errors.New("lsp: the client closed the stream without shutdown and exit")
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.handle(body); err != nil {
+			return err
+		}
+	}
+	if !s.shutdown {
+		return errors.New("lsp: exit without shutdown")
+	}
+	return nil
+}
+
+// NewServer makes a server that writes to out; Handle feeds it messages.
+func NewServer(out io.Writer, opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	s := &Server{opts: opts, docs: map[string]*document{}, out: bufio.NewWriter(out)}
+	s.handler = protocol.Handler{
+		Initialize:                s.initialize,
+		Initialized:               func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                  func(*glsp.Context) error { s.shutdown = true; return nil },
+		SetTrace:                  func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:             func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:       s.didOpen,
+		TextDocumentDidChange:     s.didChange,
+		TextDocumentDidClose:      s.didClose,
+		TextDocumentDidSave:       func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentHover:         s.hover,
+		TextDocumentDefinition:    s.definition,
+		TextDocumentCompletion:    s.completion,
+		TextDocumentSignatureHelp: s.signatureHelp,
+	}
+	return s
+}
+
+// handle decodes and answers one message. Only a failure to write is an
+// error: a bad message gets an error response (requests) or a line in the
+// log (notifications), and the session goes on.
+func (s *Server) handle(body []byte) error {
+	var m message
+	if err := json.Unmarshal(body, &m); err != nil {
+		return s.replyError(json.RawMessage("null"), codeParseError, fmt.Sprintf("the message is not JSON: %v", err))
+	}
+	isRequest := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method == "" && isRequest:
+		return nil // a response to a request this server never sends
+	case m.Method == "":
+		return s.replyError(json.RawMessage("null"), codeInvalidRequest, "a message needs a method (a request or a notification)")
+	case m.Method == protocol.MethodExit:
+		s.exited = true
+		return nil
+	case s.shutdown && isRequest:
+		return s.replyError(m.ID, codeInvalidRequest, fmt.Sprintf("%s after shutdown: only exit is accepted now", m.Method))
+	}
+	if len(m.Params) == 0 {
+		m.Params = json.RawMessage("null")
+	}
+	result, validMethod, validParams, err := s.dispatch(&m)
+	if !isRequest {
+		switch {
+		case !validMethod:
+			// Notifications the server does not know are ignored
+			// (the $/ ones may be, the rest are harmless).
+		case !validParams || err != nil:
+			fmt.Fprintf(s.opts.Log, "vox lsp: %s: %v\n", m.Method, err)
+		}
+		return nil
+	}
+	switch {
+	case !validMethod:
+		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion and signatureHelp", m.Method))
+	case !validParams:
+		return s.replyError(m.ID, codeInvalidParams, fmt.Sprintf("the params of %s do not decode: %v", m.Method, err))
+	case err != nil:
+		code := codeInternalError
+		if !s.handler.IsInitialized() {
+			code = codeNotInitialized
+		}
+		return s.replyError(m.ID, code, err.Error())
+	}
+	return s.write(response{JSONRPC: "2.0", ID: m.ID, Result: result})
+}
+
+// dispatch runs glsp's handler, turning a panic of a feature into an
+// error response rather than the end of the session.
+func (s *Server) dispatch(m *message) (result any, validMethod, validParams bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(s.opts.Log, "vox lsp: panic in %s: %v\n%s", m.Method, r, debug.Stack())
+			result, validMethod, validParams, err = nil, true, true, fmt.Errorf("internal error in %s: %v", m.Method, r)
+		}
+	}()
+	ctx := &glsp.Context{Method: m.Method, Params: m.Params, Notify: s.notify}
+	return s.handler.Handle(ctx)
+}
+
+func (s *Server) notify(method string, params any) {
+	if err := s.write(notification{JSONRPC: "2.0", Method: method, Params: params}); err != nil {
+		fmt.Fprintf(s.opts.Log, "vox lsp: %s: %v\n", method, err)
+	}
+}
+
+func (s *Server) replyError(id json.RawMessage, code int, msg string) error {
+	return s.write(errorResponse{JSONRPC: "2.0", ID: id, Error: &responseError{Code: code, Message: msg}})
+}
+
+func (s *Server) write(v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("lsp: encoding a message: %w", err)
+	}
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	return writeMessage(s.out, body)
+}
+
+func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
+	yes := true
+	change := protocol.TextDocumentSyncKindIncremental
+	version := s.opts.Version
+	return protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync:   &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &change},
+			HoverProvider:      true,
+			DefinitionProvider: true,
+			CompletionProvider: &protocol.CompletionOptions{TriggerCharacters: []string{".", "@"}},
+			SignatureHelpProvider: &protocol.SignatureHelpOptions{
+				TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","},
+			},
+		},
+		ServerInfo: &protocol.InitializeResultServerInfo{Name: "vox lsp", Version: &version},
+	}, nil
+}
