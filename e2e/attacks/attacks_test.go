@@ -59,7 +59,8 @@
 // the server's environment (below), like exec — stdout and stderr are kept
 // for the next commands, and with ! it must exit non-zero — but fails the
 // script, whatever !, when PROG runs longer than -timeout (default 20s) or
-// its peak RSS exceeds -maxrss MiB (killed at once).
+// its peak RSS exceeds -maxrss MiB (killed at once). -stdin FILE is its
+// standard input (none otherwise).
 //
 // The server's environment is PATH, HOME ($WORK/home) and
 // VOX_SKILL_ROOTS ($WORK/skills) plus any variable the script set with
@@ -474,16 +475,23 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	timeout := fs.Duration("timeout", 20*time.Second, "the longest run")
 	maxRSS := fs.Int64("maxrss", 0, "the largest allowed peak RSS in MiB (0: unchecked)")
+	stdin := fs.String("stdin", "", "a file to give PROG as its standard input")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		ts.Fatalf("run: %v", err)
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || (rest[0] != "vox" && rest[0] != "vox-mcp") {
-		ts.Fatalf("usage: run [-timeout D] [-maxrss MiB] vox|vox-mcp [ARGS]")
+		ts.Fatalf("usage: run [-timeout D] [-maxrss MiB] [-stdin FILE] vox|vox-mcp [ARGS]")
 	}
 	cmd := exec.Command(filepath.Join(binDir, rest[0]), rest[1:]...)
 	cmd.Dir = ts.MkAbs(".")
+	if *stdin != "" {
+		f, err := os.Open(ts.MkAbs(*stdin))
+		ts.Check(err)
+		defer f.Close()
+		cmd.Stdin = f
+	}
 	for _, name := range serverEnvNames {
 		if v := ts.Getenv(name); v != "" {
 			cmd.Env = append(cmd.Env, name+"="+v)

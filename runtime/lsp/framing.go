@@ -31,7 +31,7 @@ type FrameError struct {
 }
 
 func (e *FrameError) Error() string {
-	return fmt.Sprintf("lsp: message %d: %s", e.Message, e.Reason)
+	return fmt.Sprintf("message %d: %s", e.Message, e.Reason)
 }
 
 // reader reads framed messages.

@@ -170,7 +170,7 @@ func (a *analysis) hoverMember(o *occurrence) string {
 	}
 	text := strings.Join(blocks, "\n\n---\n\n")
 	if recv != "" {
-		text = withNotes(code("receiver: "+recv), text)
+		text = withNotes(text, "The receiver is a `"+recv+"`.")
 	}
 	return text
 }

@@ -103,7 +103,7 @@ func Serve(in io.Reader, out io.Writer, opts Options) error {
 			if s.shutdown {
 				return nil
 			}
-			return errors.New("lsp: the client closed the stream without shutdown and exit")
+			return errors.New("the client closed the stream without shutdown and exit")
 		}
 		if err != nil {
 			return err
@@ -113,7 +113,7 @@ func Serve(in io.Reader, out io.Writer, opts Options) error {
 		}
 	}
 	if !s.shutdown {
-		return errors.New("lsp: exit without shutdown")
+		return errors.New("exit without shutdown")
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func (s *Server) replyError(id json.RawMessage, code int, msg string) error {
 func (s *Server) write(v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("lsp: encoding a message: %w", err)
+		return fmt.Errorf("encoding a message: %w", err)
 	}
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
