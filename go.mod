@@ -10,6 +10,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/tliron/glsp v0.2.2
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/mod v0.42.0
 	golang.org/x/sync v0.24.0
@@ -26,7 +27,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.0.9 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
-	github.com/tliron/glsp v0.2.2 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
