@@ -112,7 +112,7 @@ test("vox lsp over stdio with vscode-languageserver-protocol", async (t) => {
   assert.equal(field.severity, 1);
   assert.match(field.message, /record Point has no field z: its fields are x, y/);
   assert.deepEqual(field.range.start, at(text, "z: 2"));
-  const undef = opened.diagnostics.find((d) => d.code === "vox/resolve/undefined");
+  const undef = opened.diagnostics.find((d) => d.code === "vox/name/undefined");
   assert.ok(undef, JSON.stringify(opened.diagnostics));
   assert.deepEqual(undef.range, { start: at(text, "totl"), end: at(text, "totl", 4) });
 
