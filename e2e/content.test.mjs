@@ -34,7 +34,7 @@ fn segment(label: str = "") to Segment {
 @tool "A tree"
 fn tree(depth: int) to Result[Tree, str] {
     if depth < 0 { return Err("depth must not be negative") }
-    let t = Tree { name: "leaf", children: [] }
+    let mut t = Tree { name: "leaf", children: [] }
     for i in range(depth) { t = Tree { name: "level " + str(i), children: [t, t] } }
     Ok(t)
 }
