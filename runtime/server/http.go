@@ -136,6 +136,9 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 		// notifications) until the session has been idle this long, or
 		// DELETE; an id never outlives its lifetime.
 		mcpserver.WithSessionIdleTTL(s.sessions.ids.Lifetime()),
+		// Every event of a session's SSE streams gets an id and is kept,
+		// bounded, for a GET with Last-Event-ID (shim_events.go).
+		mcpserver.WithEventStore(eventStore{s.sessions.events}),
 	}
 	if hs != nil {
 		// Shutdown of the streamable server then also ends the long-lived
@@ -241,6 +244,8 @@ func (e *endpoint) serveInSession(w http.ResponseWriter, r *http.Request, stream
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, hs.id.Expires)
 		defer cancel()
+	} else {
+		ctx, w = withPriming(ctx, w, r.Header)
 	}
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -100,6 +101,10 @@ type Options struct {
 	// SessionLifetime is how long a session id is valid; 0 means
 	// session.Lifetime (24h).
 	SessionLifetime time.Duration
+	// EventStore records the SSE events of HTTP sessions for resumption
+	// (Last-Event-ID); nil means a bounded in-memory store
+	// (session.NewMemoryEventStore with its default bounds).
+	EventStore session.EventStore
 }
 
 // Server is one vox-mcp instance.

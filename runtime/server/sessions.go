@@ -71,6 +71,9 @@ type sessionPlane struct {
 
 	revoked session.Revocations
 	state   session.Store
+	// events are the SSE events of the sessions' streams, for resumption
+	// (shim_events.go).
+	events session.EventStore
 
 	openMu sync.Mutex
 	open   map[string]map[*openRequest]struct{} // by session key
@@ -90,6 +93,10 @@ func newSessionPlane(s *Server, opts Options) (*sessionPlane, error) {
 	}
 	p.revoked = session.NewMemoryRevocations(maxRevocations)
 	p.state = session.NewMemoryStore(maxSessionStates, p.endToMakeRoom)
+	p.events = opts.EventStore
+	if p.events == nil {
+		p.events = session.NewMemoryEventStore(0, 0, 0)
+	}
 	return p, nil
 }
 

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/session"
+)
+
+// SSE resumability (docs/federation.md §8, "Resumability"): mcp-go records
+// every message of a session's SSE streams in an event store, gives it an
+// id, and replays a broken stream to a GET with Last-Event-ID. The store
+// is session.EventStore (bounded in memory by default; fleet mode plugs in
+// a shared one); eventStore adapts it to mcp-go and adds the priming event.
+
+// sseRetry is the reconnection delay a priming event announces (the SSE
+// retry field, in milliseconds).
+const sseRetry = 1000
+
+// primingSince is the first protocol version whose clients expect a
+// priming event (an id with empty data); older clients may try to parse
+// the empty data as a message, so they get none.
+const primingSince = "2025-11-25"
+
+// eventStore adapts a session.EventStore to mcp-go: errors of unknown ids
+// become mcp-go's (so that a resume from one gets 400, not 500), an event
+// the store refuses is sent live without an id, and the first event of a
+// POST's stream is preceded by a priming event when the request asked for
+// one (primer).
+type eventStore struct {
+	store session.EventStore
+}
+
+func (e eventStore) StoreEvent(ctx context.Context, sessionID, streamID string, message json.RawMessage) (string, error) {
+	if p := primerFrom(ctx); p != nil {
+		p.prime(func() (string, error) { return e.store.StoreEvent(ctx, sessionID, streamID, nil) })
+	}
+	return e.store.StoreEvent(ctx, sessionID, streamID, message)
+}
+
+func (e eventStore) ReplayEventsAfter(ctx context.Context, sessionID, lastEventID string, send func(string, json.RawMessage) error) (string, error) {
+	stream, err := e.store.ReplayEventsAfter(ctx, sessionID, lastEventID, send)
+	if errors.Is(err, session.ErrUnknownEvent) {
+		return "", fmt.Errorf("%w: %w", mcpserver.ErrUnknownEventID, err)
+	}
+	return stream, err
+}
+
+func (e eventStore) PurgeSession(ctx context.Context, sessionID string) error {
+	return e.store.PurgeSession(ctx, sessionID)
+}
+
+// primer is the priming event of one POST: the id the store gave it,
+// written before the first event of the response once the response is a
+// stream.
+type primer struct {
+	mu      sync.Mutex
+	id      string
+	tried   bool
+	written bool
+}
+
+type primerKey struct{}
+
+func primerFrom(ctx context.Context) *primer {
+	p, _ := ctx.Value(primerKey{}).(*primer)
+	return p
+}
+
+// prime records the priming event once, before the stream's first event.
+func (p *primer) prime(store func() (string, error)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tried {
+		return
+	}
+	p.tried = true
+	if id, err := store(); err == nil {
+		p.id = id
+	}
+}
+
+// take returns the priming event's bytes the first time it is called
+// after the event was recorded, and nil otherwise.
+func (p *primer) take() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.written || p.id == "" {
+		return nil
+	}
+	p.written = true
+	return fmt.Appendf(nil, "id: %s\nretry: %d\ndata: \n\n", p.id, sseRetry)
+}
+
+// wantsPriming reports whether a POST of a session should start its
+// stream with a priming event: its protocol version is 2025-11-25 or
+// later (and not of the sessionless era, which has no resumability).
+func wantsPriming(h http.Header) bool {
+	v := h.Get(mcp.HeaderProtocolVersion)
+	return v >= primingSince && !mcp.IsModernProtocol(v)
+}
+
+// primingWriter writes the priming event of p before the first bytes of
+// an event-stream response.
+type primingWriter struct {
+	http.ResponseWriter
+	p *primer
+}
+
+func (w *primingWriter) Write(b []byte) (int, error) {
+	if w.Header().Get("Content-Type") == "text/event-stream" {
+		if ev := w.p.take(); ev != nil {
+			if _, err := w.ResponseWriter.Write(ev); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *primingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *primingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withPriming arranges the priming event for a POST of a session that
+// wants one.
+func withPriming(ctx context.Context, w http.ResponseWriter, h http.Header) (context.Context, http.ResponseWriter) {
+	if !wantsPriming(h) {
+		return ctx, w
+	}
+	p := &primer{}
+	return context.WithValue(ctx, primerKey{}, p), &primingWriter{ResponseWriter: w, p: p}
+}
