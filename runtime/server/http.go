@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -183,7 +182,10 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		lift()
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		if isBatch(body) {
+			e.serveBatch(w, r, body)
+			return
+		}
 		// A body that is no JSON object with a string method is mcp-go's
 		// to refuse (-32700: it decodes the same way); a request of
 		// 2026-07-28 has no session, and initialize starts one. Anything
@@ -193,17 +195,24 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Method string `json:"method"`
 		}
 		if json.Unmarshal(body, &msg) != nil || isModern(r.Header, body) || msg.Method == string(mcp.MethodInitialize) {
-			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context())))
+			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, isModern(r.Header, body))
 			return
 		}
-		e.serveInSession(w, r, false)
+		hs, ok := e.session(w, r)
+		if !ok {
+			return
+		}
+		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+		defer done()
+		ctx, w = withPriming(ctx, w, r.Header)
+		e.dispatch(w, r.WithContext(ctx), body, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no GET stream
 			return
 		}
 		lift()
-		e.serveInSession(w, r, true)
+		e.serveStream(w, r)
 	case http.MethodDelete:
 		if isModern(r.Header, nil) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no sessions to end
@@ -231,22 +240,17 @@ func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession
 	return hs, true
 }
 
-// serveInSession serves a request of a verified session; the session's
-// end (DELETE, or its id expiring for a stream) ends the request.
-func (e *endpoint) serveInSession(w http.ResponseWriter, r *http.Request, stream bool) {
+// serveStream serves a GET event stream of a verified session; it ends
+// when the session does (DELETE) or its id expires.
+func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	hs, ok := e.session(w, r)
 	if !ok {
 		return
 	}
 	ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 	defer done()
-	if stream {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, hs.id.Expires)
-		defer cancel()
-	} else {
-		ctx, w = withPriming(ctx, w, r.Header)
-	}
+	ctx, cancel := context.WithDeadline(ctx, hs.id.Expires)
+	defer cancel()
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }
 

@@ -194,6 +194,8 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
+		// skills/list and skills/get are served by the shim (shim_skills.go).
+		mcpserver.WithExtensions(shimExtensions(opts)),
 	)
 	s.requirements = s.defaultRequirements()
 	// Order matters: the read role first (auth.go), then the skill
@@ -265,7 +267,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	mcpserver.WithWorkerPoolSize(StdioWorkers)(st)
 	mcpserver.WithQueueSize(4 * StdioWorkers)(st)
 	st.SetErrorLogger(log.New(slogWriter{s.log}, "", 0))
-	err := st.Listen(ctx, in, out)
+	// The shim (shim_stdio.go) reads the input before mcp-go does.
+	err := s.listenStdio(ctx, st, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

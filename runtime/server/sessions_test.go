@@ -103,9 +103,9 @@ func TestSessionLifecycleOverHTTP(t *testing.T) {
 			t.Errorf("a 2026-07-28 %s: %d %s", method, r.status, r.body)
 		}
 	}
-	// A body that is no JSON object is mcp-go's parse error, session or not.
-	if r := bare.do(http.MethodPost, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`); !strings.Contains(string(r.body), "-32700") {
-		t.Errorf("a batch: %d %s", r.status, r.body)
+	// A batch is of a session too (shim_http.go).
+	if r := bare.do(http.MethodPost, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "missing Mcp-Session-Id") {
+		t.Errorf("a batch without a session: %d %s", r.status, r.body)
 	}
 
 	// A new session starts without the old one's state.

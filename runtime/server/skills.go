@@ -41,6 +41,10 @@ type skillPlane struct {
 	// mcp-go, so that a change re-registers only what differs.
 	resMu     sync.Mutex
 	resources map[string]mcp.Resource
+
+	// skillManifests are the entries skills/list and skills/get answer
+	// with (shim_skills.go).
+	skillManifests skillManifests
 }
 
 // initSkills hydrates the registry, registers the skill resources and

@@ -1,0 +1,242 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The pre-dispatch shim (docs/federation.md §8, "The shim") sits in front
+// of mcp-go on both transports and handles what mcp-go v1.2.1 cannot:
+//
+//   - methods mcp-go has no way to register (it answers -32601 and no hook
+//     sees them): the skills extension's skills/list and skills/get
+//     (shim_skills.go), served here with the session already verified and
+//     the read role applied from the method table below;
+//   - tools/call with "arguments": null, which it passes to the tool as
+//     null instead of {};
+//   - JSON-RPC batches, which it answers with a parse error: for a session
+//     that negotiated 2025-03-26 (the only version with batches) the shim
+//     splits a batch, dispatches each message, and answers as an array;
+//     later versions get the error the specification asks for.
+
+// maxBatch is how many messages one batch may hold: far above what a
+// client batches, low enough that one request cannot queue unbounded work.
+const maxBatch = 100
+
+// batchVersion is the only protocol version with JSON-RPC batches.
+const batchVersion = mcp.ProtocolVersion20250326
+
+// shimMethod is a method the shim serves itself.
+type shimMethod struct {
+	// readRole says whether the HTTP read role may call it
+	// (docs/security.md, "The HTTP plane").
+	readRole bool
+	serve    func(s *Server, params json.RawMessage) (any, *rpcError)
+}
+
+// shimMethods are the methods the shim answers instead of mcp-go.
+var shimMethods = map[string]shimMethod{
+	methodSkillsList: {readRole: true, serve: (*Server).skillsList},
+	methodSkillsGet:  {readRole: true, serve: (*Server).skillsGet},
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// rpcMessage is what the shim reads of a message.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// errorReply is a JSON-RPC error response to the request id (null when
+// it has none or is unknown).
+func errorReply(id json.RawMessage, code int, message string) []byte {
+	return rpcReply(id, nil, &rpcError{Code: code, Message: message})
+}
+
+func rpcReply(id json.RawMessage, result any, e *rpcError) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg := map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": id}
+	if e != nil {
+		msg["error"] = e
+	} else {
+		msg["result"] = result
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		b = errorReply(id, mcp.INTERNAL_ERROR, "encoding the result: "+err.Error())
+	}
+	return b
+}
+
+// preDispatch looks at one message before mcp-go. A method the shim serves
+// is answered here (answered; reply is nil for a notification); anything
+// else is passed on as pass, rewritten where mcp-go would misread it. A
+// message that does not decode is passed on unchanged, for mcp-go's error.
+// modern marks a request of protocol 2026-07-28, whose results carry the
+// fields that era requires.
+func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass, reply []byte, answered bool) {
+	var m rpcMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, nil, false
+	}
+	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
+		if len(m.ID) == 0 {
+			return nil, nil, true // a notification of a request method: nothing to answer
+		}
+		if !sm.readRole && roleFrom(ctx) == roleRead {
+			return nil, errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("read role may not call %s: use a full-access token", m.Method)), true
+		}
+		result, e := sm.serve(s, m.Params)
+		if e == nil && modern {
+			result = modernResult(result)
+		}
+		return nil, rpcReply(m.ID, result, e), true
+	}
+	if m.Method == string(mcp.MethodToolsCall) {
+		return nullArgumentsAsEmpty(raw, m.Params), nil, false
+	}
+	return raw, nil, false
+}
+
+// modernResult adds what protocol 2026-07-28 requires of a result: its
+// type, and cache hints (none: private, not to be reused).
+func modernResult(result any) any {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return result
+	}
+	var fields map[string]any
+	if json.Unmarshal(b, &fields) != nil {
+		return result
+	}
+	fields["resultType"] = mcp.ResultTypeComplete
+	fields["ttlMs"] = 0
+	fields["cacheScope"] = mcp.CacheScopePrivate
+	return fields
+}
+
+// nullArgumentsAsEmpty rewrites a tools/call whose params hold
+// "arguments": null to carry {} instead, as a missing arguments member
+// means; any other message is returned as it is.
+func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
+	var p map[string]json.RawMessage
+	if !bytes.Contains(params, []byte("null")) || json.Unmarshal(params, &p) != nil {
+		return raw
+	}
+	args, ok := p["arguments"]
+	if !ok || !bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		return raw
+	}
+	p["arguments"] = json.RawMessage("{}")
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(raw, &msg) != nil {
+		return raw
+	}
+	var err error
+	if msg["params"], err = json.Marshal(p); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// isBatch reports whether a body is a JSON array (a JSON-RPC batch).
+func isBatch(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '['
+}
+
+// batchRefusal is the error answering a batch in a protocol version that
+// has none: protocol 2025-06-18 removed batches.
+func batchRefusal(version string) []byte {
+	return errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("JSON-RPC batches are not part of protocol %s (only %s has them): send one message per request", version, batchVersion))
+}
+
+// errBatchTooLarge stops reading a batch at its limit.
+var errBatchTooLarge = errors.New("batch too large")
+
+// splitBatch reads the messages of a batch, stopping past maxBatch so that
+// a batch of 100,000 costs no more than one of 101. A reply is set (and
+// the messages nil) when the batch as a whole is refused: it does not
+// decode, is empty, or is too large.
+func splitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening bracket
+		return nil, errorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
+	}
+	err := func() error {
+		for dec.More() {
+			if len(msgs) == maxBatch {
+				return errBatchTooLarge
+			}
+			var m json.RawMessage
+			if err := dec.Decode(&m); err != nil {
+				return err
+			}
+			msgs = append(msgs, m)
+		}
+		if _, err := dec.Token(); err != nil { // the closing bracket
+			return err
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return errors.New("data after the batch")
+		}
+		return nil
+	}()
+	switch {
+	case errors.Is(err, errBatchTooLarge):
+		return nil, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("a batch of more than %d messages: send at most %d per batch", maxBatch, maxBatch))
+	case err != nil:
+		return nil, errorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
+	case len(msgs) == 0:
+		return nil, errorReply(nil, mcp.INVALID_REQUEST, "an empty batch: send at least one message")
+	}
+	return msgs, nil
+}
+
+// serveBatch answers a batch of a 2025-03-26 session: each message is
+// checked, then served by one (the shim and mcp-go), in order, one at a
+// time; the replies form the array answered (nil when every message was
+// a notification or a response, which get none).
+func serveBatch(body []byte, one func(msg []byte) []byte) []byte {
+	msgs, reply := splitBatch(body)
+	if reply != nil {
+		return reply
+	}
+	var replies [][]byte
+	for i, raw := range msgs {
+		var m rpcMessage
+		switch {
+		case !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &m) != nil:
+			replies = append(replies, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message %d of the batch is not a JSON-RPC message object", i+1)))
+		case m.Method == string(mcp.MethodInitialize):
+			replies = append(replies, errorReply(m.ID, mcp.INVALID_REQUEST, "initialize must not be part of a batch: send it alone"))
+		default:
+			if r := one(raw); len(r) > 0 {
+				replies = append(replies, r)
+			}
+		}
+	}
+	if len(replies) == 0 {
+		return nil
+	}
+	return append(append([]byte("["), bytes.Join(replies, []byte(","))...), ']')
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The shim on the streamable HTTP transport (shim.go): the endpoint has
+// read the body and verified the session (or found the request
+// sessionless: initialize, or protocol 2026-07-28) before either runs.
+
+// dispatch serves one message: the shim answers it, or mcp-go serves it
+// as the shim passes it on.
+func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, modern bool) {
+	pass, reply, answered := e.s.preDispatch(r.Context(), body, modern)
+	if answered {
+		writeJSONReply(w, reply)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(pass))
+	r.ContentLength = int64(len(pass))
+	e.next.ServeHTTP(w, r)
+}
+
+// writeJSONReply answers with one JSON-RPC message, or 202 when there is
+// none (a notification).
+func writeJSONReply(w http.ResponseWriter, reply []byte) {
+	if reply == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(reply)
+}
+
+// serveBatch answers a POST whose body is a JSON-RPC batch. Batches exist
+// only in protocol 2025-03-26, whose clients send no
+// Mcp-Protocol-Version (the header came with 2025-06-18, which requires
+// it on every request, and a request without it is taken as 2025-03-26):
+// a batch with another version, or of the sessionless 2026-07-28, is
+// refused with 400 and -32600; one of a 2025-03-26 session is split, each
+// message served in the session (by the shim or mcp-go, as a request of
+// its own), and answered as an array. Notifications a batched call sends
+// are not delivered: the answer is application/json.
+func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	version := r.Header.Get(mcp.HeaderProtocolVersion)
+	if version == "" && isModern(r.Header, body) {
+		version = mcp.ProtocolVersion20260728
+	}
+	if version != "" && version != batchVersion {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(batchRefusal(version))
+		return
+	}
+	hs, ok := e.session(w, r)
+	if !ok {
+		return
+	}
+	ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+	defer done()
+	reply := serveBatch(body, func(msg []byte) []byte {
+		pass, reply, answered := e.s.preDispatch(ctx, msg, false)
+		if answered {
+			return reply
+		}
+		sub := r.Clone(ctx)
+		sub.Body = io.NopCloser(bytes.NewReader(pass))
+		sub.ContentLength = int64(len(pass))
+		rec := &bufferedReply{header: http.Header{}}
+		e.next.ServeHTTP(rec, sub)
+		return rec.message(msg)
+	})
+	writeJSONReply(w, reply)
+}
+
+// bufferedReply records mcp-go's answer to one message of a batch. It is
+// no http.Flusher, so mcp-go answers with JSON, never a stream.
+type bufferedReply struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedReply) Header() http.Header { return b.header }
+
+func (b *bufferedReply) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedReply) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+// message is the JSON-RPC answer to msg: mcp-go's, nil for a notification
+// (202), or an error carrying msg's id when mcp-go answered with a
+// non-JSON HTTP error.
+func (b *bufferedReply) message(msg []byte) []byte {
+	out := bytes.TrimSpace(b.body.Bytes())
+	switch {
+	case b.status == http.StatusAccepted || (len(out) == 0 && b.status < 300):
+		return nil
+	case json.Valid(out) && bytes.HasPrefix(out, []byte("{")):
+		return out
+	}
+	var m rpcMessage
+	_ = json.Unmarshal(msg, &m)
+	return errorReply(m.ID, mcp.INVALID_REQUEST, string(out))
+}

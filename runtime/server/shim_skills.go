@@ -1,0 +1,155 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/skills"
+)
+
+// The skills extension (SEP-2640; docs/skills.md §5): the server declares
+// io.modelcontextprotocol/skills and serves skills/list and skills/get
+// through the shim (shim.go). Each skill is an entry: the URI of its
+// SKILL.md, its front matter, and its manifest — every file of the folder
+// as a skill:// resource with its size and SHA-256 digest, so that a
+// client reading the files with resources/read can verify them.
+
+const (
+	// SkillsExtension is the extension's identifier in capabilities.extensions.
+	SkillsExtension  = "io.modelcontextprotocol/skills"
+	methodSkillsList = "skills/list"
+	methodSkillsGet  = "skills/get"
+)
+
+// skillEntry is one skill of skills/list and skills/get.
+type skillEntry struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   []skillFile    `json:"resources"`
+}
+
+// skillFile is one file of a skill's manifest. Digest is "sha256:" and 64
+// lowercase hex digits; it is absent for a file that cannot be read (over
+// the 1 MiB a skill file may have, or gone), which a client then cannot
+// verify.
+type skillFile struct {
+	URI      string `json:"uri"`
+	Size     int64  `json:"size"`
+	Digest   string `json:"digest,omitempty"`
+	MIMEType string `json:"mimeType,omitempty"`
+}
+
+// skillManifests are the entries of one skills snapshot, computed at the
+// first request after it changed (install, uninstall, refresh) and kept
+// until the next change, so that listing skills does not read every file
+// each time. A file edited in place since then is listed with its old
+// digest, which a client verifying it flags.
+type skillManifests struct {
+	mu      sync.Mutex
+	version uint64
+	built   bool
+	entries []skillEntry
+	byURI   map[string]int
+}
+
+func (p *skillPlane) manifests() ([]skillEntry, map[string]int) {
+	snap := p.reg.Snapshot()
+	m := &p.skillManifests
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.built && m.version == snap.Version() {
+		return m.entries, m.byURI
+	}
+	m.entries, m.byURI = buildManifests(snap.Skills())
+	m.version, m.built = snap.Version(), true
+	return m.entries, m.byURI
+}
+
+func buildManifests(installed []*skills.Installed) ([]skillEntry, map[string]int) {
+	entries := make([]skillEntry, 0, len(installed))
+	byURI := make(map[string]int, len(installed))
+	for _, in := range installed {
+		e := skillEntry{URI: skills.SkillURI(in.ID, "SKILL.md"), Frontmatter: frontmatter(in.Skill), Resources: []skillFile{}}
+		for _, f := range in.Files {
+			file := skillFile{URI: skills.SkillURI(in.ID, f.Path), Size: f.Size, MIMEType: skills.MIMEType(f.Path)}
+			data, err := in.Source, error(nil)
+			if f.Path != "SKILL.md" {
+				data, err = in.ReadFile(f.Path)
+			}
+			if err == nil {
+				sum := sha256.Sum256(data)
+				file.Size, file.Digest = int64(len(data)), "sha256:"+hex.EncodeToString(sum[:])
+			}
+			e.Resources = append(e.Resources, file)
+		}
+		byURI[e.URI] = len(entries)
+		entries = append(entries, e)
+	}
+	return entries, byURI
+}
+
+// frontmatter is what skills/list shows of a skill's front matter: the
+// Agent Skills fields it sets.
+func frontmatter(sk *skills.Skill) map[string]any {
+	fm := map[string]any{"name": sk.Name, "description": sk.Description}
+	if sk.License != "" {
+		fm["license"] = sk.License
+	}
+	if sk.Compatibility != "" {
+		fm["compatibility"] = sk.Compatibility
+	}
+	if len(sk.Metadata) > 0 {
+		fm["metadata"] = sk.Metadata
+	}
+	if len(sk.AllowedTools) > 0 {
+		fm["allowed-tools"] = sk.AllowedTools
+	}
+	return fm
+}
+
+// skillsList answers skills/list: every installed skill, by id, in one
+// page.
+func (s *Server) skillsList(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: "skills/list params must be an object, such as {}"}
+	}
+	if p.Cursor != nil {
+		return nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("unknown cursor %q: skills/list answers in one page and issues no cursor", *p.Cursor)}
+	}
+	entries, _ := s.skills.manifests()
+	return map[string]any{"skills": entries}, nil
+}
+
+// skillsGet answers skills/get {uri}: the entry of the skill whose
+// SKILL.md is at uri.
+func (s *Server) skillsGet(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.URI == "" {
+		return nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: `skills/get needs params {"uri": "skill://<id>/SKILL.md"}: skills/list gives each skill's uri`}
+	}
+	entries, byURI := s.skills.manifests()
+	i, ok := byURI[p.URI]
+	if !ok {
+		return nil, &rpcError{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("no skill at %s: skills/list gives the uri of every installed skill", p.URI), Data: map[string]string{"uri": p.URI}}
+	}
+	return map[string]any{"skill": entries[i]}, nil
+}
+
+// shimExtensions are the extensions the server declares: the skills
+// extension unless it serves no skills.
+func shimExtensions(opts Options) map[string]any {
+	if opts.NoSkills {
+		return nil
+	}
+	return map[string]any{SkillsExtension: map[string]any{}}
+}
