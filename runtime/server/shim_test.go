@@ -135,10 +135,10 @@ func TestShimOverHTTP(t *testing.T) {
 		t.Errorf("a batched call: %s", text)
 	}
 	for body, want := range map[string]string{
-		`[]`:                  "an empty batch",
+		`[]`: "an empty batch",
 		"[" + strings.Repeat(`{"jsonrpc":"2.0","method":"ping","id":1},`, 100000) + "1]": "more than 100 messages",
-		strings.Repeat("[", 100000) + strings.Repeat("]", 100000):                          "not valid JSON",
-		`[{"jsonrpc":"2.0","id":1,"method":"ping"}] x`:                                    "not valid JSON",
+		strings.Repeat("[", 100000) + strings.Repeat("]", 100000):                        "not valid JSON",
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}] x`:                                   "not valid JSON",
 	} {
 		r := cl.do(http.MethodPost, body, "MCP-Protocol-Version", "")
 		if !strings.Contains(string(r.body), want) || strings.HasPrefix(string(r.body), "[") {
