@@ -175,9 +175,13 @@ func newMCPRequest(ctx context.Context, ts *testscript.TestScript, method, body 
 }
 
 // cmdHTTP is http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]...
-// [-timeout D] METHOD [BODY]: one request to $URL. It prints "status N",
-// then "HEADER: value" for each -show header the answer has, then "body "
-// and the body: compact JSON, the data of the first SSE event, or text.
+// [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]: one request to
+// $URL (the body from FILE with -body). It prints "status N", then
+// "HEADER: value" for each -show header the answer has, then "body " and
+// the body: compact JSON or text; for an event stream, read until it ends
+// or -timeout passes, "event id=ID retry=MS" for each event with an id or
+// retry field (-firstid sets $VAR to the first event's id) and "body DATA"
+// for each event with data.
 // An event stream that sends nothing within -timeout (default 5s) is
 // printed as "body (an event stream, still open)". -setenv sets $VAR to
 // the answer's HEADER.
@@ -188,13 +192,21 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	fs.Var(&show, "show", "a response header to print")
 	fs.Var(&setenv, "setenv", "VAR=HEADER")
 	timeout := fs.Duration("timeout", 5*time.Second, "the longest wait for the answer")
+	bodyFile := fs.String("body", "", "a file holding the body")
+	firstID := fs.String("firstid", "", "a variable to set to the id of the first event")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); neg || err != nil || fs.NArg() < 1 || fs.NArg() > 2 {
-		ts.Fatalf("usage: http [-H 'K: V'] [-show HEADER] [-setenv VAR=HEADER] [-timeout D] METHOD [BODY]")
+		ts.Fatalf("usage: http [-H 'K: V'] [-show HEADER] [-setenv VAR=HEADER] [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	req := newMCPRequest(ctx, ts, fs.Arg(0), fs.Arg(1), headers)
+	body := fs.Arg(1)
+	if *bodyFile != "" {
+		b, err := os.ReadFile(ts.MkAbs(*bodyFile))
+		ts.Check(err)
+		body = string(b)
+	}
+	req := newMCPRequest(ctx, ts, fs.Arg(0), body, headers)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		ts.Fatalf("http %s: no answer within %v: %v", fs.Arg(0), *timeout, err)
@@ -214,12 +226,33 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv(name, resp.Header.Get(header))
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// Every event: "event id=ID retry=MS" when it has either field,
+		// and "body DATA" when its data is not empty.
 		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 64<<20)
+		data, fields, first := false, "", true
 		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				fmt.Fprintf(ts.Stdout(), "body %s\n", data)
-				return
+			line := sc.Text()
+			switch {
+			case line == "":
+				if fields != "" {
+					fmt.Fprintf(ts.Stdout(), "event%s\n", fields)
+				}
+				fields, first = "", false
+			case strings.HasPrefix(line, "id: "):
+				fields += " id=" + line[4:]
+				if first && *firstID != "" {
+					ts.Setenv(*firstID, line[4:])
+				}
+			case strings.HasPrefix(line, "retry: "):
+				fields += " retry=" + line[7:]
+			case strings.HasPrefix(line, "data: ") && len(line) > 6:
+				fmt.Fprintf(ts.Stdout(), "body %s\n", line[6:])
+				data = true
 			}
+		}
+		if data {
+			return
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			fmt.Fprintln(ts.Stdout(), "body (an event stream, still open)")
