@@ -242,10 +242,12 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The timeout is a deadline the interpreter polls with the context,
+	// not a context of its own: deriving one (a timer, a goroutine-safe
+	// cancel) cost more than running a small tool.
+	var deadline time.Time
 	if lim.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, lim.Timeout, eval.ErrTimeout)
-		defer cancel()
+		deadline = time.Now().Add(lim.Timeout)
 	}
 	// At most Maxima.ConcurrentCalls calls run at once: each call is
 	// bounded, but calls side by side were not (three holding large
@@ -253,12 +255,14 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 	// timeout.
 	b := current.Load()
 	mx, sem := &b.m, b.slots
-	if err := sem.Acquire(ctx, 1); err != nil {
-		msg := fmt.Sprintf("too many interpreter calls at once: the limit of %d concurrent calls stayed reached until this call's timeout", mx.ConcurrentCalls)
-		if mx.Hint != "" {
-			msg += "; " + mx.Hint
+	if !sem.TryAcquire(1) {
+		if err := acquireBy(ctx, sem, deadline); err != nil {
+			msg := fmt.Sprintf("too many interpreter calls at once: the limit of %d concurrent calls stayed reached until this call's timeout", mx.ConcurrentCalls)
+			if mx.Hint != "" {
+				msg += "; " + mx.Hint
+			}
+			return res, &Error{Kind: LimitError, Limit: "concurrent_calls", Message: msg}
 		}
-		return res, &Error{Kind: LimitError, Limit: "concurrent_calls", Message: msg}
 	}
 	defer sem.Release(1)
 	hint := env.LimitHint
@@ -272,6 +276,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		MaxValueBytes:  lim.MaxValueBytes,
 		MaxAllocBytes:  lim.MaxAllocBytes,
 		TimeoutMS:      lim.Timeout.Milliseconds(),
+		Deadline:       deadline,
 		Hint:           hint,
 		Log:            env.Log,
 		Stdout:         env.Stdout,
@@ -290,6 +295,17 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		debug.FreeOSMemory()
 	}
 	return res, err
+}
+
+// acquireBy waits for a slot of sem until ctx is done or the deadline
+// (none when zero) passes.
+func acquireBy(ctx context.Context, sem *semaphore.Weighted, deadline time.Time) error {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return sem.Acquire(ctx, 1)
 }
 
 // nsCache is the capability namespaces of the last environment a module

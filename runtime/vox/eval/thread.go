@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -92,11 +93,15 @@ type Options struct {
 	MaxDepth       int
 	MaxOutputBytes int64
 	MaxValueBytes  int64
-	MaxAllocBytes  int64  // the bytes of values a call may allocate in all; 0: unlimited
-	TimeoutMS      int64  // for the message of the timeout limit
-	Hint           string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
-	Log            *slog.Logger
-	Stdout         io.Writer // when set, print writes its line here, not to Log
+	MaxAllocBytes  int64 // the bytes of values a call may allocate in all; 0: unlimited
+	TimeoutMS      int64 // for the message of the timeout limit
+	// Deadline, when set, ends a call still running then with the timeout
+	// limit. It is polled with the context: a deadline costs the caller no
+	// context and timer of its own per call (docs/vox-language.md §6).
+	Deadline time.Time
+	Hint     string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
+	Log      *slog.Logger
+	Stdout   io.Writer // when set, print writes its line here, not to Log
 	// Progress receives what progress() reports (done, total, message);
 	// nil drops the reports.
 	Progress   func(done, total float64, message string)
@@ -117,9 +122,9 @@ type NamespaceFields interface {
 	Field(th *Thread, name string) (Value, bool)
 }
 
-// ErrTimeout is the cause the caller gives to the context it derives for
-// the timeout limit; the thread then reports the limit rather than a
-// cancellation.
+// ErrTimeout is the cause a caller that derives a context for the timeout
+// limit gives it (instead of Options.Deadline); the thread then reports
+// the limit rather than a cancellation.
 var ErrTimeout = errors.New("vox call timed out")
 
 type frame struct {
@@ -286,6 +291,9 @@ func (th *Thread) checkSlow() {
 	case <-th.done:
 		th.canceled()
 	default:
+	}
+	if d := th.opts.Deadline; !d.IsZero() && !time.Now().Before(d) {
+		th.limit(LimitTimeout, th.opts.TimeoutMS)
 	}
 	th.nextCheck = th.steps + pollEvery
 	if th.nextCheck > th.stepLimit {
