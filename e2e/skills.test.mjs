@@ -192,3 +192,29 @@ test("vox_skill_run runs in the sandbox", async () => {
   const bad = await conn.client.callTool({ name: "vox_skill_run", arguments: { id: "commit-message", command: "true", timeout_ms: 300001 } });
   assert.equal(textOf(bad), "argument timeout_ms: want at most 300000, got 300001");
 });
+
+test("every skill is a prompt, and the skill file template completes", async () => {
+  const { prompts } = await conn.client.listPrompts();
+  const release = prompts.find((p) => p.name === "release-notes");
+  assert.ok(release, "release-notes is a prompt");
+  assert.deepEqual(release.arguments.map((a) => a.name), ["task"]);
+  const got = await conn.client.getPrompt({ name: "release-notes", arguments: { task: "notes for v2" } });
+  assert.equal(got.messages[0].role, "user");
+  assert.match(got.messages[0].content.text, /\n\nTask: notes for v2$/);
+  assert.ok(got.messages.slice(1).every((m) => m.content.type === "resource"), "the other messages embed the skill's small files");
+
+  const { resourceTemplates } = await conn.client.listResourceTemplates();
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["skill://{id}/{+path}"]);
+  const ids = await conn.client.complete({ ref: { type: "ref/resource", uri: "skill://{id}/{+path}" }, argument: { name: "id", value: "re" } });
+  assert.deepEqual(ids.completion.values, ["release-notes"]);
+  const paths = await conn.client.complete({
+    ref: { type: "ref/resource", uri: "skill://{id}/{+path}" },
+    argument: { name: "path", value: "SKILL" },
+    context: { arguments: { id: "pdf-forms" } },
+  });
+  assert.deepEqual(paths.completion.values, ["SKILL.md"]);
+});
+
+test("logging/setLevel is accepted", async () => {
+  assert.deepEqual(await conn.client.setLoggingLevel("debug"), {});
+});

@@ -176,6 +176,8 @@ func New(opts Options) (*Server, error) {
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
+	// The skill file template is advertised, not registered (completion.go).
+	hooks.AddAfterListResourceTemplates(s.listSkillTemplate)
 	// The HTTP read role may send only some requests (auth.go).
 	hooks.AddOnRequestInitialization(s.readRoleRequest)
 	// Calls of workspace tools wait for the first scan (workspace.go).
@@ -192,6 +194,9 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithLogging(),
 		mcpserver.WithPromptCapabilities(true),
 		mcpserver.WithPromptFilter(s.readRolePrompts),
+		mcpserver.WithCompletions(),
+		mcpserver.WithPromptCompletionProvider(completer{s}),
+		mcpserver.WithResourceCompletionProvider(completer{s}),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),

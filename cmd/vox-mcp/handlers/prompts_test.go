@@ -98,3 +98,60 @@ func TestSkillsArePrompts(t *testing.T) {
 		t.Errorf("the uninstalled skill is still a prompt: %v", r)
 	}
 }
+
+// The skill file template is listed and its variables complete (skill ids,
+// then the named skill's file paths), ranked and capped at 100; reads
+// still resolve only the registered files (docs/skills.md §5).
+func TestSkillFileTemplateCompletes(t *testing.T) {
+	s, _ := skillServer(t, server.Options{}, "pdf-forms", "release-notes")
+	templates := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"resources/templates/list"}`)["result"].(map[string]any)["resourceTemplates"].([]any)
+	if len(templates) != 1 || templates[0].(map[string]any)["uriTemplate"] != "skill://{id}/{+path}" {
+		t.Errorf("templates %v", templates)
+	}
+	complete := func(arg, value, id string) map[string]any {
+		t.Helper()
+		ctx := ""
+		if id != "" {
+			ctx = fmt.Sprintf(`,"context":{"arguments":{"id":%q}}`, id)
+		}
+		r := rpc(t, s, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"skill://{id}/{+path}"},"argument":{"name":%q,"value":%q}%s}}`, arg, value, ctx))
+		res, ok := r["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("complete: %v", r)
+		}
+		return res["completion"].(map[string]any)
+	}
+	if got := complete("id", "s", ""); fmt.Sprint(got["values"]) != "[pdf-forms release-notes]" {
+		t.Errorf("id s: %v", got)
+	}
+	if got := complete("id", "Rel", ""); fmt.Sprint(got["values"]) != "[release-notes]" {
+		t.Errorf("id Rel: %v", got)
+	}
+	if got := complete("path", "as", "pdf-forms"); fmt.Sprint(got["values"]) != "[assets/logo.png assets/sample.pdf]" {
+		t.Errorf("path as: %v", got)
+	}
+	if got := complete("path", "", "nope"); len(got["values"].([]any)) != 0 {
+		t.Errorf("path of an unknown skill: %v", got)
+	}
+	files := map[string]string{}
+	for i := range 150 {
+		files[fmt.Sprintf("notes/n%03d.md", i)] = "note"
+	}
+	md, _ := json.Marshal(skillsMD("many-files", "Has many files.", ""))
+	fs, _ := json.Marshal(files)
+	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`,"files":`+string(fs)+`}`)
+	got := complete("path", "", "many-files")
+	if vals := got["values"].([]any); len(vals) != 100 || got["total"] != 151.0 || got["hasMore"] != true || vals[0] != "SKILL.md" {
+		t.Errorf("capped: %d values, total %v, hasMore %v, first %v", len(vals), got["total"], got["hasMore"], vals[0])
+	}
+	// Prompt arguments have nothing to offer, for any prompt.
+	r := rpc(t, s, `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"pdf-forms"},"argument":{"name":"task","value":"f"}}}`)
+	if c := r["result"].(map[string]any)["completion"].(map[string]any); len(c["values"].([]any)) != 0 {
+		t.Errorf("prompt completion %v", c)
+	}
+	// A skill URI that no hydrated file has is not found.
+	r = rpc(t, s, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"skill://pdf-forms/../../etc/passwd"}}`)
+	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(mcp.RESOURCE_NOT_FOUND) {
+		t.Errorf("unregistered skill URI: %v", r)
+	}
+}
