@@ -5,17 +5,21 @@ import (
 	"strings"
 
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
 // analysis is what the server knows of one version of a document: the
-// diagnostics of `vox check` (vox.Compile, so the two never disagree),
-// and an index of the resolved tree for the position queries.
+// diagnostics of `vox check` (vox.Compile, so the two never disagree; the
+// checker's included, with their help lines and fixes), the checker's
+// record of every name's type, and an index of the resolved tree for the
+// position queries.
 type analysis struct {
-	diags []diag.Diagnostic
-	res   *resolve.Module // nil after an internal error of the compiler
+	diags   []diag.Diagnostic
+	res     *resolve.Module // nil after an internal error of the compiler
+	checked *check.Result   // nil after an internal error of the compiler
 	// occs are the names in the text with what each refers to, in order
 	// of position.
 	occs []occurrence
@@ -77,8 +81,8 @@ type local struct {
 const analyzeLimit = 4 * 512
 
 func analyze(path string, src []byte) *analysis {
-	m := voxlang.Compile(path, src)
-	a := &analysis{diags: m.Diagnostics(), res: m.Resolved(), locals: map[*resolve.Binding]*local{},
+	m := voxlang.CompileWith(path, src, check.Options{Record: true})
+	a := &analysis{diags: m.Diagnostics(), res: m.Resolved(), checked: m.Check(), locals: map[*resolve.Binding]*local{},
 		captured: map[*syntax.Ident]*resolve.Binding{}, complete: true}
 	for _, d := range a.diags {
 		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "vox/parse/") {
@@ -415,6 +419,26 @@ func (a *analysis) at(p syntax.Pos) *occurrence {
 		}
 	}
 	return nil
+}
+
+// checkedType is the static type the checker found for the name at p,
+// or "" when it does not know it.
+func (a *analysis) checkedType(p syntax.Pos) string {
+	if a.checked == nil {
+		return ""
+	}
+	if info, ok := a.checked.At(int(p.Line), int(p.Col)); ok && info.Type != "unknown" {
+		return info.Type
+	}
+	return ""
+}
+
+// checkedInfo is what the checker recorded for the name at p.
+func (a *analysis) checkedInfo(p syntax.Pos) (check.Info, bool) {
+	if a.checked == nil {
+		return check.Info{}, false
+	}
+	return a.checked.At(int(p.Line), int(p.Col))
 }
 
 // declAt returns the index of the top-level declaration containing p, or

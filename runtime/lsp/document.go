@@ -248,12 +248,20 @@ func (d *document) diagnostics() []protocol.Diagnostic {
 		if x.Severity == diag.Warning {
 			severity = protocol.DiagnosticSeverityWarning
 		}
+		r := d.rangeAt(syntax.MakePos(x.Line, x.Col))
+		if x.EndCol > x.Col { // the checker's span
+			r.End = d.position(d.posOffset(syntax.MakePos(x.Line, x.EndCol)))
+		}
+		message := x.Message
+		for _, h := range x.Help { // as vox check prints them
+			message += "\nhelp: " + h
+		}
 		out = append(out, protocol.Diagnostic{
-			Range:    d.rangeAt(syntax.MakePos(x.Line, x.Col)),
+			Range:    r,
 			Severity: &severity,
 			Code:     &protocol.IntegerOrString{Value: x.Code},
 			Source:   &source,
-			Message:  x.Message,
+			Message:  message,
 		})
 	}
 	return out

@@ -113,7 +113,9 @@ func (a *analysis) hoverBinding(o *occurrence) string {
 	case resolve.Const:
 		c := a.res.Consts[b.Index]
 		t := ""
-		if c.Type != nil {
+		if ct := a.checkedType(o.pos); ct != "" {
+			t = ": " + ct
+		} else if c.Type != nil {
 			t = ": " + c.Type.String()
 		} else if g := a.typeOf(c.Value, 0); g != "" {
 			t = ": " + g
@@ -151,6 +153,15 @@ func (a *analysis) hoverMember(o *occurrence) string {
 			return withNotes(code(f.Sig.Format(ns.Name+"."+f.Name)), f.Sig.Notes)
 		}
 		return ""
+	}
+	if info, ok := a.checkedInfo(o.pos); ok && info.Kind == "method" && info.Signature != "" {
+		// The checker chose the method by the receiver's type.
+		recv, _, _ := strings.Cut(info.Signature, "."+o.name+"(")
+		notes := ""
+		if ms := methodsNamed(o.name, methodTable(recv)); len(ms) > 0 {
+			notes = ms[0].m.Sig.Notes
+		}
+		return withNotes(code(info.Signature), notes)
 	}
 	recv := a.typeOf(o.dot.X, 0)
 	if rec := a.record(recv); rec != nil {

@@ -119,8 +119,10 @@ var keywords = []string{"fn", "let", "mut", "return", "if", "else", "while", "lo
 
 // typeOf guesses the type of an expression from its form, the declared
 // types of locals, constants and functions, and the library's result
-// types; "" when it is not evident. It is a reader's aid for hover and
-// completion, not a type checker: where it cannot tell, it says nothing.
+// types; "" when it is not evident. The checker's types (checkedType)
+// come first where it recorded one; this covers what it does not record
+// (expressions that are not names) and the text of a function that does
+// not parse.
 func (a *analysis) typeOf(e syntax.Expr, depth int) string {
 	if depth > 16 || e == nil {
 		return ""
@@ -153,6 +155,9 @@ func (a *analysis) typeOf(e syntax.Expr, depth int) string {
 	case *syntax.RecordLit:
 		return e.Type.Name
 	case *syntax.Ident:
+		if t := a.checkedType(e.NamePos); t != "" {
+			return t
+		}
 		return a.identType(e, depth)
 	case *syntax.UnaryExpr:
 		if e.Op == syntax.NOT {
@@ -207,6 +212,9 @@ func (a *analysis) identType(id *syntax.Ident, depth int) string {
 func (a *analysis) localType(l *local, depth int) string {
 	if l.typ != nil {
 		return l.typ.String()
+	}
+	if t := a.checkedType(l.binding.Pos); t != "" {
+		return t
 	}
 	return a.typeOf(l.value, depth)
 }

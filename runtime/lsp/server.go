@@ -2,7 +2,8 @@
 // files over stdio (docs/vox-lsp.md). It publishes the diagnostics of
 // `vox check` when a document is opened or changed, and answers hover
 // (types and signatures), go to definition, completion (names, methods,
-// builtins, capability functions, decorators) and signature help from the
+// builtins, capability functions, decorators), signature help and quick
+// fixes from the checker's record of every name (runtime/vox/check), the
 // resolved syntax tree and the library tables of runtime/vox/eval and
 // runtime/vox/capability.
 //
@@ -138,6 +139,7 @@ func NewServer(out io.Writer, opts Options) *Server {
 		TextDocumentDefinition:    s.definition,
 		TextDocumentCompletion:    s.completion,
 		TextDocumentSignatureHelp: s.signatureHelp,
+		TextDocumentCodeAction:    s.codeAction,
 	}
 	return s
 }
@@ -178,7 +180,7 @@ func (s *Server) handle(body []byte) error {
 	}
 	switch {
 	case !validMethod:
-		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion and signatureHelp", m.Method))
+		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion, signatureHelp and codeAction", m.Method))
 	case !validParams:
 		return s.replyError(m.ID, codeInvalidParams, fmt.Sprintf("the params of %s do not decode: %v", m.Method, err))
 	case err != nil:
@@ -233,6 +235,7 @@ func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 			TextDocumentSync:   &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &change},
 			HoverProvider:      true,
 			DefinitionProvider: true,
+			CodeActionProvider: &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
 			CompletionProvider: &protocol.CompletionOptions{TriggerCharacters: []string{".", "@"}},
 			SignatureHelpProvider: &protocol.SignatureHelpOptions{
 				TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","},

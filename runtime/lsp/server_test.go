@@ -232,6 +232,45 @@ func TestDiagnosticsOnOpenAndChange(t *testing.T) {
 	}
 }
 
+// TestCheckerHelpAndFixes: the checker's help lines end the message, as
+// vox check prints them, and a diagnostic's fix is a quick fix.
+func TestCheckerHelpAndFixes(t *testing.T) {
+	c := startClient(t)
+	text := "@mcp.tool \"d\"\nfn f() to int {\n    let total = 1\n    totl\n}\n"
+	d := c.open(uri, text)
+	var undefined, deprecated bool
+	for _, x := range d.Diagnostics {
+		switch x.Code {
+		case "vox/name/undefined":
+			undefined = x.Message == "undefined: totl\nhelp: did you mean total?" && x.Severity == 1 &&
+				x.Range.Start == protocol.Position{Line: 3, Character: 4} && x.Range.End == protocol.Position{Line: 3, Character: 8}
+		case "vox/decorator/mcp-tool-deprecated":
+			deprecated = true
+		}
+	}
+	if !undefined || !deprecated {
+		t.Fatalf("diagnostics %+v", d.Diagnostics)
+	}
+	var actions []protocol.CodeAction
+	c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range":   map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 3}},
+		"context": map[string]any{"diagnostics": []any{}}}, &actions)
+	if len(actions) != 1 || actions[0].Edit == nil {
+		t.Fatalf("code actions %+v", actions)
+	}
+	edits := actions[0].Edit.Changes[uri]
+	if len(edits) != 1 || edits[0].NewText != "@tool" || edits[0].Range.Start != (protocol.Position{Line: 0, Character: 0}) ||
+		edits[0].Range.End != (protocol.Position{Line: 0, Character: 9}) || *actions[0].Kind != protocol.CodeActionKindQuickFix {
+		t.Fatalf("the fix %+v", actions[0])
+	}
+	c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range":   map[string]any{"start": map[string]any{"line": 3, "character": 0}, "end": map[string]any{"line": 3, "character": 3}},
+		"context": map[string]any{"diagnostics": []any{}}}, &actions)
+	if len(actions) != 0 {
+		t.Fatalf("a fix outside the range: %+v", actions)
+	}
+}
+
 func TestDiagnosticPositionsCountUTF16(t *testing.T) {
 	c := startClient(t)
 	// "é" is 2 bytes and 1 UTF-16 unit; "𝄞" 4 bytes and 2 units.
@@ -285,7 +324,8 @@ func TestHover(t *testing.T) {
 		{"Ready(\"yes", 1, []string{"Ready(data: str)", "constructor of Status"}},
 		{"@tool", 1, []string{"@tool \"description\"", "workspace tool"}},
 		{"n + times", 4, []string{"(parameter) times: int"}},
-		{"part)", 1, []string{"(loop variable) part"}},
+		{"part)", 1, []string{"(loop variable) part: str"}},
+		{"first = ", 1, []string{"let first: str"}}, // only the checker knows an element's type
 	} {
 		got := hoverText(t, c, text, tc.needle, tc.k)
 		for _, w := range tc.want {
