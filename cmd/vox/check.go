@@ -16,8 +16,9 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// runCheck is "vox check [--format text|json] PATH...": it compiles every
-// .vox file named or found under the named folders, prints each diagnostic
+// runCheck is "vox check [--format text|json] [PATH...]": it compiles every
+// .vox file named or found under the named folders (without paths: the
+// files of the project's scanned surface, as the server scans them), prints each diagnostic
 // as rustc does ("path:line:col: severity: message [code]", the source
 // line with a caret, "= help:" lines; diag.Render) on stderr and the summary
 // "checked F file(s): E error(s), W warning(s)" on stdout, or with
@@ -27,7 +28,7 @@ func runCheck(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox check", s.err)
 	format := flags.String("format", "text", "output format: text or json")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox check [--format text|json] PATH...")
+		fmt.Fprintln(s.err, "usage: vox check [--format text|json] [PATH...]  (no PATH: the project's scanned surface)")
 		flags.PrintDefaults()
 	}
 	paths, err := cliutil.Parse(flags, args)
@@ -38,11 +39,13 @@ func runCheck(s *streams, args []string) int {
 		fmt.Fprintf(s.err, "vox check: --format must be text or json, not %q\n", *format)
 		return cliutil.ExitUsage
 	}
+	var files []string
+	var failed bool
 	if len(paths) == 0 {
-		fmt.Fprintln(s.err, "vox check: no paths: name .vox files or folders")
-		return cliutil.ExitUsage
+		files, failed = surfaceFiles(s)
+	} else {
+		files, failed = checkFiles(s, paths)
 	}
-	files, failed := checkFiles(s, paths)
 	var all diag.List
 	sources := map[string][]byte{}
 	for _, f := range files {
@@ -77,6 +80,31 @@ func runCheck(s *streams, args []string) int {
 		return cliutil.ExitProblem
 	}
 	return cliutil.ExitOK
+}
+
+// surfaceFiles lists the files of the project's scanned surface, as the
+// server scans them: the root and scan config found as vox run finds them
+// from the current directory (the config's scan_globs and exclude_globs,
+// or the defaults). A scan error is reported and fails the run.
+func surfaceFiles(s *streams) (files []string, failed bool) {
+	rc, err := findRunConfig(filepath.Join(".", "vox-check"), "", false)
+	if err != nil {
+		fmt.Fprintf(s.err, "vox check: %v\n", err)
+		return nil, true
+	}
+	found, scanErrs, err := workspace.Scan(rc.root, rc.cfg)
+	if err != nil {
+		fmt.Fprintf(s.err, "vox check: %v\n", err)
+		return nil, true
+	}
+	for _, e := range scanErrs {
+		fmt.Fprintf(s.err, "%s: error: %s\n", e.Path, e.Message)
+		failed = true
+	}
+	for _, f := range found {
+		files = append(files, f.Abs)
+	}
+	return files, failed
 }
 
 // checkFiles expands the arguments: a file is checked whatever its

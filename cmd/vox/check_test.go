@@ -61,7 +61,7 @@ func TestCheckReportsErrorsAndExitsOne(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(out), &report) != nil || report.OK || len(report.Diagnostics) != 1 {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
-	want := `{"code":"vox/lexer/unterminated-string","col":5,"line":3,"message":"unterminated string","path":"a/b/bad.vox","severity":"error"}`
+	want := `{"code":"vox/lexer/unterminated-string","col":5,"fixes":[],"help":[],"line":3,"message":"unterminated string","path":"a/b/bad.vox","severity":"error"}`
 	if got, _ := json.Marshal(report.Diagnostics[0]); string(got) != want {
 		t.Errorf("diagnostic\n got %s\nwant %s", got, want)
 	}
@@ -76,9 +76,6 @@ func TestCheckReportsErrorsAndExitsOne(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	if code, _, _ := vox(t, "check"); code != 2 {
-		t.Errorf("no paths: exit %d", code)
-	}
 	if code, _, _ := vox(t, "check", "--format", "xml", "x.vox"); code != 2 {
 		t.Errorf("bad format: exit %d", code)
 	}
@@ -128,5 +125,52 @@ tools/mistakes.vox:12:36: error: no method lenght on str [vox/method/unknown]
 `
 	if errOut != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+	}
+}
+
+// Without paths, vox check checks the project's scanned surface: the
+// files the scan config's globs find, not the others; --format json
+// carries each diagnostic's help lines and fixes.
+func TestCheckSurfaceAndFixes(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"contracts/mcp/workspace-mcp-surface.v1.yaml": "scan_globs: [\"tools/*.vox\"]\n",
+		"tools/a.vox":   "@tool \"Typo\"\nfn typo(xs: list[int]) to int {\n    let total = xs.len()\n    totl\n}\n",
+		"other/b.vox":   "garbage here\n",
+		".git/HEAD":     "ref: refs/heads/main\n",
+	})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "check")
+	if code != 1 || out != "checked 1 file(s): 1 error(s), 1 warning(s)\n" || !strings.Contains(errOut, "tools/a.vox:4:5: error: undefined: totl") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, _ = vox(t, "check", "--format", "json")
+	var report struct {
+		Diagnostics []struct {
+			Code  string   `json:"code"`
+			Help  []string `json:"help"`
+			Fixes []struct {
+				Line    int    `json:"line"`
+				Col     int    `json:"col"`
+				EndLine int    `json:"end_line"`
+				EndCol  int    `json:"end_col"`
+				NewText string `json:"new_text"`
+			} `json:"fixes"`
+		} `json:"diagnostics"`
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &report) != nil {
+		t.Fatalf("json: exit %d %s", code, out)
+	}
+	var found bool
+	for _, d := range report.Diagnostics {
+		if d.Code == "vox/name/undefined" {
+			found = true
+			if len(d.Help) != 1 || d.Help[0] != "did you mean total?" || len(d.Fixes) != 1 ||
+				d.Fixes[0].Line != 4 || d.Fixes[0].Col != 5 || d.Fixes[0].EndLine != 4 || d.Fixes[0].EndCol != 9 || d.Fixes[0].NewText != "total" {
+				t.Errorf("help and fixes: %s", out)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no undefined name: %s", out)
 	}
 }

@@ -602,8 +602,20 @@ var opWorkspaceCheck = registry.Operation{
 			`"col":{"type":"integer"},` +
 			`"severity":{"enum":["error","warning"],"type":"string"},` +
 			`"code":{"type":"string"},` +
-			`"message":{"type":"string"}},` +
-			`"required":["path","line","col","severity","code","message"],` +
+			`"message":{"type":"string"},` +
+			`"help":{"description":"What to do, one line each (\"did you mean total?\").",` +
+			`"items":{"type":"string"},` +
+			`"type":"array"},` +
+			`"fixes":{"description":"Replacements that apply the suggestion, the bytes from line:col up to end_line:end_col (exclusive; 1-based, columns in bytes) becoming new_text.",` +
+			`"items":{"properties":{"line":{"type":"integer"},` +
+			`"col":{"type":"integer"},` +
+			`"end_line":{"type":"integer"},` +
+			`"end_col":{"type":"integer"},` +
+			`"new_text":{"type":"string"}},` +
+			`"required":["line","col","end_line","end_col","new_text"],` +
+			`"type":"object"},` +
+			`"type":"array"}},` +
+			`"required":["path","line","col","severity","code","message","help","fixes"],` +
 			`"type":"object"},` +
 			`"type":"array"}},` +
 			`"required":["ok","diagnostics"],` +

@@ -818,6 +818,13 @@ type VoxCheckResultDiagnosticsItem struct {
 	Severity string
 	Code     string
 	Message  string
+
+	// Help: What to do, one line each ("did you mean total?").
+	Help []string
+
+	// Fixes: Replacements that apply the suggestion, the bytes from line:col up to
+	// end_line:end_col (exclusive; 1-based, columns in bytes) becoming new_text.
+	Fixes []VoxCheckResultDiagnosticsItemFixesItem
 }
 
 // EncodeJSON writes VoxCheckResultDiagnosticsItem as its JSON object, in the
@@ -836,6 +843,41 @@ func (r *VoxCheckResultDiagnosticsItem) EncodeJSON(e *toolcall.Encoder) {
 	e.String(r.Code)
 	e.Key("\"message\"")
 	e.String(r.Message)
+	e.Key("\"help\"")
+	e.Strings(r.Help)
+	e.Key("\"fixes\"")
+	e.OpenArray()
+	for i := range r.Fixes {
+		e.Elem()
+		r.Fixes[i].EncodeJSON(e)
+	}
+	e.CloseArray()
+	e.Close()
+}
+
+// VoxCheckResultDiagnosticsItemFixesItem is part of the result of vox_check.
+type VoxCheckResultDiagnosticsItemFixesItem struct {
+	Line    int64
+	Col     int64
+	EndLine int64
+	EndCol  int64
+	NewText string
+}
+
+// EncodeJSON writes VoxCheckResultDiagnosticsItemFixesItem as its JSON object,
+// in the order of the schema.
+func (r *VoxCheckResultDiagnosticsItemFixesItem) EncodeJSON(e *toolcall.Encoder) {
+	e.Open()
+	e.Key("\"line\"")
+	e.Int(r.Line)
+	e.Key("\"col\"")
+	e.Int(r.Col)
+	e.Key("\"end_line\"")
+	e.Int(r.EndLine)
+	e.Key("\"end_col\"")
+	e.Int(r.EndCol)
+	e.Key("\"new_text\"")
+	e.String(r.NewText)
 	e.Close()
 }
 

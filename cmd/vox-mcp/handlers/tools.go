@@ -91,6 +91,12 @@ func (h *Handlers) VoxCheck(_ *toolcall.Call, args catalog.VoxCheckArgs) (*catal
 			Severity: d.Severity.String(),
 			Code:     d.Code,
 			Message:  d.Message,
+			Help:     append([]string{}, d.Help...),
+			Fixes:    []catalog.VoxCheckResultDiagnosticsItemFixesItem{},
+		}
+		if f := d.Fix; f != nil {
+			res.Diagnostics[i].Fixes = append(res.Diagnostics[i].Fixes, catalog.VoxCheckResultDiagnosticsItemFixesItem{
+				Line: int64(f.Line), Col: int64(f.Col), EndLine: int64(f.EndLine), EndCol: int64(f.EndCol), NewText: f.NewText})
 		}
 	}
 	return res, nil

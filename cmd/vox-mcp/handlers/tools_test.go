@@ -176,7 +176,7 @@ func TestVoxCheck(t *testing.T) {
 		t.Errorf("good file: %s", got)
 	}
 	_, _, structured = toolResult(t, callTool(t, s, "vox_check", `{"path":"tools/bad.vox"}`))
-	if got, _ := json.Marshal(structured); string(got) != `{"diagnostics":[{"code":"vox/parse/syntax","col":9,"line":2,"message":"expected a name, found keyword to","path":"tools/bad.vox","severity":"error"}],"ok":false}` {
+	if got, _ := json.Marshal(structured); string(got) != `{"diagnostics":[{"code":"vox/parse/syntax","col":9,"fixes":[],"help":[],"line":2,"message":"expected a name, found keyword to","path":"tools/bad.vox","severity":"error"}],"ok":false}` {
 		t.Errorf("bad file: %s", got)
 	}
 	_, _, structured = toolResult(t, callTool(t, s, "vox_check", `{"source":"@mcp.tool \"Old\"\nfn old() to int { 1 }\n"}`))

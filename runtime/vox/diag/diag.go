@@ -31,11 +31,14 @@ func (s Severity) String() string {
 }
 
 // Fix is a machine-readable replacement: the bytes from Line:Col up to
-// EndLine:EndCol (exclusive) become NewText. It is not part of the JSON form.
+// EndLine:EndCol (exclusive) become NewText. Its JSON form is an element
+// of a diagnostic's "fixes".
 type Fix struct {
-	Line, Col       int
-	EndLine, EndCol int
-	NewText         string
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	EndLine int    `json:"end_line"`
+	EndCol  int    `json:"end_col"`
+	NewText string `json:"new_text"`
 }
 
 // Diagnostic is one finding in a file. Line and Col are 1-based; Col counts
@@ -59,20 +62,30 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.Path, d.Line, d.Col, d.Severity, d.Message, d.Code)
 }
 
-// jsonForm is the JSON form of a diagnostic in tool results (vox_check):
-// exactly these keys.
+// jsonForm is the JSON form of a diagnostic in tool results (vox_check,
+// vox check --format json): exactly these keys, help and fixes never null.
 type jsonForm struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	Severity string `json:"severity"`
-	Code     string `json:"code"`
-	Message  string `json:"message"`
+	Path     string   `json:"path"`
+	Line     int      `json:"line"`
+	Col      int      `json:"col"`
+	Severity string   `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Help     []string `json:"help"`
+	Fixes    []Fix    `json:"fixes"`
 }
 
-// MarshalJSON writes {"path","line","col","severity","code","message"}.
+// MarshalJSON writes {"path","line","col","severity","code","message",
+// "help","fixes"}.
 func (d Diagnostic) MarshalJSON() ([]byte, error) {
-	return json.Marshal(jsonForm{d.Path, d.Line, d.Col, d.Severity.String(), d.Code, d.Message})
+	help, fixes := d.Help, []Fix{}
+	if help == nil {
+		help = []string{}
+	}
+	if d.Fix != nil {
+		fixes = append(fixes, *d.Fix)
+	}
+	return json.Marshal(jsonForm{d.Path, d.Line, d.Col, d.Severity.String(), d.Code, d.Message, help, fixes})
 }
 
 // Compare orders diagnostics by path, line, column, severity (errors
