@@ -134,9 +134,9 @@ tools/mistakes.vox:12:36: error: no method lenght on str [vox/method/unknown]
 func TestCheckSurfaceAndFixes(t *testing.T) {
 	root := writeFiles(t, map[string]string{
 		"contracts/mcp/workspace-mcp-surface.v1.yaml": "scan_globs: [\"tools/*.vox\"]\n",
-		"tools/a.vox":   "@tool \"Typo\"\nfn typo(xs: list[int]) to int {\n    let total = xs.len()\n    totl\n}\n",
-		"other/b.vox":   "garbage here\n",
-		".git/HEAD":     "ref: refs/heads/main\n",
+		"tools/a.vox": "@tool \"Typo\"\nfn typo(xs: list[int]) to int {\n    let total = xs.len()\n    totl\n}\n",
+		"other/b.vox": "garbage here\n",
+		".git/HEAD":   "ref: refs/heads/main\n",
 	})
 	t.Chdir(root)
 	code, out, errOut := vox(t, "check")
