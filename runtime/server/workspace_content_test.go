@@ -162,3 +162,37 @@ func validate(t *testing.T, name string, schema, instance []byte) {
 		t.Errorf("%s: structuredContent %s does not match its outputSchema %s: %v", name, instance, schema, err)
 	}
 }
+
+const inputSchemaVox = `type Address { street: Option[str], city: Option[str] }
+
+@tool "Tool with JSON Schema 2020-12 features"
+@input_schema(r##"{
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "additionalProperties": false
+}"##)
+fn json_schema_2020_12_tool(name: Option[str], address: Option[Address]) to str {
+    "hello " + name.unwrap_or("nobody")
+}
+`
+
+// TestWorkspaceExplicitInputSchema: a tool's @input_schema is listed as
+// written — $schema, $defs and additionalProperties kept — and its calls
+// are checked against it over the wire.
+func TestWorkspaceExplicitInputSchema(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/schema.vox": inputSchemaVox})
+	got, _ := json.Marshal(listedTools(t, s)["json_schema_2020_12_tool"]["inputSchema"])
+	want := canonical(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`)
+	if string(got) != want {
+		t.Errorf("inputSchema = %s\nwant %s", got, want)
+	}
+	if text, isErr, _ := toolResult(t, callTool(t, s, "json_schema_2020_12_tool", `{"name":"Ada","address":{"city":"Oslo"}}`)); isErr || text != "hello Ada" {
+		t.Errorf("call = %v %q", isErr, text)
+	}
+	text, isErr, _ := toolResult(t, callTool(t, s, "json_schema_2020_12_tool", `{"address":{"city":7}}`))
+	if !isErr || text != "arguments do not match the tool's input schema: at '/address/city': got number, want string" {
+		t.Errorf("bad call = %v %q", isErr, text)
+	}
+}

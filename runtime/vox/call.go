@@ -180,6 +180,11 @@ const (
 // env.Limits (nil env: DefaultLimits, no fs root, no environment). Errors
 // are *Error.
 func (m *Module) Call(ctx context.Context, fn string, args []byte, env *Env) (res Result, err error) {
+	if sch := m.inputSchemas[fn]; sch != nil {
+		if err := checkInputSchema(sch, args); err != nil {
+			return res, err
+		}
+	}
 	r, err := m.run(ctx, fn, args, env, false)
 	return Result{JSON: r.JSON, Text: r.Text, Shape: r.Shape, Blocks: r.Blocks}, err
 }

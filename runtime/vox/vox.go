@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
@@ -43,9 +45,12 @@ type Module struct {
 	res       *resolve.Module
 	script    bool // compiled by CompileScript, with top-level statements
 	checked   *check.Result
-	progOnce  sync.Once
-	prog      *eval.Program // made by the first call (program)
-	ns        atomic.Pointer[nsCache]
+	// inputSchemas are the compiled explicit input schemas of tools, by
+	// function name (inputschema.go).
+	inputSchemas map[string]*jsonschema.Schema
+	progOnce     sync.Once
+	prog         *eval.Program // made by the first call (program)
+	ns           atomic.Pointer[nsCache]
 }
 
 // Tool is a function declared with @tool (or @mcp.tool, or the bare tool
@@ -115,6 +120,19 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 				InputSchema: schema.InputJSON(path, fn.Params, sc, &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
+			}
+			if fn.InputSchemaPos.Line != 0 {
+				sch, text, err := inputSchema(fn)
+				if err != nil {
+					diags.Errorf(path, int(fn.InputSchemaPos.Line), int(fn.InputSchemaPos.Col), "vox/schema/input-schema",
+						"the input schema of %s: %v", fn.Name, err)
+				} else {
+					t.InputSchema = text
+					if m.inputSchemas == nil {
+						m.inputSchemas = map[string]*jsonschema.Schema{}
+					}
+					m.inputSchemas[fn.Name] = sch
+				}
 			}
 			if fn.Result != nil {
 				var rt *syntax.Type

@@ -73,6 +73,12 @@ type FnDecl struct {
 	MIMEType    string // resources: the explicit MIME type, "" when the URI's extension decides
 	MIMEPos     Pos    // where MIMEType is written
 
+	// InputSchema is the text of @input_schema(...), a tool's explicit
+	// input schema; InputSchemaPos is where it is written (zero when
+	// there is none).
+	InputSchema    string
+	InputSchemaPos Pos
+
 	// Unavailable is set when a plain function's text uses syntax outside
 	// the subset; Body is nil then.
 	Unavailable *Unavailable

@@ -431,6 +431,8 @@ func (p *parser) decorated(f *File) {
 	var toolHead, resHead *Decorator
 	var desc, uri, mimeType string
 	var mimePos Pos
+	var inputSchema string
+	var inputSchemaPos Pos
 	var effects []*Effect // of @uses(...)
 	skipFn := ""
 	for p.tok == DECORATOR {
@@ -478,6 +480,13 @@ func (p *parser) decorated(f *File) {
 					mimeType = p.plainString("a MIME type")
 				}
 			}
+		case "@input_schema":
+			// A tool's explicit input schema (docs/vox-language.md,
+			// Arguments and results): one string, usually raw.
+			p.expect(LPAREN)
+			inputSchemaPos = p.pos
+			inputSchema = p.plainString("a JSON Schema")
+			p.expect(RPAREN)
 		case "@uses":
 			// Its effects join the function's uses clause; arguments that
 			// are not effect names are skipped with a warning, as the
@@ -507,7 +516,8 @@ func (p *parser) decorated(f *File) {
 	isFn := p.tok == FN || p.tok == PUB || p.tok == ASYNC
 	switch {
 	case isFn && (toolHead != nil || resHead != nil):
-		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, MIMEType: mimeType, MIMEPos: mimePos})
+		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, MIMEType: mimeType, MIMEPos: mimePos,
+			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos})
 		hd := toolHead
 		fn.Kind = ToolFn
 		if resHead != nil {
@@ -552,6 +562,12 @@ func headName(t, r *Decorator) string {
 func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
 	for _, d := range decs {
 		if keep != nil && d.Pos == keep.Pos || d.Name == "@uses" {
+			continue
+		}
+		if d.Name == "@input_schema" {
+			if keep == nil || keep.Name != "@tool" && keep.Name != "@mcp.tool" {
+				p.errorAt(d.Pos, "vox/decl/input-schema", "@input_schema gives a tool's input schema: put it on a @tool function")
+			}
 			continue
 		}
 		p.warn(d.Pos, "vox/decorator/ignored", "decorator %s is ignored here", d.Name)
