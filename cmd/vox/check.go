@@ -12,23 +12,27 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// runCheck is "vox check [--format text|json] [PATH...]": it compiles every
-// .vox file named or found under the named folders (without paths: the
-// files of the project's scanned surface, as the server scans them), prints each diagnostic
-// as rustc does ("path:line:col: severity: message [code]", the source
-// line with a caret, "= help:" lines; diag.Render) on stderr and the summary
-// "checked F file(s): E error(s), W warning(s)" on stdout, or with
-// --format json the report {"ok": bool, "diagnostics": [D]} on stdout. It
-// exits 1 when any diagnostic is an error.
+// runCheck is "vox check [--format text|json] [--compat] [PATH...]": it
+// compiles every .vox file named or found under the named folders
+// (without paths: the files of the project's scanned surface, as the
+// server scans them), prints each diagnostic as rustc does
+// ("path:line:col: severity: message [code]", the source line with a
+// caret, "= help:" lines; diag.Render) on stderr and the summary "checked
+// F file(s): E error(s), W warning(s)" on stdout, or with --format json
+// the report {"ok": bool, "diagnostics": [D]} on stdout. --compat adds the
+// checker's vox/compat/... warnings. It exits 1 when any diagnostic is an
+// error.
 func runCheck(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox check", s.err)
 	format := flags.String("format", "text", "output format: text or json")
+	compat := flags.Bool("compat", false, "also warn of what the reference compiler rejects (vox/compat/...)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox check [--format text|json] [PATH...]  (no PATH: the project's scanned surface)")
+		fmt.Fprintln(s.err, "usage: vox check [--format text|json] [--compat] [PATH...]  (no PATH: the project's scanned surface)")
 		flags.PrintDefaults()
 	}
 	paths, err := cliutil.Parse(flags, args)
@@ -57,7 +61,7 @@ func runCheck(s *streams, args []string) int {
 		}
 		p := displayPath(f)
 		sources[p] = src
-		all = append(all, voxlang.Compile(p, src).Diagnostics()...)
+		all = append(all, voxlang.CompileWith(p, src, check.Options{Compat: *compat}).Diagnostics()...)
 	}
 	errs, warns := all.Count()
 	if *format == "json" {

@@ -158,6 +158,9 @@ func File(m *resolve.Module, opts Options) *Result {
 	c.consts = make([]*Type, len(m.Consts))
 	c.cstate = make([]uint8, len(m.Consts))
 	c.decorators()
+	if opts.Compat {
+		c.compatDecls()
+	}
 	for i := range m.Consts {
 		c.constType(i)
 	}

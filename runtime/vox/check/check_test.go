@@ -126,3 +126,56 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// The compatibility warnings appear with Options.Compat only, each at its
+// line; an extension used without it stays quiet.
+func TestCompat(t *testing.T) {
+	src := `let LIMIT = 3
+
+fn scale(x: int, by: int = 2) to int { x * by }
+
+@tool "Uses extensions"
+fn ext(xs: list[int], m: map[str, int]) to int {
+    let mut n = scale(1)
+    for (k, v) in m { n += v }
+    let r = match n {
+        x if x > 3 => 1
+        -1 => 2
+        _ => 3
+    }
+    n + r + (xs |> scale(3)) + LIMIT + scale(by = 1, x = 2)
+}
+`
+	want := map[string]int{
+		"vox/compat/module-const":      1,
+		"vox/compat/decorator-retired": 5,
+		"vox/compat/defaults-arity":    7,
+		"vox/compat/for-pattern":       8,
+		"vox/compat/match-guard":       10,
+		"vox/compat/literal-pattern":   11,
+		"vox/compat/pipe-args":         14,
+		"vox/compat/named-args":        14,
+	}
+	quiet := vox.Compile("c.vox", []byte(src))
+	for _, d := range quiet.Diagnostics() {
+		if strings.HasPrefix(d.Code, "vox/compat/") {
+			t.Errorf("without Compat: %s", d)
+		}
+	}
+	got := map[string]int{}
+	for _, d := range vox.CompileWith("c.vox", []byte(src), check.Options{Compat: true}).Diagnostics() {
+		if strings.HasPrefix(d.Code, "vox/compat/") {
+			if d.Severity != diag.Warning {
+				t.Errorf("not a warning: %s", d)
+			}
+			if _, seen := got[d.Code]; !seen {
+				got[d.Code] = d.Line
+			}
+		}
+	}
+	for code, line := range want {
+		if got[code] != line {
+			t.Errorf("%s at line %d, want %d", code, got[code], line)
+		}
+	}
+}
