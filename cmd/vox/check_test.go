@@ -174,3 +174,16 @@ func TestCheckSurfaceAndFixes(t *testing.T) {
 		t.Errorf("no undefined name: %s", out)
 	}
 }
+
+// --compat adds the vox/compat/... warnings; without it they stay quiet.
+func TestCheckCompat(t *testing.T) {
+	root := writeFiles(t, map[string]string{"t.vox": "@tool \"T\"\nfn t() to int { 1 }\n"})
+	t.Chdir(root)
+	if code, out, errOut := vox(t, "check", "t.vox"); code != 0 || strings.Contains(errOut, "vox/compat/") || out != "checked 1 file(s): 0 error(s), 0 warning(s)\n" {
+		t.Errorf("without --compat: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut := vox(t, "check", "--compat", "t.vox")
+	if code != 0 || out != "checked 1 file(s): 0 error(s), 1 warning(s)\n" || !strings.Contains(errOut, "t.vox:1:1: warning: the reference retired @tool") {
+		t.Errorf("--compat: exit %d %s %s", code, out, errOut)
+	}
+}
