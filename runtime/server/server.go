@@ -184,13 +184,15 @@ func New(opts Options) (*Server, error) {
 	hooks.AddOnRequestInitialization(s.waitFirstScan)
 	// logging/setLevel is kept per session (logging.go).
 	hooks.AddOnRequestInitialization(s.recordLogLevel)
+	// resources/subscribe is kept per session (subscriptions.go).
+	hooks.AddOnRequestInitialization(s.recordSubscription)
 	name := opts.Name
 	if name == "" {
 		name = Name
 	}
 	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(),
 		mcpserver.WithToolCapabilities(true),
-		mcpserver.WithResourceCapabilities(false, true),
+		mcpserver.WithResourceCapabilities(true, true),
 		mcpserver.WithLogging(),
 		mcpserver.WithPromptCapabilities(true),
 		mcpserver.WithPromptFilter(s.readRolePrompts),

@@ -45,6 +45,11 @@ type skillPlane struct {
 	// skillManifests are the entries skills/list and skills/get answer
 	// with (shim_skills.go).
 	skillManifests skillManifests
+
+	// last is the snapshot changed saw last, to tell subscribers which
+	// files changed; lastMu guards it.
+	lastMu sync.Mutex
+	last   *skills.Snapshot
 }
 
 // initSkills hydrates the registry, registers the skill resources and
@@ -64,6 +69,7 @@ func (s *Server) initSkills() {
 	s.log.Info("skills hydrated", "skills", snap.Len(), "roots", strings.Join(cfg.SearchRoots(), string(os.PathListSeparator)))
 	p.logMacroWarnings(snap)
 	p.syncResources(snap)
+	p.last = snap
 	p.reg.OnChange(p.changed)
 
 	s.requirements[registry.RequireSkills] = p.skillsRequirement
@@ -160,6 +166,11 @@ func (p *skillPlane) changed(snap *skills.Snapshot) {
 	p.logMacroWarnings(snap)
 	p.syncResources(snap)
 	p.s.syncPrompts()
+	p.lastMu.Lock()
+	old := p.last
+	p.last = snap
+	p.lastMu.Unlock()
+	p.s.notifyUpdated(changedSkillURIs(old, snap)...)
 	if err := p.s.syncTools(); err != nil {
 		p.s.log.Error("re-registering tools after a skills change", "err", err)
 	}

@@ -130,6 +130,13 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 	w.surface.Store(fresh)
 	err = w.s.syncTools()
 	w.s.syncResources()
+	// A resource function may read any file, so every refresh tells the
+	// subscribers of every workspace resource (docs/federation.md §11).
+	uris := make([]string, len(fresh.Resources))
+	for i, r := range fresh.Resources {
+		uris[i] = r.URI
+	}
+	w.s.notifyUpdated(uris...)
 	return fresh.Result, err
 }
 

@@ -329,3 +329,34 @@ func TestMemoryStoreKeepsTheLogLevel(t *testing.T) {
 		t.Error("an expired session kept its level")
 	}
 }
+
+// Subscriptions are kept per session with their address, bounded, and
+// forgotten with the session.
+func TestMemoryStoreSubscriptions(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore(10, func(string, time.Time) error { return nil })
+	exp := time.Now().Add(time.Hour)
+	for i := range MaxSubscriptions {
+		if err := m.Subscribe(ctx, "a", exp, "addr-a", fmt.Sprintf("x://%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Subscribe(ctx, "a", exp, "addr-a", "x://one-more"); err == nil {
+		t.Error("a subscription beyond the bound was kept")
+	}
+	if err := m.Subscribe(ctx, "a", exp, "addr-a", "x://0"); err != nil {
+		t.Errorf("subscribing again to a kept URI: %v", err)
+	}
+	m.Subscribe(ctx, "b", exp, "addr-b", "x://0")
+	if got, _ := m.Subscribers(ctx, "x://0"); fmt.Sprint(got) != "[addr-a addr-b]" {
+		t.Errorf("subscribers %v", got)
+	}
+	m.Unsubscribe(ctx, "b", "x://0")
+	if got, _ := m.Subscribers(ctx, "x://0"); fmt.Sprint(got) != "[addr-a]" || m.Len() != 1 {
+		t.Errorf("after unsubscribing b: %v, %d sessions", got, m.Len())
+	}
+	m.Drop(ctx, "a")
+	if got, _ := m.Subscribers(ctx, "x://0"); len(got) != 0 {
+		t.Errorf("after Drop: %v", got)
+	}
+}

@@ -19,8 +19,8 @@ type ActiveSkill struct {
 
 // Store is the per-session state: everything vox-mcp keeps about a
 // session besides its id — the active skill, the log level it asked for
-// with logging/setLevel — so that fleet mode can put all of it in one
-// shared store.
+// with logging/setLevel, its resource subscriptions — so that fleet mode
+// can put all of it in one shared store.
 //
 // A session is named by its key (ID.Key; "stdio" for the process session
 // of stdio, which never expires). State is kept until the session's id
@@ -43,6 +43,16 @@ type Store interface {
 	// SetLogLevel keeps the session's log level until the session ends or
 	// expires.
 	SetLogLevel(ctx context.Context, key string, expires time.Time, level string) error
+	// Subscribe records that the session wants notifications/resources/updated
+	// for uri, delivered to the transport session address (mcp-go's session
+	// id), until it unsubscribes, ends or expires. A session holds at most
+	// MaxSubscriptions; one more is an error.
+	Subscribe(ctx context.Context, key string, expires time.Time, address, uri string) error
+	// Unsubscribe forgets one subscription; an unknown one is no error.
+	Unsubscribe(ctx context.Context, key, uri string) error
+	// Subscribers returns the addresses of the live sessions subscribed to
+	// uri.
+	Subscribers(ctx context.Context, uri string) ([]string, error)
 	// Drop forgets everything of the session: it ended.
 	Drop(ctx context.Context, key string) error
 }
@@ -77,7 +87,15 @@ type entry struct {
 	expires  time.Time // zero: never
 	skill    *ActiveSkill
 	logLevel string // "": none asked for
+	address  string // where the subscriptions' notifications go
+	subs     map[string]bool
 }
+
+// MaxSubscriptions bounds the resource subscriptions of one session.
+const MaxSubscriptions = 1000
+
+// empty reports whether the entry holds no state.
+func (e *entry) empty() bool { return e.skill == nil && e.logLevel == "" && len(e.subs) == 0 }
 
 func (e *entry) expired(now time.Time) bool { return !e.expires.IsZero() && !now.Before(e.expires) }
 
@@ -134,6 +152,56 @@ func (m *MemoryStore) SetLogLevel(_ context.Context, key string, expires time.Ti
 	}
 	e.logLevel = level
 	return nil
+}
+
+// Subscribe implements Store.
+func (m *MemoryStore) Subscribe(_ context.Context, key string, expires time.Time, address, uri string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.sessions[key]; ok {
+		if en := e.Value.(*entry); !en.subs[uri] && len(en.subs) >= MaxSubscriptions {
+			return fmt.Errorf("this session already has %d resource subscriptions, the most one may hold: unsubscribe from some first", MaxSubscriptions)
+		}
+	}
+	e, err := m.put(key, expires)
+	if err != nil {
+		return err
+	}
+	if e.subs == nil {
+		e.subs = map[string]bool{}
+	}
+	e.subs[uri], e.address = true, address
+	return nil
+}
+
+// Unsubscribe implements Store.
+func (m *MemoryStore) Unsubscribe(_ context.Context, key, uri string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.sessions[key]; ok {
+		e := el.Value.(*entry)
+		delete(e.subs, uri)
+		if e.empty() {
+			m.remove(el)
+		}
+	}
+	return nil
+}
+
+// Subscribers implements Store: a scan of the sessions with state, at
+// most the store's bound.
+func (m *MemoryStore) Subscribers(_ context.Context, uri string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	var out []string
+	for _, el := range m.sessions {
+		if e := el.Value.(*entry); e.subs[uri] && !e.expired(now) {
+			out = append(out, e.address)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // get returns the live entry of key, made the most recently used, or nil.
@@ -234,7 +302,7 @@ func (m *MemoryStore) ClearActiveSkill(_ context.Context, key string) error {
 	if el, ok := m.sessions[key]; ok {
 		e := el.Value.(*entry)
 		e.skill = nil
-		if e.logLevel == "" {
+		if e.empty() {
 			m.remove(el)
 		}
 	}

@@ -155,3 +155,62 @@ func TestSkillFileTemplateCompletes(t *testing.T) {
 		t.Errorf("unregistered skill URI: %v", r)
 	}
 }
+
+// resources/subscribe is kept per session: a subscribed session hears
+// notifications/resources/updated when the skill file changes (installed,
+// uninstalled), another session hears nothing, and unsubscribing ends it;
+// every refresh updates the subscribers of workspace resources.
+func TestResourceSubscriptions(t *testing.T) {
+	s, _ := skillServer(t, server.Options{}, "pdf-forms")
+	writeFiles(t, s.Root(), map[string]string{"notes.vox": "@resource(\"notes://today\", \"Today's notes\")\nfn today() to str { \"none\" }\n"})
+	s.WaitWorkspace(context.Background())
+	caps := rpc(t, s, initializeBody)["result"].(map[string]any)["capabilities"].(map[string]any)["resources"].(map[string]any)
+	if caps["subscribe"] != true {
+		t.Errorf("resources capability %v", caps)
+	}
+	watcher := &notifySession{id: "watcher", ch: make(chan mcp.JSONRPCNotification, 100)}
+	other := &notifySession{id: "other", ch: make(chan mcp.JSONRPCNotification, 100)}
+	for _, sess := range []*notifySession{watcher, other} {
+		if err := s.MCP().RegisterSession(context.Background(), sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send := func(sess *notifySession, msg string) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(s.MCP().HandleMessage(s.MCP().WithContext(context.Background(), sess), json.RawMessage(msg)))
+		var out map[string]any
+		json.Unmarshal(b, &out)
+		if out["error"] != nil {
+			t.Fatalf("%s: %v", msg, out)
+		}
+		return out
+	}
+	updated := func(sess *notifySession) []string {
+		var uris []string
+		for len(sess.ch) > 0 {
+			if n := <-sess.ch; n.Method == "notifications/resources/updated" {
+				uris = append(uris, n.Params.AdditionalFields["uri"].(string))
+			}
+		}
+		return uris
+	}
+	send(watcher, `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"skill://fresh/SKILL.md"}}`)
+	send(watcher, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"notes://today"}}`)
+	md, _ := json.Marshal(skillsMD("fresh", "A fresh skill.", ""))
+	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)
+	if got := updated(watcher); fmt.Sprint(got) != "[skill://fresh/SKILL.md]" {
+		t.Errorf("after install: %v", got)
+	}
+	ok(t, s, "vox_workspace_mcp_refresh", `{}`)
+	if got := updated(watcher); fmt.Sprint(got) != "[notes://today]" {
+		t.Errorf("after a refresh: %v", got)
+	}
+	if got := updated(other); len(got) != 0 {
+		t.Errorf("a session that did not subscribe heard %v", got)
+	}
+	send(watcher, `{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"skill://fresh/SKILL.md"}}`)
+	ok(t, s, "vox_skill_uninstall", `{"id":"fresh"}`)
+	if got := updated(watcher); len(got) != 0 {
+		t.Errorf("after unsubscribing: %v", got)
+	}
+}
