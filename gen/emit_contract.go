@@ -33,11 +33,12 @@ func contractJobs(cat *registry.Catalog) []fileJob {
 	for c := 0; c*toolsPerFile < len(tools); c++ {
 		path := fmt.Sprintf("generated/catalog/tools_%03d.go", c)
 		jobs = append(jobs, fileJob{path: path, render: func() ([]byte, error) {
-			tf := newGeneratedFile("catalog", cat.Source, "")
+			w := &codeWriter{}
+			w.header("catalog", regenerateCommand, cat.Source, strconv.Quote("encoding/json"), strconv.Quote(toolcallPkg))
 			for _, tc := range tools[c*toolsPerFile : min(len(tools), (c+1)*toolsPerFile)] {
-				tc.emit(tf)
+				tc.write(w)
 			}
-			return renderJen(path, tf)
+			return w.bytes(), nil
 		}})
 	}
 	return jobs
@@ -86,10 +87,10 @@ func (tc *toolContract) resultType() jen.Code {
 	return jen.Op("*").Id(tc.result.name)
 }
 
-// emit writes one tool's declarations.
-func (tc *toolContract) emit(f *jen.File) {
+// write writes one tool's declarations.
+func (tc *toolContract) write(w *codeWriter) {
 	name := tc.op.MCP.Name
-	tc.emitArgs(f)
+	tc.writeArgs(w)
 	if tc.result != nil {
 		for _, m := range append([]*structModel{tc.result}, tc.defs...) {
 			doc := m.name + " is part of the result of " + name + "."
@@ -99,84 +100,107 @@ func (tc *toolContract) emit(f *jen.File) {
 			if m.doc != "" {
 				doc += " " + m.doc
 			}
-			emitStruct(f, m, doc)
+			writeResult(w, m, doc)
 		}
 	}
 }
 
-// emitArgs writes the arguments struct and its decoder.
-func (tc *toolContract) emitArgs(f *jen.File) {
+// structField is one field of a struct type being written.
+type structField struct {
+	doc, name, typ string
+	blankBefore    bool // an empty line before the field (and its doc)
+}
+
+// writeStruct writes "type name struct {...}" after an empty line and
+// doc; the fields align unless a comment or an empty line separates them.
+func writeStruct(w *codeWriter, doc, name string, fields []structField) {
+	w.line()
+	w.comment(doc)
+	if len(fields) == 0 {
+		w.line("type ", name, " struct{}")
+		return
+	}
+	sep := "\v"
+	if len(fields) == 1 {
+		sep = " "
+	}
+	w.open("type ", name, " struct")
+	for _, f := range fields {
+		if f.blankBefore {
+			w.line()
+		}
+		w.comment(f.doc)
+		w.field(f.name, sep, f.typ)
+	}
+	w.close("")
+}
+
+// writeArgs writes the arguments struct and its decoder.
+func (tc *toolContract) writeArgs(w *codeWriter) {
 	a := &tc.args
 	required := map[string]bool{}
 	for _, r := range a.required {
 		required[r] = true
 	}
-	fileComment(f, a.name+" are the arguments of "+tc.op.MCP.Name+", checked against its input schema, with the schema's defaults applied. "+
-		"An optional argument without a default is a pointer, nil when absent or null.")
-	f.Type().Id(a.name).StructFunc(func(g *jen.Group) {
-		for i, fd := range a.fields {
-			doc := ""
-			if fd.doc != "" {
-				doc = fd.goName + ": " + fd.doc
-			}
-			if fd.def != nil {
-				doc = strings.TrimSpace(doc + " Default " + string(schemajson.Compact(*fd.def)) + ".")
-			}
-			if doc != "" && i > 0 {
-				g.Line()
-			}
-			comment(g, doc)
-			g.Id(fd.goName).Add(fd.goType(required[fd.key]))
-		}
-		if !a.closed {
-			if len(a.fields) > 0 {
-				g.Line()
-			}
-			comment(g, "Extra holds the arguments the input schema does not declare (it does not set additionalProperties: false).")
-			g.Id("Extra").Map(jen.String()).Qual("encoding/json", "RawMessage")
-		}
-	})
-	f.Line()
-
-	keys := make([]jen.Code, len(a.fields))
+	var fields []structField
 	for i, fd := range a.fields {
-		keys[i] = jen.Lit(fd.key)
+		doc := ""
+		if fd.doc != "" {
+			doc = fd.goName + ": " + fd.doc
+		}
+		if fd.def != nil {
+			doc = strings.TrimSpace(doc + " Default " + string(schemajson.Compact(*fd.def)) + ".")
+		}
+		fields = append(fields, structField{doc: doc, name: fd.goName, typ: fd.goType(required[fd.key]), blankBefore: doc != "" && i > 0})
 	}
-	f.Func().Id("decode"+a.name).Params(jen.Id("raw").Qual("encoding/json", "RawMessage")).Params(jen.Id("args").Id(a.name), jen.Err().Error()).BlockFunc(func(g *jen.Group) {
-		g.Id("d").Op(":=").Qual(toolcallPkg, "Decode").Call(jen.Id("raw"))
-		if a.closed {
-			g.Id("d").Dot("Only").Call(keys...)
+	if !a.closed {
+		fields = append(fields, structField{
+			doc:  "Extra holds the arguments the input schema does not declare (it does not set additionalProperties: false).",
+			name: "Extra", typ: "map[string]json.RawMessage", blankBefore: len(a.fields) > 0,
+		})
+	}
+	writeStruct(w, a.name+" are the arguments of "+tc.op.MCP.Name+", checked against its input schema, with the schema's defaults applied. "+
+		"An optional argument without a default is a pointer, nil when absent or null.", a.name, fields)
+
+	keys := make([]string, len(a.fields))
+	for i, fd := range a.fields {
+		keys[i] = strconv.Quote(fd.key)
+	}
+	w.line()
+	w.open("func decode", a.name, "(raw json.RawMessage) (args ", a.name, ", err error)")
+	w.line("d := toolcall.Decode(raw)")
+	if a.closed {
+		w.line("d.Only(", strings.Join(keys, ", "), ")")
+	}
+	if len(a.required) > 0 {
+		req := make([]string, len(a.required))
+		for i, r := range a.required {
+			req[i] = strconv.Quote(r)
 		}
-		if len(a.required) > 0 {
-			req := make([]jen.Code, len(a.required))
-			for i, r := range a.required {
-				req[i] = jen.Lit(r)
-			}
-			g.Id("d").Dot("Require").Call(req...)
+		w.line("d.Require(", strings.Join(req, ", "), ")")
+	}
+	for _, fd := range a.fields {
+		if fd.def != nil {
+			w.line("args.", fd.goName, " = ", fd.defaultValue(required[fd.key], w.indent))
 		}
-		for _, fd := range a.fields {
-			if fd.def != nil {
-				g.Id("args").Dot(fd.goName).Op("=").Add(fd.defaultValue(required[fd.key]))
-			}
+	}
+	// Arguments are checked in the byte order of their names; the values
+	// of a string map after every argument.
+	var deferred []*argField
+	for _, fd := range sortedFields(a.fields) {
+		w.line(fd.decodeCall(required[fd.key]))
+		if fd.kind == argStringMap {
+			deferred = append(deferred, fd)
 		}
-		// Arguments are checked in the byte order of their names; the
-		// values of a string map after every argument.
-		var deferred []*argField
-		for _, fd := range sortedFields(a.fields) {
-			g.Add(fd.decodeCall(required[fd.key]))
-			if fd.kind == argStringMap {
-				deferred = append(deferred, fd)
-			}
-		}
-		for _, fd := range deferred {
-			g.Id("d").Dot("StringMap").Call(jen.Lit(fd.key), jen.Op("&").Id("args").Dot(fd.goName))
-		}
-		if !a.closed {
-			g.Id("args").Dot("Extra").Op("=").Id("d").Dot("Extra").Call(keys...)
-		}
-		g.Return(jen.Id("args"), jen.Id("d").Dot("Err").Call())
-	})
-	f.Line()
+	}
+	for _, fd := range deferred {
+		w.line("d.StringMap(", strconv.Quote(fd.key), ", &args.", fd.goName, ")")
+	}
+	if !a.closed {
+		w.line("args.Extra = d.Extra(", strings.Join(keys, ", "), ")")
+	}
+	w.line("return args, d.Err()")
+	w.close("")
 }
 
 // sortedFields returns the fields in the byte order of their JSON names.
@@ -191,152 +215,154 @@ func sortedFields(fs []*argField) []*argField {
 }
 
 // baseType is the Go type of a decoded value of the field.
-func (fd *argField) baseType() *jen.Statement {
+func (fd *argField) baseType() string {
 	switch fd.kind {
 	case argString:
-		return jen.String()
+		return "string"
 	case argInt:
-		return jen.Int64()
+		return "int64"
 	case argFloat:
-		return jen.Float64()
+		return "float64"
 	case argBool:
-		return jen.Bool()
+		return "bool"
 	case argStrings:
-		return jen.Index().String()
+		return "[]string"
 	case argStringMap:
-		return jen.Map(jen.String()).String()
+		return "map[string]string"
 	}
-	return jen.Qual("encoding/json", "RawMessage")
+	return "json.RawMessage"
 }
 
-func (fd *argField) goType(required bool) jen.Code {
+func (fd *argField) goType(required bool) string {
 	if fd.pointer(required) {
-		return jen.Op("*").Add(fd.baseType())
+		return "*" + fd.baseType()
 	}
 	return fd.baseType()
 }
 
-// defaultValue is the default as a Go value of the field's type.
-func (fd *argField) defaultValue(required bool) jen.Code {
+// quotedList is "a", "b" of a composite literal on one line.
+func quotedList(v []string) string {
+	q := make([]string, len(v))
+	for i, s := range v {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// defaultValue is the default as a Go expression of the field's type; a
+// schema literal longer than a line continues one level deeper than
+// indent, as gofmt lays out a broken binary expression.
+func (fd *argField) defaultValue(required bool, indent int) string {
 	d := *fd.def
-	var v jen.Code
+	var v string
 	switch fd.kind {
 	case argString:
-		v = jen.Lit(d.Text)
+		v = strconv.Quote(d.Text)
 	case argBool:
-		v = jen.Lit(d.Bool)
+		v = strconv.FormatBool(d.Bool)
 	case argInt:
-		v = jen.Id(d.Text)
+		v = d.Text
 		if n, err := strconv.ParseInt(d.Text, 10, 64); err == nil {
-			v = jen.Lit(n)
+			v = "int64(" + strconv.FormatInt(n, 10) + ")" // as jennifer writes an int64
 		}
 	case argFloat:
-		v = jen.Id(d.Text)
+		v = d.Text
 	case argStrings:
-		items := make([]jen.Code, len(d.Items))
+		items := make([]string, len(d.Items))
 		for i, it := range d.Items {
-			items[i] = jen.Lit(it.Text)
+			items[i] = it.Text
 		}
-		v = jen.Index().String().Values(items...)
+		v = "[]string{" + quotedList(items) + "}"
 	case argStringMap:
-		v = jen.Map(jen.String()).String().ValuesFunc(func(g *jen.Group) {
-			for _, m := range d.Members {
-				g.Lit(m.Key).Op(":").Lit(m.Value.Text)
-			}
-		})
+		pairs := make([]string, len(d.Members))
+		for i, m := range d.Members {
+			pairs[i] = strconv.Quote(m.Key) + ": " + strconv.Quote(m.Value.Text)
+		}
+		v = "map[string]string{" + strings.Join(pairs, ", ") + "}"
 	default:
-		v = rawJSON(schemajson.Compact(d))
+		frags := schemaFragments(schemajson.Compact(d))
+		lits := make([]string, len(frags))
+		for i, f := range frags {
+			lits[i] = fragmentLit(f)
+		}
+		v = "json.RawMessage(" + strings.Join(lits, " +\n"+strings.Repeat("\t", indent+1)) + ")"
 	}
 	if fd.pointer(required) {
-		return jen.Qual(toolcallPkg, "Ptr").Call(jen.Add(fd.baseType()).Parens(v))
+		return "toolcall.Ptr(" + fd.baseType() + "(" + v + "))"
 	}
 	return v
 }
 
 // decodeCall is the one statement that checks and reads an argument:
 // d.<Kind>(name, &args.Field, toolcall.Rules{...}).
-func (fd *argField) decodeCall(required bool) jen.Code {
-	var rules []jen.Code
+func (fd *argField) decodeCall(required bool) string {
+	var rules []string
 	// A single type is checked by the typed read itself, with the same
 	// message; an enum is checked after the type, so it needs the type
 	// first.
 	if len(fd.types) > 1 || len(fd.types) == 1 && (fd.kind == argRaw || len(fd.enum) > 0) {
-		types := make([]jen.Code, len(fd.types))
-		for i, t := range fd.types {
-			types[i] = jen.Lit(t)
-		}
-		rules = append(rules, jen.Id("Types").Op(":").Index().String().Values(types...))
+		rules = append(rules, "Types: []string{"+quotedList(fd.types)+"}")
 	}
 	if fd.nullable {
-		rules = append(rules, jen.Id("Nullable").Op(":").True())
+		rules = append(rules, "Nullable: true")
 	}
 	if len(fd.enum) > 0 {
-		enum := make([]jen.Code, len(fd.enum))
-		for i, e := range fd.enum {
-			enum[i] = jen.Lit(e)
-		}
-		rules = append(rules, jen.Id("Enum").Op(":").Index().String().Values(enum...))
+		rules = append(rules, "Enum: []string{"+quotedList(fd.enum)+"}")
 	}
 	if fd.min != "" {
-		rules = append(rules, jen.Id("Min").Op(":").Lit(fd.min))
+		rules = append(rules, "Min: "+strconv.Quote(fd.min))
 	}
 	if fd.max != "" {
-		rules = append(rules, jen.Id("Max").Op(":").Lit(fd.max))
+		rules = append(rules, "Max: "+strconv.Quote(fd.max))
 	}
 	if fd.minLength > 0 {
-		rules = append(rules, jen.Id("MinLength").Op(":").Lit(fd.minLength))
+		rules = append(rules, "MinLength: "+strconv.Itoa(fd.minLength))
 	}
-	r := jen.Qual(toolcallPkg, "Rules").Values(rules...)
-	dst := jen.Op("&").Id("args").Dot(fd.goName)
+	r := "toolcall.Rules{" + strings.Join(rules, ", ") + "}"
 	method := map[argKind]string{argString: "String", argInt: "Int", argFloat: "Float", argBool: "Bool", argStrings: "Strings", argRaw: "Raw"}[fd.kind]
 	switch {
 	case fd.kind == argStringMap:
-		return jen.Id("d").Dot("Object").Call(jen.Lit(fd.key), r)
+		return "d.Object(" + strconv.Quote(fd.key) + ", " + r + ")"
 	case fd.pointer(required):
 		method += "Ptr"
 	}
-	return jen.Id("d").Dot(method).Call(jen.Lit(fd.key), dst, r)
+	return "d." + method + "(" + strconv.Quote(fd.key) + ", &args." + fd.goName + ", " + r + ")"
 }
 
-// emitStruct writes a result struct and its encoder.
-func emitStruct(f *jen.File, m *structModel, doc string) {
-	fileComment(f, doc)
-	f.Type().Id(m.name).StructFunc(func(g *jen.Group) {
-		for i, fd := range m.fields {
-			d := ""
-			if fd.doc != "" {
-				d = fd.goName + ": " + fd.doc
-			}
-			if !fd.required {
-				d = strings.TrimSpace(d + " " + fd.goName + " is optional: left out when nil.")
-			}
-			if d != "" && i > 0 {
-				g.Line()
-			}
-			comment(g, d)
-			g.Id(fd.goName).Add(fd.typ.goType(!fd.required))
+// writeResult writes a result struct and its encoder.
+func writeResult(w *codeWriter, m *structModel, doc string) {
+	fields := make([]structField, len(m.fields))
+	for i, fd := range m.fields {
+		d := ""
+		if fd.doc != "" {
+			d = fd.goName + ": " + fd.doc
 		}
-	})
-	f.Line()
-	fileComment(f, "EncodeJSON writes "+m.name+" as its JSON object, in the order of the schema.")
-	f.Func().Params(jen.Id("r").Op("*").Id(m.name)).Id("EncodeJSON").Params(jen.Id("e").Op("*").Qual(toolcallPkg, "Encoder")).BlockFunc(func(g *jen.Group) {
-		g.Id("e").Dot("Open").Call()
-		for _, fd := range m.fields {
-			field := jen.Id("r").Dot(fd.goName)
-			key := jen.Id("e").Dot("Key").Call(jen.Lit(toolcall.Quote(fd.key)))
-			if fd.required {
-				g.Add(key)
-				fd.typ.emitEncode(g, field, !fd.required, 0)
-				continue
-			}
-			g.If(jen.Add(field).Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
-				g.Add(key)
-				fd.typ.emitEncode(g, field, true, 0)
-			})
+		if !fd.required {
+			d = strings.TrimSpace(d + " " + fd.goName + " is optional: left out when nil.")
 		}
-		g.Id("e").Dot("Close").Call()
-	})
-	f.Line()
+		fields[i] = structField{doc: d, name: fd.goName, typ: fd.typ.goType(!fd.required), blankBefore: d != "" && i > 0}
+	}
+	writeStruct(w, doc, m.name, fields)
+
+	w.line()
+	w.comment("EncodeJSON writes " + m.name + " as its JSON object, in the order of the schema.")
+	w.open("func (r *", m.name, ") EncodeJSON(e *toolcall.Encoder)")
+	w.line("e.Open()")
+	for _, fd := range m.fields {
+		field := "r." + fd.goName
+		key := "e.Key(" + strconv.Quote(toolcall.Quote(fd.key)) + ")"
+		if fd.required {
+			w.line(key)
+			fd.typ.writeEncode(w, field, false, 0)
+			continue
+		}
+		w.open("if ", field, " != nil")
+		w.line(key)
+		fd.typ.writeEncode(w, field, true, 0)
+		w.close("")
+	}
+	w.line("e.Close()")
+	w.close("")
 }
 
 // pointer reports whether a value of the type is held through a pointer:
@@ -351,76 +377,80 @@ func (t *outType) pointer(optional bool) bool {
 	return false
 }
 
-func (t *outType) goType(optional bool) jen.Code {
-	var base *jen.Statement
+func (t *outType) goType(optional bool) string {
+	var base string
 	switch t.kind {
 	case outString:
-		base = jen.String()
+		base = "string"
 	case outInt:
-		base = jen.Int64()
+		base = "int64"
 	case outFloat:
-		base = jen.Float64()
+		base = "float64"
 	case outBool:
-		base = jen.Bool()
+		base = "bool"
 	case outNull:
-		base = jen.Qual(toolcallPkg, "Null")
+		base = "toolcall.Null"
 	case outStruct:
-		base = jen.Id(t.named.name)
+		base = t.named.name
 	case outArray:
-		base = jen.Index().Add(t.elem.goType(false))
+		base = "[]" + t.elem.goType(false)
 	default:
-		base = jen.Qual("encoding/json", "RawMessage")
+		base = "json.RawMessage"
 	}
 	if t.pointer(optional) {
-		return jen.Op("*").Add(base)
+		return "*" + base
 	}
 	return base
 }
 
-// emitEncode writes the encoding of the value v of type t; depth names
+// writeEncode writes the encoding of the value v of type t; depth names
 // loop variables of nested arrays.
-func (t *outType) emitEncode(g *jen.Group, v *jen.Statement, optional bool, depth int) {
+func (t *outType) writeEncode(w *codeWriter, v string, optional bool, depth int) {
 	ptr := t.pointer(optional)
 	val := v
 	if ptr && t.kind != outStruct {
-		val = jen.Op("*").Add(v)
+		val = "*" + v
 	}
-	var write jen.Code
+	var write string
 	switch t.kind {
 	case outString:
-		write = jen.Id("e").Dot("String").Call(val)
+		write = "e.String(" + val + ")"
 	case outInt:
-		write = jen.Id("e").Dot("Int").Call(val)
+		write = "e.Int(" + val + ")"
 	case outFloat:
-		write = jen.Id("e").Dot("Float").Call(val)
+		write = "e.Float(" + val + ")"
 	case outBool:
-		write = jen.Id("e").Dot("Bool").Call(val)
+		write = "e.Bool(" + val + ")"
 	case outNull:
-		g.Id("e").Dot("Null").Call()
+		w.line("e.Null()")
 		return
 	case outStruct:
-		write = jen.Add(v).Dot("EncodeJSON").Call(jen.Id("e"))
+		write = v + ".EncodeJSON(e)"
 	case outArray:
 		if t.elem.kind == outString && !t.elem.pointer(false) {
-			g.Id("e").Dot("Strings").Call(v)
+			w.line("e.Strings(", v, ")")
 			return
 		}
 		i := string(rune('i' + depth))
-		g.Id("e").Dot("OpenArray").Call()
-		g.For(jen.Id(i).Op(":=").Range().Add(v)).BlockFunc(func(g *jen.Group) {
-			g.Id("e").Dot("Elem").Call()
-			t.elem.emitEncode(g, jen.Add(v).Index(jen.Id(i)), false, depth+1)
-		})
-		g.Id("e").Dot("CloseArray").Call()
+		w.line("e.OpenArray()")
+		w.open("for ", i, " := range ", v)
+		w.line("e.Elem()")
+		t.elem.writeEncode(w, v+"["+i+"]", false, depth+1)
+		w.close("")
+		w.line("e.CloseArray()")
 		return
 	default:
-		g.Id("e").Dot("Raw").Call(v)
+		w.line("e.Raw(", v, ")")
 		return
 	}
 	if ptr && !optional {
 		// A nullable value: nil is null.
-		g.If(jen.Add(v).Op("==").Nil()).Block(jen.Id("e").Dot("Null").Call()).Else().Block(write)
+		w.open("if ", v, " == nil")
+		w.line("e.Null()")
+		w.close(" else {")
+		w.line(write)
+		w.close("")
 		return
 	}
-	g.Add(write)
+	w.line(write)
 }

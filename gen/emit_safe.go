@@ -96,34 +96,12 @@ func literalSafe(s string) bool {
 	return utf8.ValidString(s)
 }
 
-// stringLit is a Go literal of s: a raw string when that is safe and
-// readable, an interpreted one (every unsafe rune escaped) otherwise.
-func stringLit(s string) jen.Code {
-	if literalSafe(s) {
-		return jen.Id("`" + s + "`")
-	}
-	return jen.Lit(s)
-}
-
-// schemaLineWidth is the longest schema value kept on one line.
+// schemaLineWidth is the longest schema value kept on one line. A schema
+// literal is written as json.RawMessage of a concatenation of compact
+// fragments, one object member per line, so a reviewer reads a schema line
+// by line while the bytes clients see stay the canonical compact form
+// (docs/contracts.md §2); fragmentLit writes each fragment.
 const schemaLineWidth = 72
-
-// rawJSON writes a canonical schema literal as json.RawMessage of a
-// concatenation of compact fragments, one object member per line, so a
-// reviewer reads a schema line by line while the bytes clients see stay
-// the canonical compact form (docs/contracts.md §2). A literal that does
-// not parse is written whole.
-func rawJSON(b []byte) jen.Code {
-	frags := schemaFragments(b)
-	parts := make([]jen.Code, 0, 2*len(frags))
-	for i, f := range frags {
-		if i > 0 {
-			parts = append(parts, jen.Op("+").Line())
-		}
-		parts = append(parts, stringLit(f))
-	}
-	return jen.Qual("encoding/json", "RawMessage").Call(jen.Add(parts...))
-}
 
 // schemaFragments splits a canonical JSON literal into lines: an object
 // longer than schemaLineWidth gets one member per line (recursively); the

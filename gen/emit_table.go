@@ -64,8 +64,8 @@ func stringsBody(v []string) string {
 	return b.String()
 }
 
-// goSchema is the schema literal b, one object member per line (rawJSON's
-// layout).
+// goSchema is the schema literal b, one object member per line
+// (schemaFragments).
 func goSchema(b []byte) *goValue { return &goValue{frags: schemaFragments(b)} }
 
 // goComposite is an empty composite literal of type typ; add elements
@@ -113,7 +113,8 @@ func (v *goValue) line() (string, bool) {
 	return v.text, true
 }
 
-// fragmentLit is stringLit's text: a raw string when safe, else quoted.
+// fragmentLit is a Go literal of a schema fragment: a raw string when that
+// is safe and readable (literalSafe), an interpreted one otherwise.
 func fragmentLit(s string) string {
 	if literalSafe(s) {
 		return "`" + s + "`"

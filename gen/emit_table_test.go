@@ -242,3 +242,110 @@ func parsedFragments(b []byte) []string {
 	}
 	return lines
 }
+
+// TestContractIsGofmtStable checks the claim of emit_code.go: the
+// tools_NNN.go files of the handler contract, written without go/format,
+// are byte for byte what gofmt makes of them — for the synthetic, golden,
+// hostile and repository catalogs and a catalog of the shapes the
+// contract takes (defaults of every kind, a schema-literal default longer
+// than a line, nullable, optional, nested and recursive results, enums,
+// string maps, structs of one field and of none).
+func TestContractIsGofmtStable(t *testing.T) {
+	long := strings.Repeat("w", 60)
+	shapes := `schema_version: 1
+operations:
+  - id: shapes.all
+    title: Shapes
+    description: Every shape.
+    product_lane: app
+    side_effect_class: none
+    mcp:
+      name: vox_shapes
+      input_schema:
+        type: object
+        properties:
+          s: {type: string, default: "a\tb"}
+          i: {type: integer, default: -3, minimum: -5}
+          f: {type: number, default: 0.0000001}
+          b: {type: boolean, default: true}
+          l: {type: array, items: {type: string}, default: [x, y]}
+          m: {type: object, additionalProperties: {type: string}, default: {k: v, "q\"": w}}
+          o: {type: object, default: {first: ` + long + `, second: ` + long + `, third: {nested: ` + long + `}}}
+          e: {type: string, enum: [one, two]}
+          n: {type: [string, "null"]}
+          u: {type: [string, integer]}
+      output_schema:
+        type: object
+        required: [rows, one]
+        properties:
+          rows: {type: array, items: {type: array, items: {type: object, properties: {v: {type: [number, "null"]}}, required: [v]}}}
+          one: {type: object, properties: {only: {type: string}}, required: [only]}
+          none: {type: object, properties: {}}
+          opt: {type: [integer, "null"]}
+          tags: {type: array, items: {type: string}}
+          raw: {}
+  - id: shapes.open
+    title: Open
+    description: An open schema.
+    product_lane: app
+    side_effect_class: none
+    mcp:
+      name: vox_open
+      input_schema: {type: object, properties: {x: {type: string}}}
+  - id: shapes.empty
+    title: Empty
+    description: No arguments.
+    product_lane: app
+    side_effect_class: none
+    mcp:
+      name: vox_empty
+      input_schema: {type: object, additionalProperties: false}
+`
+	srcs := [][]byte{syntheticCatalog(30, false), syntheticCatalog(30, true), []byte(shapes)}
+	files, _ := filepath.Glob("testdata/catalog/*.txtar")
+	files = append(files, "../e2e/attacks/testdata/catalog_hostile_text.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if strings.HasSuffix(f.Name, "catalog.v1.yaml") {
+				srcs = append(srcs, f.Data)
+			}
+		}
+	}
+	if src, err := os.ReadFile("../" + registry.CatalogPath); err == nil {
+		srcs = append(srcs, src)
+	}
+	tools := 0
+	for i, src := range srcs {
+		cat, errs := ParseCatalog(registry.CatalogPath, src, CatalogOptions{})
+		if len(errs) > 0 {
+			if i == 2 {
+				t.Fatalf("the shapes catalog: %v", errs)
+			}
+			continue
+		}
+		outs, err := renderCatalog(cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outs {
+			if !strings.Contains(o.path, "/tools_") {
+				continue
+			}
+			tools++
+			want, err := format.Source(o.data)
+			if err != nil {
+				t.Fatalf("%s of catalog %d does not parse: %v\n%s", o.path, i, err, o.data)
+			}
+			if !bytes.Equal(want, o.data) {
+				t.Errorf("%s of catalog %d is not gofmt's layout:\n%s", o.path, i, lineDiff(o.data, want))
+			}
+		}
+	}
+	if tools < 5 {
+		t.Fatalf("only %d tools files checked", tools)
+	}
+}
