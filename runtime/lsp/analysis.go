@@ -208,11 +208,10 @@ func (w *walker) typ(t *syntax.Type) {
 	if t == nil {
 		return
 	}
+	defer w.leave()
 	if !w.enter() {
-		w.leave()
 		return
 	}
-	defer w.leave()
 	if t.Kind == syntax.NamedType {
 		w.add(occurrence{pos: t.Pos, kind: occType, name: t.Name})
 	}
@@ -222,6 +221,8 @@ func (w *walker) typ(t *syntax.Type) {
 	w.typ(t.Result)
 }
 
+// enter counts a level of nesting and reports whether it is within the
+// limit; every enter is matched by a deferred leave.
 func (w *walker) enter() bool {
 	w.depth++
 	return w.depth <= analyzeLimit
@@ -239,11 +240,10 @@ func (w *walker) block(b *syntax.Block) {
 }
 
 func (w *walker) stmt(s syntax.Stmt) {
+	defer w.leave()
 	if !w.enter() {
-		w.leave()
 		return
 	}
-	defer w.leave()
 	switch s := s.(type) {
 	case *syntax.LetStmt:
 		w.typ(s.Type)
@@ -281,11 +281,10 @@ func (w *walker) stmt(s syntax.Stmt) {
 }
 
 func (w *walker) pattern(p syntax.Pattern, kind string) {
+	defer w.leave()
 	if !w.enter() {
-		w.leave()
 		return
 	}
-	defer w.leave()
 	switch p := p.(type) {
 	case *syntax.BindPat:
 		w.binding(p.Ident, &local{kind: kind})
@@ -305,11 +304,10 @@ func (w *walker) expr(e syntax.Expr) {
 	if e == nil {
 		return
 	}
+	defer w.leave()
 	if !w.enter() {
-		w.leave()
 		return
 	}
-	defer w.leave()
 	switch e := e.(type) {
 	case *syntax.Ident:
 		w.ident(e, false)

@@ -57,6 +57,7 @@ func FuzzHandle(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"textDocument/signatureHelp","params":{"textDocument":{"uri":"file:///a.vox"},"position":{"line":2,"character":14}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.vox"},"position":{"line":2,"character":13}}}`,
 		`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.vox","version":2},"contentChanges":[{"range":{"start":{"line":9,"character":0},"end":{"line":0,"character":3}},"text":"x"}]}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"file:///a.vox"},"range":{"start":{"line":0,"character":0},"end":{"line":9,"character":0}},"context":{"diagnostics":[]}}}`,
 		`{"jsonrpc":"2.0","id":null,"method":"shutdown"}`,
 		`[]`,
 	} {

@@ -472,6 +472,7 @@ func TestSignatureHelp(t *testing.T) {
 		{"    greet(\"a\", ", "greet(name: str, times: int = 1) to str", 1},
 		{"    range(1, (2 + 3), ", "range(a: int, b?: int, step?: int) to list[int]", 2},
 		{"    fs.read(", "fs.read(path: str) to Result[str, str]", 0},
+		{"    print(1, 2, ", "print(...values: any) to Unit", 0}, // variadic: its one parameter stays active
 		{"    shout.split(", "str.split(sep?: str) to list[str]", 0},
 		{"    len(\"a,b(\", ", "len(x: str | list[T] | tuple | map[str, V]) to int", 1},
 	} {

@@ -63,16 +63,28 @@ func (s *Server) signatureHelp(_ *glsp.Context, p *protocol.SignatureHelpParams)
 	if len(sigs) == 0 {
 		return nil, nil
 	}
-	active := protocol.UInteger(arg)
-	zero := protocol.UInteger(0)
-	// The first form that has the argument is active.
+	// The first form that has the argument is active; past the last
+	// parameter of a variadic form, its last parameter is.
 	for i, sig := range sigs {
-		if len(sig.Parameters) > arg {
-			n := protocol.UInteger(i)
-			return &protocol.SignatureHelp{Signatures: sigs, ActiveSignature: &n, ActiveParameter: &active}, nil
+		n := len(sig.Parameters)
+		variadic := n > 0 && strings.HasPrefix(paramText(sig, n-1), "...")
+		if n > arg || variadic {
+			form, active := protocol.UInteger(i), protocol.UInteger(min(arg, n-1))
+			return &protocol.SignatureHelp{Signatures: sigs, ActiveSignature: &form, ActiveParameter: &active}, nil
 		}
 	}
+	zero, active := protocol.UInteger(0), protocol.UInteger(arg)
 	return &protocol.SignatureHelp{Signatures: sigs, ActiveSignature: &zero, ActiveParameter: &active}, nil
+}
+
+// paramText is the text of parameter i in the signature's label.
+func paramText(sig protocol.SignatureInformation, i int) string {
+	span, ok := sig.Parameters[i].Label.([2]protocol.UInteger)
+	if !ok {
+		return ""
+	}
+	units := utf16.Encode([]rune(sig.Label))
+	return string(utf16.Decode(units[span[0]:span[1]]))
 }
 
 // openCall finds the innermost '(' left open at the end of text, outside
