@@ -134,7 +134,7 @@ func (r *soakRun) op(ctx context.Context, w, i int) {
 		case ownSession:
 			r.skillCycle(call, w, i)
 		case noSession:
-			want := "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id"
+			want := "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id; a request of protocol 2026-07-28 names its active skill in _meta[\"io.github.vox-lang/activeSkill\"]"
 			if res, ok := call("vox_skill_use", map[string]any{"id": "soak-limited"}); ok && (!res.IsError || resultText(res) != want) {
 				r.fail("worker %d op %d: vox_skill_use without a session: %s", w, i, resultText(res))
 			}

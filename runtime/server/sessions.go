@@ -135,7 +135,7 @@ type sessionRef struct {
 const processSession = "stdio"
 
 // errNoSession is the answer of vox_skill_use without a session.
-var errNoSession = errors.New("activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id")
+var errNoSession = errors.New(`activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id; a request of protocol 2026-07-28 names its active skill in _meta["` + MetaActiveSkill + `"]`)
 
 // sessionOf is the session behind ctx: the verified HTTP session, the
 // stdio process, or another transport's session. An HTTP request without
@@ -158,6 +158,9 @@ func sessionOf(ctx context.Context) (sessionRef, bool) {
 
 // activeSkill is the active skill of the session behind ctx.
 func (p *sessionPlane) activeSkill(ctx context.Context) (session.ActiveSkill, bool, error) {
+	if rs, ok := requestSkillFrom(ctx); ok {
+		return rs.skill, rs.named, rs.err // named by a request without a session (shim_skill_meta.go)
+	}
 	ref, ok := sessionOf(ctx)
 	if !ok {
 		return session.ActiveSkill{}, false, nil

@@ -21,6 +21,9 @@ func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte,
 		writeJSONReply(w, reply)
 		return
 	}
+	if modern {
+		r = r.WithContext(e.s.withRequestSkill(r.Context(), pass))
+	}
 	r.Body = io.NopCloser(bytes.NewReader(pass))
 	r.ContentLength = int64(len(pass))
 	e.next.ServeHTTP(w, r)

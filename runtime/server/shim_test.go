@@ -225,3 +225,42 @@ func TestShimOverStdio(t *testing.T) {
 		t.Fatalf("a batch of 2025-03-26: %s", l)
 	}
 }
+
+// TestSessionlessRequestNamesItsActiveSkill: a request of protocol
+// 2026-07-28 names its active skill in _meta, whose allowlist then
+// applies to it; an unknown skill refuses the call.
+func TestSessionlessRequestNamesItsActiveSkill(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "skills", "narrow")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: narrow\ndescription: Allows only greet. Use when testing.\nmetadata:\n  vox-tools: greet\n---\n# Narrow\n"), 0o644)
+	s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable, SessionKeys: [][]byte{testSessionKey},
+		Skills: &skills.Config{Workspace: root, Roots: []string{filepath.Join(root, "skills")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WaitWorkspace(context.Background())
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	cl := &httpClient{t: t, url: ts.URL}
+	call := func(skill string) string {
+		meta := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}`
+		if skill != "-" {
+			meta += fmt.Sprintf(",%q:%q", MetaActiveSkill, skill)
+		}
+		r := cl.do(http.MethodPost, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"_meta":{`+meta+`},"name":"vox_test_fail","arguments":{}}}`,
+			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "vox_test_fail")
+		text, _, _ := toolResult(t, r.json(t))
+		return text
+	}
+	for skill, want := range map[string]string{
+		"-":      "it failed; try again later",
+		"":       "it failed; try again later",
+		"narrow": `Tool 'vox_test_fail' is not in skill 'narrow' allowlist ["greet"]`,
+		"nope":   "cannot be read",
+	} {
+		if got := call(skill); !strings.Contains(got, want) {
+			t.Errorf("a 2026-07-28 call naming skill %q: %q, want %q", skill, got, want)
+		}
+	}
+}

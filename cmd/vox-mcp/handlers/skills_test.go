@@ -510,7 +510,7 @@ func TestSkillSessions(t *testing.T) {
 	// skill, and is never restricted.
 	noSession := testSession{id: ""}
 	for _, args := range []string{`{"id":"release-notes"}`, `{"id":""}`} {
-		if text, isErr := callIn(t, s, noSession, "vox_skill_use", args); !isErr || text != "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id" {
+		if text, isErr := callIn(t, s, noSession, "vox_skill_use", args); !isErr || text != "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id; a request of protocol 2026-07-28 names its active skill in _meta[\"io.github.vox-lang/activeSkill\"]" {
 			t.Errorf("no session %s: %q", args, text)
 		}
 	}
@@ -629,7 +629,7 @@ func TestSkillSessionsOverHTTP(t *testing.T) {
 	none := &httpClient{t: t, url: ts.URL}
 	r := none.do(http.MethodPost, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},"name":"vox_skill_use","arguments":{"id":"release-notes"}}}`,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "vox_skill_use")
-	if text, isErr, _ := toolResult(t, r.json(t)); !isErr || text != "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id" {
+	if text, isErr, _ := toolResult(t, r.json(t)); !isErr || text != "activating a skill needs a session: use stdio, or HTTP with Mcp-Session-Id; a request of protocol 2026-07-28 names its active skill in _meta[\"io.github.vox-lang/activeSkill\"]" {
 		t.Errorf("no session: %d %q", r.status, text)
 	}
 	if text, _ := callArgs(a, "vox_skill_use", `{"id":""}`); text != `{"active":null}` {
