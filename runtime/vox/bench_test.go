@@ -30,3 +30,44 @@ func BenchmarkCompileCorpus(b *testing.B) {
 		}
 	}
 }
+
+// shapesSrc returns the same object three ways: undeclared (the plain
+// shape), as a record (a structured result, checked against the type) and
+// as content blocks (checked blocks), for BenchmarkResultShapes.
+const shapesSrc = `type Row { name: str, count: int, tags: list[str] }
+type Table { rows: list[Row] }
+
+fn rows() { let mut out = []
+    for i in range(50) { out.push({name: "row " + str(i), count: i, tags: ["a", "b"]}) }
+    {rows: out} }
+
+@tool "plain"
+fn plain() { rows() }
+
+@tool "structured"
+fn structured() to Table { rows() }
+
+@tool "blocks"
+fn blocks() to list[Content] { [content.text(json.stringify(rows())), content.image("iVBORw0KGgo=", "image/png")] }
+`
+
+// BenchmarkResultShapes measures what the result shapes of
+// docs/tool-results.md §2 add to a call: the structured result is decoded
+// again and checked against its type; content blocks are read and
+// checked.
+func BenchmarkResultShapes(b *testing.B) {
+	m := Compile("shapes.vox", []byte(shapesSrc))
+	if m.HasErrors() {
+		b.Fatal(m.Diagnostics())
+	}
+	for _, fn := range []string{"plain", "structured", "blocks"} {
+		b.Run(fn, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Call(b.Context(), fn, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
