@@ -23,8 +23,9 @@ func fixtureSkills() string {
 
 // Exit codes of the Inspector CLI.
 const (
-	inspectorOK          = 0
-	inspectorToolIsError = 5 // the tool answered isError: true
+	inspectorOK            = 0
+	inspectorToolIsError   = 5 // the tool answered isError: true
+	inspectorNonconformant = 7 // --verify found a SEP-2640 violation
 )
 
 // inspector runs one method of the MCP Inspector CLI against the stdio
@@ -163,3 +164,74 @@ func TestInspectorCLI(t *testing.T) {
 }
 
 func str(v any) string { s, _ := v.(string); return s }
+
+// TestInspectorVerifiesSkills: the Inspector CLI lists the skills through
+// the skills extension (skills/list, served by the shim), reads every file
+// of every manifest with resources/read and checks it against its size
+// and SHA-256 digest, and checks each entry's front matter against the
+// served SKILL.md. Every file verifies; the only skills it fails are the
+// two whose SKILL.md has TOML front matter (the Vox plugin convention,
+// docs/skills.md), which is no Agent Skills front matter.
+func TestInspectorVerifiesSkills(t *testing.T) {
+	node := node22(t)
+	home := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("node_modules", ".bin", "inspector"), "--cli", "--format", "json", "--quiet",
+		"-e", "VOX_SKILL_ROOTS="+fixtureSkills(), voxMCP, "--root", repoRoot, "--method", "skills/list", "--verify")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "MCP_CATALOG_PATH=" + filepath.Join(home, "mcp.json")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != inspectorNonconformant {
+		t.Fatalf("inspector skills/list --verify: exit %d, want %d (the TOML skills)\nstdout: %s\nstderr: %s", code, inspectorNonconformant, &stdout, &stderr)
+	}
+	var failed []string
+	files := 0
+	for line := range strings.SplitSeq(strings.TrimSpace(stdout.String()), "\n") {
+		var report struct {
+			URI         string `json:"uri"`
+			OK          bool   `json:"ok"`
+			Conformance []any  `json:"conformance"`
+			Frontmatter []struct {
+				Code string `json:"code"`
+			} `json:"frontmatter"`
+			Files []struct {
+				URI    string `json:"uri"`
+				Status string `json:"status"`
+			} `json:"files"`
+		}
+		if err := json.Unmarshal([]byte(line), &report); err != nil {
+			t.Fatalf("a report line %q: %v", line, err)
+		}
+		for _, f := range report.Files {
+			files++
+			if f.Status != "verified" {
+				t.Errorf("%s: %s", f.URI, f.Status)
+			}
+		}
+		if len(report.Conformance) > 0 {
+			t.Errorf("%s: conformance issues %v", report.URI, report.Conformance)
+		}
+		if !report.OK {
+			failed = append(failed, report.URI)
+			for _, fm := range report.Frontmatter {
+				if fm.Code != "frontmatter-unparsable" {
+					t.Errorf("%s: front matter issue %s", report.URI, fm.Code)
+				}
+			}
+		}
+	}
+	if want := []string{"skill://changelog-lint/SKILL.md", "skill://sql-review/SKILL.md"}; !slices.Equal(failed, want) {
+		t.Errorf("failed skills %v, want only the TOML ones %v", failed, want)
+	}
+	if files < 20 {
+		t.Errorf("only %d files verified: %s", files, &stdout)
+	}
+
+	got := inspector(t, inspectorOK, "--method", "skills/get", "--uri", "skill://release-notes/SKILL.md")
+	skill, _ := got["skill"].(map[string]any)
+	if files, _ := json.Marshal(skill["resources"]); skill["uri"] != "skill://release-notes/SKILL.md" || !strings.Contains(string(files), `"digest":"sha256:`) {
+		t.Errorf("skills/get: %v", got)
+	}
+}

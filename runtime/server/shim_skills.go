@@ -93,23 +93,49 @@ func buildManifests(installed []*skills.Installed) ([]skillEntry, map[string]int
 	return entries, byURI
 }
 
-// frontmatter is what skills/list shows of a skill's front matter: the
-// Agent Skills fields it sets.
+// frontmatter is what skills/list shows of a skill's front matter: every
+// field as SKILL.md writes it (a client compares the two), non-string
+// scalars as JSON numbers or booleans where they are such. Should the
+// front matter not parse again (the skill loaded, so it did), its name
+// and description stand in.
 func frontmatter(sk *skills.Skill) map[string]any {
-	fm := map[string]any{"name": sk.Name, "description": sk.Description}
-	if sk.License != "" {
-		fm["license"] = sk.License
+	fm, err := skills.ParseFrontMatter(sk.Source)
+	if err != nil {
+		return map[string]any{"name": sk.Name, "description": sk.Description}
 	}
-	if sk.Compatibility != "" {
-		fm["compatibility"] = sk.Compatibility
+	return fieldsJSON(fm.Fields)
+}
+
+func fieldsJSON(fields []skills.Field) map[string]any {
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		out[f.Key] = valueJSON(f.Value)
 	}
-	if len(sk.Metadata) > 0 {
-		fm["metadata"] = sk.Metadata
+	return out
+}
+
+func valueJSON(v skills.Value) any {
+	switch v.Kind {
+	case skills.KindString:
+		return v.Text
+	case skills.KindScalar:
+		var x any
+		if json.Unmarshal([]byte(v.Text), &x) == nil {
+			if _, isString := x.(string); !isString {
+				return x
+			}
+		}
+		return v.Text // a date, say
+	case skills.KindList:
+		items := make([]any, 0, len(v.Items))
+		for _, it := range v.Items {
+			items = append(items, valueJSON(it))
+		}
+		return items
+	case skills.KindMap:
+		return fieldsJSON(v.Fields)
 	}
-	if len(sk.AllowedTools) > 0 {
-		fm["allowed-tools"] = sk.AllowedTools
-	}
-	return fm
+	return nil
 }
 
 // skillsList answers skills/list: every installed skill, by id, in one
