@@ -914,7 +914,7 @@ func (c *checker) decorators() {
 
 // knownDecorators are the decorators vox-mcp acts on; a near miss of one
 // is an error with a suggestion.
-var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@uses"}
+var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@uses", "@input_schema"}
 
 // ignoredDecorators are decorators of the wider language that vox-mcp
 // accepts and ignores (docs/vox-language.md, What is skipped).
