@@ -4,11 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 )
 
 // BenchmarkCompileCorpus compiles the realistic corpus (32 files of tools
 // mixed with the wider language): the per-file cost of a workspace refresh.
-func BenchmarkCompileCorpus(b *testing.B) {
+func BenchmarkCompileCorpus(b *testing.B) { benchCompile(b, check.Options{}) }
+
+// BenchmarkCompileCorpusNoCheck is BenchmarkCompileCorpus without the
+// checker: the pair gives what checking costs a compile.
+func BenchmarkCompileCorpusNoCheck(b *testing.B) { benchCompile(b, check.Options{Skip: true}) }
+
+func benchCompile(b *testing.B, opts check.Options) {
 	files, _ := filepath.Glob("testdata/corpus/*.vox")
 	var srcs [][]byte
 	var total int64
@@ -24,7 +32,7 @@ func BenchmarkCompileCorpus(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, src := range srcs {
-			if m := Compile(files[i], src); m.HasErrors() {
+			if m := CompileWith(files[i], src, opts); m.HasErrors() {
 				b.Fatal(m.Diagnostics())
 			}
 		}

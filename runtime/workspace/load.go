@@ -17,6 +17,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
@@ -432,7 +433,7 @@ func compileFile(dir *safefs.Root, rel string, prev *compiled) *compiled {
 		c.module = prev.module
 		return c
 	}
-	c.module = vox.Compile(rel, src)
+	c.module = vox.CompileWith(rel, src, compileOptions)
 	return c
 }
 
@@ -470,6 +471,10 @@ func fileErrorMessage(ds []diag.Diagnostic) string {
 func brokenEntry(path string, line, col int, what string, d diag.Diagnostic) FileError {
 	return FileError{Path: path, Message: fmt.Sprintf("%d:%d: %s is not served: %d:%d: %s [%s]", line, col, what, d.Line, d.Col, d.Message, d.Code)}
 }
+
+// compileOptions are the checker's options of a refresh: the defaults;
+// benchmarks turn checking off to measure its cost.
+var compileOptions check.Options
 
 // mergeState is what a merge found beyond the surface: what the next
 // refresh needs to merge only the files that changed.
