@@ -194,7 +194,7 @@ var opSkillAdd = registry.Operation{
 var opSkillDiscover = registry.Operation{
 	ID:              "skill.discover",
 	Title:           "Discover skill folders",
-	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id.",
+	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id; and every skill folder that could not be loaded, with the position in its SKILL.md and the reason.",
 	ProductLane:     "ai",
 	IntentTags:      []string{"skills", "discovery"},
 	SideEffectClass: "read_only",
@@ -214,8 +214,12 @@ var opSkillDiscover = registry.Operation{
 			`"shadowed_by":{"type":["string","null"]}},` +
 			`"required":["id","name","path","root","installed","shadowed_by"],` +
 			`"type":"object"},` +
+			`"type":"array"},` +
+			`"skipped":{"items":{"properties":{"path":{"type":"string"},"reason":{"type":"string"}},` +
+			`"required":["path","reason"],` +
+			`"type":"object"},` +
 			`"type":"array"}},` +
-			`"required":["entries"],` +
+			`"required":["entries","skipped"],` +
 			`"type":"object"}`),
 	},
 }

@@ -114,6 +114,7 @@ func decodeVoxSkillDiscoverArgs(raw json.RawMessage) (args VoxSkillDiscoverArgs,
 // schema declares it.
 type VoxSkillDiscoverResult struct {
 	Entries []VoxSkillDiscoverResultEntriesItem
+	Skipped []VoxSkillDiscoverResultSkippedItem
 }
 
 // EncodeJSON writes VoxSkillDiscoverResult as its JSON object, in the order of
@@ -125,6 +126,13 @@ func (r *VoxSkillDiscoverResult) EncodeJSON(e *toolcall.Encoder) {
 	for i := range r.Entries {
 		e.Elem()
 		r.Entries[i].EncodeJSON(e)
+	}
+	e.CloseArray()
+	e.Key("\"skipped\"")
+	e.OpenArray()
+	for i := range r.Skipped {
+		e.Elem()
+		r.Skipped[i].EncodeJSON(e)
 	}
 	e.CloseArray()
 	e.Close()
@@ -161,6 +169,24 @@ func (r *VoxSkillDiscoverResultEntriesItem) EncodeJSON(e *toolcall.Encoder) {
 	} else {
 		e.String(*r.ShadowedBy)
 	}
+	e.Close()
+}
+
+// VoxSkillDiscoverResultSkippedItem is part of the result of
+// vox_skill_discover.
+type VoxSkillDiscoverResultSkippedItem struct {
+	Path   string
+	Reason string
+}
+
+// EncodeJSON writes VoxSkillDiscoverResultSkippedItem as its JSON object, in
+// the order of the schema.
+func (r *VoxSkillDiscoverResultSkippedItem) EncodeJSON(e *toolcall.Encoder) {
+	e.Open()
+	e.Key("\"path\"")
+	e.String(r.Path)
+	e.Key("\"reason\"")
+	e.String(r.Reason)
 	e.Close()
 }
 

@@ -198,7 +198,23 @@ type Found struct {
 // every lesser problem is a warning naming its file. The first skill with a
 // given id wins; later ones are returned with ShadowedBy set.
 func Scan(roots []string) ([]Found, []string) {
+	found, _, warnings := ScanReport(roots)
+	return found, warnings
+}
+
+// Skipped is a skill folder that discovery could not load: where its
+// SKILL.md is and why (positioned as path:line:col when the front matter
+// says where). Skipped skills are never silent: vox_skill_discover lists
+// them and the server logs them.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// ScanReport is Scan also returning the skill folders it skipped.
+func ScanReport(roots []string) ([]Found, []Skipped, []string) {
 	var found []Found
+	var skipped []Skipped
 	var warnings []string
 	winners := map[string]string{}
 	seenRoots := map[string]bool{}
@@ -235,6 +251,7 @@ func Scan(roots []string) ([]Found, []string) {
 				if !within(realRoot, target) || target == realRoot {
 					if _, err := os.Stat(filepath.Join(target, "SKILL.md")); err == nil {
 						warnings = append(warnings, fmt.Sprintf("%s: symlinked skill folder leaves its root %s: skipped", dir, root))
+						skipped = append(skipped, Skipped{Path: filepath.Join(dir, "SKILL.md"), Reason: "the symlinked skill folder leaves its root " + root})
 					}
 					continue
 				}
@@ -250,7 +267,10 @@ func Scan(roots []string) ([]Found, []string) {
 				warnings = append(warnings, fmt.Sprintf("%s: %s", filepath.Join(dir, "SKILL.md"), w))
 			}
 			if err != nil {
-				warnings = append(warnings, skipWarning(filepath.Join(dir, "SKILL.md"), err))
+				w := skipWarning(filepath.Join(dir, "SKILL.md"), err)
+				warnings = append(warnings, w)
+				path, reason := splitSkip(filepath.Join(dir, "SKILL.md"), w)
+				skipped = append(skipped, Skipped{Path: path, Reason: reason})
 				continue
 			}
 			f := Found{Installed: in}
@@ -263,7 +283,18 @@ func Scan(roots []string) ([]Found, []string) {
 			found = append(found, f)
 		}
 	}
-	return found, warnings
+	return found, skipped, warnings
+}
+
+// splitSkip splits a skip warning of the file at file into the position
+// (file, or file:line:col) and the reason.
+func splitSkip(file, warning string) (path, reason string) {
+	rest := strings.TrimSuffix(strings.TrimPrefix(warning, file), ": skipped")
+	pos, reason, ok := strings.Cut(rest, ": ")
+	if !ok {
+		return file, strings.TrimPrefix(rest, ": ")
+	}
+	return file + pos, reason
 }
 
 // ReadDir lists the folder root as discovery does: sorted, and without

@@ -130,7 +130,7 @@ func TestUninstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pdf-forms/SKILL.md")); err != nil {
 		t.Error("uninstall deleted the folder")
 	}
-	entries, _ := r.Discover()
+	entries, _, _ := r.Discover()
 	for _, e := range entries {
 		if e.ID == "pdf-forms" && e.Installed {
 			t.Error("discover says it is installed")
@@ -218,7 +218,7 @@ func TestDiscover(t *testing.T) {
 	if _, err := r.Uninstall("api-docs"); err != nil {
 		t.Fatal(err)
 	}
-	entries, warnings := r.Discover()
+	entries, _, warnings := r.Discover()
 	winner := filepath.Join(ws, ".vox/skills/go-bench")
 	want := []DiscoverEntry{
 		{ID: "go-bench", Name: "go-bench", Path: winner, Root: filepath.Join(ws, ".vox/skills"), Installed: true},

@@ -3,7 +3,9 @@ package skills
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -205,7 +207,7 @@ func TestParseWarnings(t *testing.T) {
 	}
 	want := []string{
 		`line 4: unknown front matter key "colour" (Vox fields belong under metadata as vox-<key>)`,
-		"line 7: metadata.owner is a list: metadata values are strings",
+		"line 7: metadata.owner is a list: its values are joined with \", \" (metadata values are strings)",
 		"line 5: compatibility is 501 characters long: at most 500 are allowed",
 		"line 10: allowed-tools is a mapping, not a string or list: ignored",
 		"line 9: version is a list, not a string: ignored",
@@ -349,4 +351,32 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted an invalid skill: %+v", sk)
 		}
 	})
+}
+
+// A skill of the Vox plugin convention — a dotted name, TOML front matter
+// whose metadata holds lists — loads: the id is mapped to a valid name and
+// list values are joined, each with a warning (docs/skills.md §1).
+func TestPluginConventionLoads(t *testing.T) {
+	in, warnings, err := Load(filepath.Join("testdata", "plugin", "vox.compiler"), filepath.Join("testdata", "plugin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.ID != "vox-compiler" || in.Name != "vox-compiler" || in.Metadata["maintainers"] != "Ada, Grace" ||
+		strings.Join(in.Tags, ",") != "vox,compiler" || strings.Join(in.Tools, ",") != "vox_check" {
+		t.Errorf("skill %+v, metadata %v", in.Skill, in.Metadata)
+	}
+	want := []string{
+		`id "vox.compiler" follows the Vox plugin convention: it is served as "vox-compiler", since an Agent Skills name holds no dots`,
+		`metadata.maintainers is a list: its values are joined with ", " (metadata values are strings)`,
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(warnings, func(got string) bool { return strings.HasSuffix(got, w) }) {
+			t.Errorf("no warning %q in %q", w, warnings)
+		}
+	}
+	for _, bad := range []string{"a..b", ".x", "Vox.Lint", "x_y"} {
+		if id, ok := PluginID(bad); ok {
+			t.Errorf("PluginID(%q) = %q", bad, id)
+		}
+	}
 }

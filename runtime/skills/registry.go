@@ -98,9 +98,10 @@ type DiscoverEntry struct {
 }
 
 // Discover reports what the search roots hold now, in discovery order,
-// and which of those folders are installed. It changes nothing.
-func (r *Registry) Discover() ([]DiscoverEntry, []string) {
-	found, warnings := Scan(r.cfg.SearchRoots())
+// which of those folders are installed, and the skill folders it could
+// not load. It changes nothing.
+func (r *Registry) Discover() ([]DiscoverEntry, []Skipped, []string) {
+	found, skipped, warnings := ScanReport(r.cfg.SearchRoots())
 	snap := r.Snapshot()
 	entries := make([]DiscoverEntry, 0, len(found))
 	for _, f := range found {
@@ -114,7 +115,7 @@ func (r *Registry) Discover() ([]DiscoverEntry, []string) {
 		}
 		entries = append(entries, e)
 	}
-	return entries, warnings
+	return entries, skipped, warnings
 }
 
 // Uninstall removes a skill (by id, else name) from this process's

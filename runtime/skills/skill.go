@@ -85,6 +85,17 @@ var (
 // and folder names, so it is lowercase letters, digits and single hyphens.
 func ValidID(id string) bool { return idPattern.MatchString(id) && !strings.Contains(id, "--") }
 
+// PluginID maps a dotted id of the Vox plugin convention, such as
+// "vox.compiler", to a valid id by making every dot a hyphen ("vox-compiler").
+// ok is false when the id has no dot or the result is still not valid.
+func PluginID(id string) (string, bool) {
+	if !strings.Contains(id, ".") {
+		return "", false
+	}
+	mapped := strings.ReplaceAll(id, ".", "-")
+	return mapped, ValidID(mapped)
+}
+
 // ValidToolName reports whether name can be an MCP tool name (and so a
 // macro tool).
 func ValidToolName(name string) bool { return toolPattern.MatchString(name) }
@@ -181,6 +192,10 @@ func (p *manifestParser) skill() *Skill {
 			for _, mf := range f.Value.Fields {
 				if text, ok := scalar(mf.Value); ok {
 					sk.Metadata[mf.Key] = text
+				} else if joined, ok := joinedList(mf.Value); ok && !isManifestMetaKey(mf.Key) {
+					// Vox plugins keep lists in metadata (docs/skills.md §1).
+					sk.Metadata[mf.Key] = joined
+					p.warnf(mf.Line, "metadata.%s is a list: its values are joined with \", \" (metadata values are strings)", mf.Key)
 				} else if !isManifestMetaKey(mf.Key) {
 					p.warnf(mf.Line, "metadata.%s is a %s: metadata values are strings", mf.Key, mf.Value.Kind)
 				}
@@ -219,9 +234,18 @@ func (p *manifestParser) skill() *Skill {
 		}
 	}
 	if !ValidID(sk.ID) {
-		p.fail(idLine, "id %q is not valid: an id is 1–64 lowercase letters, digits and single hyphens, "+
-			"starting and ending with a letter or digit (rename the skill or set metadata.vox-id)", sk.ID)
-		return nil
+		mapped, ok := PluginID(sk.ID)
+		if !ok {
+			p.fail(idLine, "id %q is not valid: an id is 1–64 lowercase letters, digits and single hyphens, "+
+				"starting and ending with a letter or digit (rename the skill or set metadata.vox-id)", sk.ID)
+			return nil
+		}
+		// A skill of the Vox plugin convention (docs/skills.md §1).
+		p.warnf(idLine, "id %q follows the Vox plugin convention: it is served as %q, since an Agent Skills name holds no dots", sk.ID, mapped)
+		if sk.Name == sk.ID {
+			sk.Name = mapped
+		}
+		sk.ID = mapped
 	}
 	sk.Version = p.manifestString("version")
 	if sk.Version == "" {
@@ -255,6 +279,22 @@ func isManifestMetaKey(key string) bool {
 }
 
 // scalar is the text of a string or other scalar value.
+// joinedList is a list of scalars joined with ", ".
+func joinedList(v Value) (string, bool) {
+	if v.Kind != KindList {
+		return "", false
+	}
+	parts := make([]string, len(v.Items))
+	for i, it := range v.Items {
+		text, ok := scalar(it)
+		if !ok {
+			return "", false
+		}
+		parts[i] = text
+	}
+	return strings.Join(parts, ", "), true
+}
+
 func scalar(v Value) (string, bool) {
 	switch v.Kind {
 	case KindString, KindScalar:

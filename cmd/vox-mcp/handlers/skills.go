@@ -151,17 +151,22 @@ func (h *Handlers) VoxSkillRemove(_ *toolcall.Call, args catalog.VoxSkillRemoveA
 	return &catalog.VoxSkillRemoveResult{ID: in.ID, Path: in.Path, Deleted: true}, nil
 }
 
-// VoxSkillDiscover reports what the skill roots hold now.
+// VoxSkillDiscover reports what the skill roots hold now, and the skill
+// folders that could not be loaded, with where and why (docs/skills.md §2).
 func (h *Handlers) VoxSkillDiscover(_ *toolcall.Call, _ catalog.VoxSkillDiscoverArgs) (*catalog.VoxSkillDiscoverResult, error) {
 	reg, err := h.svc.Skills()
 	if err != nil {
 		return nil, err
 	}
-	entries, warnings := reg.Discover()
+	entries, skipped, warnings := reg.Discover()
 	for _, w := range warnings {
 		h.log.Debug("skill discovery: " + w)
 	}
-	res := &catalog.VoxSkillDiscoverResult{Entries: make([]catalog.VoxSkillDiscoverResultEntriesItem, len(entries))}
+	res := &catalog.VoxSkillDiscoverResult{Entries: make([]catalog.VoxSkillDiscoverResultEntriesItem, len(entries)),
+		Skipped: make([]catalog.VoxSkillDiscoverResultSkippedItem, len(skipped))}
+	for i, sk := range skipped {
+		res.Skipped[i] = catalog.VoxSkillDiscoverResultSkippedItem{Path: sk.Path, Reason: sk.Reason}
+	}
 	for i, e := range entries {
 		res.Entries[i] = catalog.VoxSkillDiscoverResultEntriesItem{ID: e.ID, Name: e.Name, Path: e.Path, Root: e.Root,
 			Installed: e.Installed, ShadowedBy: e.ShadowedBy}

@@ -152,9 +152,20 @@ func TestSkillListSearchInfoParse(t *testing.T) {
 func TestSkillDiscoverInstallUninstallRemove(t *testing.T) {
 	s, root := skillServer(t, server.Options{}, "go-bench")
 	text := ok(t, s, "vox_skill_discover", `{}`)
-	if text != `{"entries":[{"id":"go-bench","name":"go-bench","path":"`+filepath.Join(root, "go-bench")+`","root":"`+root+`","installed":true,"shadowed_by":null}]}` {
+	if text != `{"entries":[{"id":"go-bench","name":"go-bench","path":"`+filepath.Join(root, "go-bench")+`","root":"`+root+`","installed":true,"shadowed_by":null}],"skipped":[]}` {
 		t.Errorf("discover %s", text)
 	}
+	// A skill folder that cannot be loaded is reported with where and why.
+	writeFiles(t, root, map[string]string{"broken/SKILL.md": "---\nname: broken\n---\nno description\n"})
+	var found struct {
+		Skipped []struct{ Path, Reason string }
+	}
+	json.Unmarshal([]byte(ok(t, s, "vox_skill_discover", `{}`)), &found)
+	if len(found.Skipped) != 1 || found.Skipped[0].Path != filepath.Join(root, "broken", "SKILL.md") ||
+		found.Skipped[0].Reason != "front matter has no description: add a description saying what the skill does and when to use it" {
+		t.Errorf("skipped %+v", found.Skipped)
+	}
+	os.RemoveAll(filepath.Join(root, "broken"))
 	md, _ := json.Marshal(skillsMD("notes-helper", "Keeps meeting notes tidy.", "metadata:\n  vox-tools: notes_tidy"))
 	text = ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`,"files":{"references/format.md":"# Format"}}`)
 	dir := filepath.Join(root, "notes-helper")
