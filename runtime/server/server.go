@@ -32,7 +32,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,30 +243,8 @@ func New(opts Options) (*Server, error) {
 		s.promptSources = append(s.promptSources, s.skills)
 	}
 	s.syncPrompts()
-	go releaseStartupMemory(s.workspace.ready)
 	return s, nil
 }
-
-// startupMemoryOnce makes the first server of the process release its
-// start-up garbage, once.
-var startupMemoryOnce sync.Once
-
-// releaseStartupMemory returns the heap that start-up left unused — the
-// first scan's parse trees and compilations, the skills' hydration — to
-// the operating system shortly after the first scan, instead of keeping
-// it resident until the runtime's scavenger gets to it minutes later
-// (docs/benchmarks.md, resident memory).
-func releaseStartupMemory(ready <-chan struct{}) {
-	<-ready
-	startupMemoryOnce.Do(func() {
-		time.Sleep(startupMemoryDelay)
-		debug.FreeOSMemory()
-	})
-}
-
-// startupMemoryDelay lets the first requests, which usually come right
-// after the first scan, pass before the collection.
-const startupMemoryDelay = 100 * time.Millisecond
 
 const instructions = "vox-mcp serves this repository's tools. Use vox_tool_search to find a tool " +
 	"(also workspace tools that tools/list does not advertise) and call it by name."
