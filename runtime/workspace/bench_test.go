@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,6 +75,28 @@ func BenchmarkRefreshOneChanged2000(b *testing.B) {
 		s, err := l.Load()
 		if err != nil || s.Result.ToolCount != 16000 {
 			b.Fatalf("%v %+v", err, s.Result)
+		}
+	}
+}
+
+// BenchmarkCallSmallTool is one call of add(a, b) through the surface:
+// the check that the file is current, the interpreter and its JSON bridge,
+// the limits — the per-call cost a workspace tool adds to the server's.
+func BenchmarkCallSmallTool(b *testing.B) {
+	root := workspaceTree(b, cfgExamples, map[string]string{"tools/add.vox": "@tool \"Add\"\nfn add(a: int, b: int) to int { a + b }\n"})
+	s, err := (&Loader{Root: root}).Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool, ok := s.Tool("add")
+	if !ok {
+		b.Fatal("add not loaded")
+	}
+	ctx, args := context.Background(), json.RawMessage(`{"a":1,"b":7}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := s.CallTool(ctx, tool, args, nil); err != nil || string(res.JSON) != "8" {
+			b.Fatal(res, err)
 		}
 	}
 }
