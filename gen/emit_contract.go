@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dave/jennifer/jen"
-
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
@@ -22,13 +20,13 @@ const toolsPerFile = 100
 // interface and Bind, and tools_NNN.go files with each tool's arguments,
 // result, decoder and encoder. A catalog without MCP tools still gets an
 // empty interface, so that code written against the package keeps
-// compiling. The tools' models are built here; each file's jennifer tree
-// only when its job runs.
+// compiling. The tools' models are built here; each file is written
+// (emit_code.go) when its job runs.
 func contractJobs(cat *registry.Catalog) []fileJob {
 	tools := buildContracts(cat)
 	const handlersPath = "generated/catalog/handlers.go"
 	jobs := []fileJob{{path: handlersPath, render: func() ([]byte, error) {
-		return renderJen(handlersPath, handlersFile(cat, tools))
+		return handlersFile(cat, tools), nil
 	}}}
 	for c := 0; c*toolsPerFile < len(tools); c++ {
 		path := fmt.Sprintf("generated/catalog/tools_%03d.go", c)
@@ -45,46 +43,51 @@ func contractJobs(cat *registry.Catalog) []fileJob {
 }
 
 // handlersFile is handlers.go: the Handlers interface and Bind.
-func handlersFile(cat *registry.Catalog, tools []*toolContract) *jen.File {
-	f := newGeneratedFile("catalog", cat.Source, "")
-
-	fileComment(f, "Handlers is the typed handler contract of the catalog's MCP tools: one method per tool, "+
-		"taking the tool's decoded arguments and returning its result. The binary that serves the catalog implements it; "+
-		"a tool without a method, or a method whose tool left the catalog, does not compile. "+
+func handlersFile(cat *registry.Catalog, tools []*toolContract) []byte {
+	w := &codeWriter{}
+	w.header("catalog", regenerateCommand, cat.Source, strconv.Quote(toolcallPkg))
+	w.line()
+	w.comment("Handlers is the typed handler contract of the catalog's MCP tools: one method per tool, " +
+		"taking the tool's decoded arguments and returning its result. The binary that serves the catalog implements it; " +
+		"a tool without a method, or a method whose tool left the catalog, does not compile. " +
 		"Rows listed in exemptions.mcp_tools have no method.")
-	f.Type().Id("Handlers").InterfaceFunc(func(g *jen.Group) {
+	if len(tools) == 0 {
+		w.line("type Handlers interface{}")
+	} else {
+		w.open("type Handlers interface")
 		for i, tc := range tools {
 			if i > 0 {
-				g.Line()
+				w.line()
 			}
-			comment(g, tc.method+" serves "+tc.op.MCP.Name+" (operation "+strconv.Quote(tc.op.ID)+").")
-			g.Id(tc.method).Params(jen.Id("c").Op("*").Qual(toolcallPkg, "Call"), jen.Id("args").Id(tc.args.name)).
-				Params(tc.resultType(), jen.Error())
+			w.comment(tc.method + " serves " + tc.op.MCP.Name + " (operation " + strconv.Quote(tc.op.ID) + ").")
+			w.line(tc.method, "(c *toolcall.Call, args ", tc.args.name, ") (", tc.resultType(), ", error)")
 		}
-	})
-	f.Line()
-	fileComment(f, "Bind returns the untyped handler table the server dispatches to: each tool's arguments "+
+		w.close("")
+	}
+	w.line()
+	w.comment("Bind returns the untyped handler table the server dispatches to: each tool's arguments " +
 		"decoded and checked against its input schema (defaults applied), h's method called, the result encoded once.")
-	f.Func().Id("Bind").Params(jen.Id("h").Id("Handlers")).Map(jen.String()).Qual(toolcallPkg, "Handler").Block(
-		jen.Return(jen.Map(jen.String()).Qual(toolcallPkg, "Handler").ValuesFunc(func(g *jen.Group) {
-			for _, tc := range tools {
-				g.Line().Lit(tc.op.MCP.Name).Op(":").Qual(toolcallPkg, "Serve").Call(
-					jen.Lit(tc.op.MCP.Name), jen.Id("decode"+tc.args.name), jen.Id("h").Dot(tc.method))
-			}
-			if len(tools) > 0 {
-				g.Line()
-			}
-		})),
-	)
-	return f
+	w.open("func Bind(h Handlers) map[string]toolcall.Handler")
+	table := goComposite("map[string]toolcall.Handler")
+	for _, tc := range tools {
+		name := strconv.Quote(tc.op.MCP.Name)
+		table.add(name, goText("toolcall.Serve("+name+", decode"+tc.args.name+", h."+tc.method+")"))
+	}
+	// The map literal's keys align as in any composite literal: the table
+	// writer lays it out (emit_table.go).
+	ts := &tableStream{b: append(w.b, "\treturn "...)}
+	ts.value(table, w.indent)
+	w.b = append(ts.b, '\n')
+	w.close("")
+	return w.bytes()
 }
 
 // resultType is the first result of the tool's method.
-func (tc *toolContract) resultType() jen.Code {
+func (tc *toolContract) resultType() string {
 	if tc.result == nil {
-		return jen.Op("*").Qual(toolcallPkg, "RawResult")
+		return "*toolcall.RawResult"
 	}
-	return jen.Op("*").Id(tc.result.name)
+	return "*" + tc.result.name
 }
 
 // write writes one tool's declarations.

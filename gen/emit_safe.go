@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/dave/jennifer/jen"
 )
 
 // Every string the generator writes into Go source goes through this file
@@ -67,20 +65,6 @@ func wrapComment(text string) []string {
 		}
 	}
 	return lines
-}
-
-// comment adds wrapped // lines before the next statement of g.
-func comment(g *jen.Group, text string) {
-	for _, l := range wrapComment(text) {
-		g.Comment(l)
-	}
-}
-
-// fileComment adds wrapped // lines at file level.
-func fileComment(f *jen.File, text string) {
-	for _, l := range wrapComment(text) {
-		f.Comment(l)
-	}
 }
 
 // literalSafe reports whether s may be written as a raw string literal:
