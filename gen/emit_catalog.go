@@ -101,15 +101,6 @@ func renderParallel(jobs []fileJob) ([]output, error) {
 	return outs, g.Wait()
 }
 
-// firstLine is the first line of s, cut at 200 bytes.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
-
 // opVarNames gives every operation a Go variable name derived from its id
 // ("ci.operations-verify" → opCiOperationsVerify), unique within the
 // package.
