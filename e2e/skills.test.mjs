@@ -94,6 +94,7 @@ test("traversal URIs are unknown resources", async () => {
     await assert.rejects(conn.client.readResource({ uri }), (err) => {
       assert.equal(err.code, -32002, `${uri}: ${err.message}`);
       assert.ok(err.message.includes(uri), `${uri}: the message names the URI: ${err.message}`);
+      assert.deepEqual(err.data, { uri }, `${uri}: data.uri names it`);
       assert.ok(!err.message.includes("TOP-SECRET"));
       return true;
     });

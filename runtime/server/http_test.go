@@ -416,3 +416,22 @@ func TestListenAndServeHTTP(t *testing.T) {
 		t.Error("the listener is still open after shutdown")
 	}
 }
+
+// A read of a URI that no resource is registered for is resource-not-found
+// naming the URI in data.uri, which mcp-go never sets; a registered
+// resource still reads.
+func TestUnknownResourceNamesItsURI(t *testing.T) {
+	s := workspaceServer(t, Options{}, map[string]string{"tools/notes.vox": "@resource(\"notes://today\", \"Today\")\nfn today() to str { \"none\" }\n"})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	c := &httpClient{t: t, url: ts.URL}
+	c.initialize()
+	r := c.rpc(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://tomorrow"}}`)
+	e, _ := r["error"].(map[string]any)
+	if e == nil || e["code"] != float64(mcp.RESOURCE_NOT_FOUND) || fmt.Sprint(e["data"]) != "map[uri:notes://tomorrow]" {
+		t.Errorf("unknown resource: %v", r)
+	}
+	if r := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://today"}}`); r["result"] == nil {
+		t.Errorf("registered resource: %v", r)
+	}
+}

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -67,4 +70,45 @@ func (s *Server) syncResources() {
 		next[uri] = e.resource
 	}
 	s.registeredResources = next
+}
+
+// unknownResource answers a resources/read of a URI that no resource is
+// registered for: resource-not-found (-32002; -32602 under protocol
+// 2026-07-28, as mcp-go answers it) with data.uri naming the URI, which
+// mcp-go never sets (docs/federation.md §5). The server registers no
+// resource templates with mcp-go (the skill file template is only
+// advertised, see completion.go), so a URI that is no registered resource
+// has no handler. ok is false when the URI is registered, or the request
+// has none, and for what the read role may not read: mcp-go answers then,
+// after the read role's check (auth.go).
+func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage, modern bool) (reply []byte, ok bool) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.URI == "" || s.resourceRegistered(p.URI) ||
+		roleFrom(ctx) == roleRead && !strings.HasPrefix(p.URI, "skill://") {
+		return nil, false
+	}
+	code := mcp.RESOURCE_NOT_FOUND
+	if modern {
+		code = mcp.INVALID_PARAMS
+	}
+	return rpcReply(id, nil, &rpcError{Code: code, Message: "resource " + p.URI + " not found: resources/list shows the served resources",
+		Data: map[string]string{"uri": p.URI}}), true
+}
+
+// resourceRegistered reports whether uri is a registered workspace or
+// skill resource.
+func (s *Server) resourceRegistered(uri string) bool {
+	s.resMu.Lock()
+	_, ok := s.registeredResources[uri]
+	s.resMu.Unlock()
+	if ok || s.skills == nil {
+		return ok
+	}
+	p := s.skills
+	p.resMu.Lock()
+	defer p.resMu.Unlock()
+	_, ok = p.resources[uri]
+	return ok
 }

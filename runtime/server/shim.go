@@ -110,6 +110,11 @@ func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass
 	if m.Method == string(mcp.MethodToolsCall) {
 		return nullArgumentsAsEmpty(raw, m.Params), nil, false
 	}
+	if m.Method == string(mcp.MethodResourcesRead) && len(m.ID) > 0 {
+		if reply, ok := s.unknownResource(ctx, m.ID, m.Params, modern); ok {
+			return nil, reply, true
+		}
+	}
 	return raw, nil, false
 }
 

@@ -124,6 +124,16 @@ func (sh *stdioShim) line(ctx context.Context, line []byte, pw io.Writer) error 
 		sh.version = mcp.NegotiateLegacyVersion(p.ProtocolVersion)
 	case head.Method == string(mcp.MethodToolsCall):
 		pass = nullArgumentsAsEmpty(line, head.Params)
+	case head.Method == string(mcp.MethodResourcesRead) && len(head.ID) > 0:
+		sctx, ok := sh.session(ctx)
+		if !ok {
+			return ctx.Err()
+		}
+		// An unknown URI is answered here, naming it (resources.go).
+		if _, reply, answered := sh.s.preDispatch(sctx, line, false); answered {
+			sh.reply(reply)
+			return nil
+		}
 	}
 	if !bytes.HasSuffix(pass, []byte("\n")) {
 		pass = append(pass, '\n')
