@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
@@ -50,18 +53,46 @@ func runCheck(s *streams, args []string) int {
 	} else {
 		files, failed = checkFiles(s, paths)
 	}
+	// The files compile in parallel, one worker per processor; the
+	// output is in the order of the files whatever the scheduling.
+	type checked struct {
+		path  string
+		src   []byte
+		diags []diag.Diagnostic
+		err   error
+	}
+	results := make([]checked, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(files), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				r := &results[i]
+				r.path = displayPath(files[i])
+				r.src, r.err = safefs.ReadNamedFile(files[i], workspace.MaxSourceBytes)
+				if r.err == nil {
+					r.diags = voxlang.CompileWith(r.path, r.src, check.Options{Compat: *compat}).Diagnostics()
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	var all diag.List
 	sources := map[string][]byte{}
-	for _, f := range files {
-		src, err := safefs.ReadNamedFile(f, workspace.MaxSourceBytes)
-		if err != nil {
-			fmt.Fprintf(s.err, "vox check: %v\n", err)
+	for _, r := range results {
+		if r.err != nil {
+			fmt.Fprintf(s.err, "vox check: %v\n", r.err)
 			failed = true
 			continue
 		}
-		p := displayPath(f)
-		sources[p] = src
-		all = append(all, voxlang.CompileWith(p, src, check.Options{Compat: *compat}).Diagnostics()...)
+		sources[r.path] = r.src
+		all = append(all, r.diags...)
 	}
 	errs, warns := all.Count()
 	if *format == "json" {

@@ -30,7 +30,7 @@ func (c *checker) call(e *syntax.CallExpr) *Type {
 			case resolve.Builtin:
 				if s := c.lib.builtins[fn.Name]; s != nil {
 					c.ident(fn, false)
-					return c.libCall(e, fn.Name, s, nil, fn.NamePos)
+					return c.libCall(e, "", fn.Name, s, &bindings{}, fn.NamePos)
 				}
 			case resolve.Ctor:
 				c.ident(fn, false)
@@ -268,12 +268,14 @@ func (c *checker) methodCall(e *syntax.CallExpr, d *syntax.DotExpr) *Type {
 		c.add(diagErr(d.NamePos, "vox/method/unknown", fmt.Sprintf("no method %s on %s", d.Name, rt), help, fix))
 		return tUnknown
 	}
-	b := bindings{}
+	var b bindings
 	if r := c.lib.recv[table]; r != nil {
-		r.fits(rt, b, 0)
+		r.fits(rt, &b, 0)
 	}
-	c.record(d.NamePos, d.Name, "method", tFuncAny, syntax.Pos{}, m.sig.Format(rt.String()+"."+d.Name))
-	return c.libCall(e, rt.String()+"."+d.Name, m, b, d.NamePos)
+	if c.rec != nil {
+		c.record(d.NamePos, d.Name, "method", tFuncAny, syntax.Pos{}, m.sig.Format(rt.String()+"."+d.Name))
+	}
+	return c.libCall(e, table, d.Name, m, &b, d.NamePos)
 }
 
 func (c *checker) recordHasField(name, field string) bool {
@@ -323,8 +325,10 @@ func (c *checker) nsCall(e *syntax.CallExpr, d *syntax.DotExpr, ns string) *Type
 		c.add(diagErr(d.NamePos, "vox/method/unknown", fmt.Sprintf("%s has no function %s", ns, d.Name), help, fix))
 		return tUnknown
 	}
-	c.record(d.NamePos, d.Name, "capability function", tFuncAny, syntax.Pos{}, f.sig.Format(ns+"."+d.Name))
-	return c.libCall(e, ns+"."+d.Name, f, bindings{}, d.NamePos)
+	if c.rec != nil {
+		c.record(d.NamePos, d.Name, "capability function", tFuncAny, syntax.Pos{}, f.sig.Format(ns+"."+d.Name))
+	}
+	return c.libCall(e, ns, d.Name, f, &bindings{}, d.NamePos)
 }
 
 func sortedCopy(s []string) []string {
@@ -342,9 +346,13 @@ func (c *checker) args(e *syntax.CallExpr, want []*Type) {
 
 // libCall checks a call of a library function (builtin, method or
 // capability function) against its signature.
-func (c *checker) libCall(e *syntax.CallExpr, name string, s *libSig, b bindings, at syntax.Pos) *Type {
-	if b == nil {
-		b = bindings{}
+// The name in messages is recv.name for a method or capability function
+// (recv a receiver table or a namespace), name for a builtin; it is made
+// only when a message needs it.
+func (c *checker) libCall(e *syntax.CallExpr, recv, fname string, s *libSig, b *bindings, at syntax.Pos) *Type {
+	name := fname
+	if recv != "" {
+		name = recvName(recv) + "." + fname
 	}
 	params := s.paramsOf()
 	n := len(e.Args)
@@ -353,7 +361,7 @@ func (c *checker) libCall(e *syntax.CallExpr, name string, s *libSig, b bindings
 		j := i
 		if a.Name != "" {
 			j = slices.IndexFunc(params, func(p eval.Param) bool { return p.Name == a.Name })
-			if j < 0 || strings.IndexByte(name, '.') < 0 {
+			if j < 0 || recv == "" {
 				c.expr(a.Value)
 				help := []string{"the signature is " + s.sig.Format(name)}
 				c.errorf(a.NamePos, "vox/call/unknown-argument", help, "%s takes no argument named %s", name, a.Name)
@@ -391,6 +399,23 @@ func (c *checker) libCall(e *syntax.CallExpr, name string, s *libSig, b bindings
 		return tUnknown // min(xs): of a list's elements
 	}
 	return s.results[form].inst(b, 0)
+}
+
+// recvName is how messages name a receiver table: str, list, map, ...
+func recvName(table string) string {
+	switch table {
+	case "list[T]":
+		return "list"
+	case "map[str, V]":
+		return "map"
+	case "N: int | float":
+		return "number"
+	case "Option[T]":
+		return "Option"
+	case "Result[T, E]":
+		return "Result"
+	}
+	return table
 }
 
 // builtinSpec finds a builtin's table entry.

@@ -75,6 +75,16 @@ const (
 	kMatch
 )
 
+// newLocal allocates a local from the checker's slab: locals are many
+// and small, and live as long as the check.
+func (c *checker) newLocal(l local) *local {
+	if len(c.slab) == cap(c.slab) {
+		c.slab = make([]local, 0, 64)
+	}
+	c.slab = append(c.slab, l)
+	return &c.slab[len(c.slab)-1]
+}
+
 // fnCtx is the function being checked.
 type fnCtx struct {
 	fn       *resolve.Function
@@ -106,7 +116,9 @@ type checker struct {
 	scope   []*local // the locals in scope, for suggestions
 	imports map[string]bool
 
-	rec *recorder
+	rec       *recorder
+	slab      []local
+	ctorTypes []*Type // per constructor, made on first use
 	// pending are the undefined names: errors where a tool, a resource or
 	// the script reaches them, warnings elsewhere (result decides).
 	pending []pendingDiag
@@ -123,31 +135,30 @@ type funcSig struct {
 	decl   *syntax.FnDecl
 	params []*Type
 	ret    *Type
-	typ    *Type
+	typ    *Type // &fnType
+	fnType Type
 }
 
 // File checks a resolved file. It never panics on a tree the parser made.
 func File(m *resolve.Module, opts Options) *Result {
 	if opts.Skip {
-		return &Result{broken: map[string]diag.Diagnostic{}}
+		return &Result{}
 	}
-	c := &checker{path: m.File.Path, mod: m, opts: opts, lib: theLibrary(), locals: map[*resolve.Binding]*local{},
-		imports: map[string]bool{}}
+	c := &checker{path: m.File.Path, mod: m, opts: opts, lib: theLibrary(), locals: make(map[*resolve.Binding]*local, 64)}
 	if opts.Record {
 		c.rec = &recorder{}
 	}
-	c.ts = typeScope{adts: map[string]bool{}, records: map[string]bool{}}
 	for _, d := range m.File.Decls {
 		switch d := d.(type) {
 		case *syntax.TypeDecl:
-			c.ts.adts[d.Name] = true
+			setKey(&c.ts.adts, d.Name)
 		case *syntax.RecordDecl:
-			c.ts.records[d.Name] = true
+			setKey(&c.ts.records, d.Name)
 		case *syntax.ImportDecl:
 			for _, part := range strings.FieldsFunc(d.Path, func(r rune) bool {
 				return r == '.' || r == '/' || r == ':' || r == '{' || r == '}' || r == ',' || r == ' '
 			}) {
-				c.imports[part] = true
+				setKey(&c.imports, part)
 			}
 		}
 	}
@@ -158,8 +169,9 @@ func File(m *resolve.Module, opts Options) *Result {
 		c.firstEr[i] = -1
 	}
 	c.funcs = make([]*funcSig, len(m.Funcs))
+	sigs := make([]funcSig, len(m.Funcs))
 	for i, d := range m.Funcs {
-		c.funcs[i] = c.signature(d)
+		c.funcs[i] = c.signature(&sigs[i], d)
 	}
 	c.consts = make([]*Type, len(m.Consts))
 	c.cstate = make([]uint8, len(m.Consts))
@@ -177,11 +189,20 @@ func File(m *resolve.Module, opts Options) *Result {
 	return c.result()
 }
 
+// setKey adds k to a set made on first use (most files declare no types
+// and import nothing).
+func setKey(m *map[string]bool, k string) {
+	if *m == nil {
+		*m = map[string]bool{}
+	}
+	(*m)[k] = true
+}
+
 // signature reads a function's declared types.
-func (c *checker) signature(d *syntax.FnDecl) *funcSig {
+func (c *checker) signature(s *funcSig, d *syntax.FnDecl) *funcSig {
 	ts := c.ts
 	ts.params = d.TypeParams
-	s := &funcSig{decl: d, ret: tUnknown}
+	*s = funcSig{decl: d, ret: tUnknown}
 	if d.Result != nil {
 		s.ret = ts.fromSyntax(d.Result, 0)
 	}
@@ -192,7 +213,8 @@ func (c *checker) signature(d *syntax.FnDecl) *funcSig {
 			s.params[i] = ts.fromSyntax(p.Type, 0)
 		}
 	}
-	s.typ = &Type{Kind: KFunc, Args: s.params, Ret: s.ret}
+	s.fnType = Type{Kind: KFunc, Args: s.params, Ret: s.ret}
+	s.typ = &s.fnType
 	return s
 }
 
@@ -247,13 +269,14 @@ func (c *checker) function(i int, d *syntax.FnDecl) {
 
 // params binds parameters, checking duplicates and typed defaults.
 func (c *checker) params(ps []*syntax.Param, types []*Type, expected []*Type) {
-	seen := map[string]syntax.Pos{}
 	for j, p := range ps {
-		if prev, dup := seen[p.Name]; dup && p.Name != "_" {
-			c.errorf(p.NamePos, "vox/param/duplicate", []string{fmt.Sprintf("the first %s is at %d:%d: rename one of them", p.Name, prev.Line, prev.Col)},
-				"parameter %s is declared twice", p.Name)
+		for _, prev := range ps[:j] {
+			if prev.Name == p.Name && p.Name != "_" {
+				c.errorf(p.NamePos, "vox/param/duplicate", []string{fmt.Sprintf("the first %s is at %d:%d: rename one of them", p.Name, prev.NamePos.Line, prev.NamePos.Col)},
+					"parameter %s is declared twice", p.Name)
+				break
+			}
 		}
-		seen[p.Name] = p.NamePos
 		t := types[j]
 		if t.Kind == KUnknown && j < len(expected) && expected[j] != nil {
 			t = expected[j]
@@ -278,7 +301,7 @@ func (c *checker) params(ps []*syntax.Param, types []*Type, expected []*Type) {
 		if b == nil {
 			continue
 		}
-		l := &local{name: p.Name, t: t, pos: p.NamePos, kind: kParam, typed: p.Type != nil, used: true}
+		l := c.newLocal(local{name: p.Name, t: t, pos: p.NamePos, kind: kParam, typed: p.Type != nil, used: true})
 		c.locals[b] = l
 		c.scope = append(c.scope, l)
 		c.record(p.NamePos, p.Name, "parameter", t, p.NamePos, "")
@@ -397,7 +420,13 @@ func (c *checker) stmt(s syntax.Stmt) (*Type, flow) {
 		c.depth--
 		return tUnknown, flowNormal
 	}
-	defer func() { c.depth-- }()
+	t, fl := c.stmtKind(s)
+	c.depth--
+	return t, fl
+}
+
+// stmtKind is stmt by the kind of statement.
+func (c *checker) stmtKind(s syntax.Stmt) (*Type, flow) {
 	switch s := s.(type) {
 	case *syntax.LetStmt:
 		c.let(s)
@@ -578,7 +607,7 @@ func (c *checker) bindPattern(p syntax.Pattern, t *Type, kind localKind, mut, ty
 			}
 			return
 		}
-		l := &local{name: p.Ident.Name, t: t, pos: p.Ident.NamePos, kind: kind, mut: mut, typed: typed}
+		l := c.newLocal(local{name: p.Ident.Name, t: t, pos: p.Ident.NamePos, kind: kind, mut: mut, typed: typed})
 		c.locals[b] = l
 		c.scope = append(c.scope, l)
 		c.record(p.Ident.NamePos, p.Ident.Name, kindName(kind), t, p.Ident.NamePos, "")
@@ -698,10 +727,16 @@ func (c *checker) ctorResult(idx int) *Type {
 	case resolve.CtorOk, resolve.CtorErr:
 		return tResultAny
 	}
-	if idx < len(c.mod.Ctors) {
-		return &Type{Kind: KNamed, Name: c.mod.Ctors[idx].Type}
+	if idx >= len(c.mod.Ctors) {
+		return tUnknown
 	}
-	return tUnknown
+	if c.ctorTypes == nil {
+		c.ctorTypes = make([]*Type, len(c.mod.Ctors))
+	}
+	if c.ctorTypes[idx] == nil {
+		c.ctorTypes[idx] = &Type{Kind: KNamed, Name: c.mod.Ctors[idx].Type}
+	}
+	return c.ctorTypes[idx]
 }
 
 func (c *checker) ret(s *syntax.ReturnStmt) {

@@ -22,7 +22,13 @@ func (c *checker) exprWant(e syntax.Expr, want *Type) *Type {
 		c.depth--
 		return tUnknown
 	}
-	defer func() { c.depth-- }()
+	t := c.exprKind(e, want)
+	c.depth--
+	return t
+}
+
+// exprKind is exprWant by the kind of expression.
+func (c *checker) exprKind(e syntax.Expr, want *Type) *Type {
 	switch e := e.(type) {
 	case *syntax.Ident:
 		return c.ident(e, false)
@@ -195,7 +201,9 @@ func (c *checker) ident(id *syntax.Ident, asNumber bool) *Type {
 		if b.Index < len(c.funcs) {
 			c.edge(b.Index)
 			s := c.funcs[b.Index]
-			c.record(id.NamePos, id.Name, "function", s.typ, s.decl.NamePos, fnSignature(s.decl))
+			if c.rec != nil {
+				c.record(id.NamePos, id.Name, "function", s.typ, s.decl.NamePos, fnSignature(s.decl))
+			}
 			return s.typ
 		}
 	case resolve.Const:
@@ -214,12 +222,16 @@ func (c *checker) ident(id *syntax.Ident, asNumber bool) *Type {
 		return &Type{Kind: KFunc, Ret: t}
 	case resolve.Builtin:
 		if s := c.lib.builtins[id.Name]; s != nil {
-			if bi := builtinSpec(id.Name); bi != nil && bi.Value {
-				c.record(id.NamePos, id.Name, "builtin", tUnit, syntax.Pos{}, bi.String())
+			if s.value {
+				if c.rec != nil {
+					c.record(id.NamePos, id.Name, "builtin", tUnit, syntax.Pos{}, id.Name+": Unit")
+				}
 				return tUnit
 			}
-			c.record(id.NamePos, id.Name, "builtin", tFuncAny, syntax.Pos{}, s.sig.Format(id.Name))
-			return &Type{Kind: KFunc, Ret: s.results[0].inst(bindings{}, 0)}
+			if c.rec != nil {
+				c.record(id.NamePos, id.Name, "builtin", tFuncAny, syntax.Pos{}, s.sig.Format(id.Name))
+			}
+			return s.typ
 		}
 	case resolve.Namespace:
 		c.record(id.NamePos, id.Name, "namespace", &Type{Kind: KNamespace, Name: id.Name}, syntax.Pos{}, "")

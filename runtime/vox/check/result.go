@@ -181,7 +181,7 @@ func (c *checker) result() *Result {
 	for i := range c.diags {
 		c.diags[i].Path = c.path
 	}
-	r := &Result{broken: map[string]diag.Diagnostic{}, rec: c.rec}
+	r := &Result{rec: c.rec}
 	nf := len(c.funcs)
 	c.settleUndefined()
 	for i := range c.diags {
@@ -189,6 +189,9 @@ func (c *checker) result() *Result {
 	}
 	// An item is broken by its own first error or by one it uses: walk the
 	// reverse edges from every item with an error.
+	if !slices.ContainsFunc(c.firstEr, func(e int) bool { return e >= 0 }) {
+		return c.finishResult(r)
+	}
 	cause := make([]int, len(c.firstEr))
 	for i := range cause {
 		cause[i] = -1
@@ -234,8 +237,17 @@ func (c *checker) result() *Result {
 			}
 			src.Message = fmt.Sprintf("it uses %s, which has this error: %s", what, src.Message)
 		}
+		if r.broken == nil {
+			r.broken = map[string]diag.Diagnostic{}
+		}
 		r.broken[d.Name] = src
 	}
+	return c.finishResult(r)
+}
+
+// finishResult sorts the diagnostics and, with Options.Record, lists the
+// module-level names for completion.
+func (c *checker) finishResult(r *Result) *Result {
 	var l diag.List = c.diags
 	l.Sort()
 	r.Diagnostics = l

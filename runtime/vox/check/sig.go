@@ -130,12 +130,46 @@ func (p *sigParser) one() *sigType {
 	return t
 }
 
-// bindings are the type variables a call has bound.
-type bindings map[string]*Type
+// bindings are the type variables a call has bound: a few, so a small
+// array rather than a map (a call of the library allocates nothing for
+// them).
+type bindings struct {
+	names [6]string
+	types [6]*Type
+	n     int
+}
+
+func (b *bindings) get(name string) (*Type, bool) {
+	if b == nil {
+		return nil, false
+	}
+	for i := 0; i < b.n; i++ {
+		if b.names[i] == name {
+			return b.types[i], true
+		}
+	}
+	return nil, false
+}
+
+func (b *bindings) set(name string, t *Type) {
+	if b == nil {
+		return
+	}
+	for i := 0; i < b.n; i++ {
+		if b.names[i] == name {
+			b.types[i] = t
+			return
+		}
+	}
+	if b.n < len(b.names) {
+		b.names[b.n], b.types[b.n] = name, t
+		b.n++
+	}
+}
 
 // fits reports whether a value of type got fits the signature type s,
 // binding the variables it meets. Unknown fits everything.
-func (s *sigType) fits(got *Type, b bindings, depth int) bool {
+func (s *sigType) fits(got *Type, b *bindings, depth int) bool {
 	if got == nil || got.Kind == KUnknown || got.Kind == KNever || depth > 16 {
 		return true
 	}
@@ -151,18 +185,18 @@ func (s *sigType) fits(got *Type, b bindings, depth int) bool {
 		if s.bound != nil && !s.bound.fits(got, b, depth+1) {
 			return false
 		}
-		if prev, ok := b[s.name]; ok && prev.known() {
+		if prev, ok := b.get(s.name); ok && prev.known() {
 			if assignable(prev, got) {
 				return true
 			}
 			if assignable(got, prev) {
-				b[s.name] = got
+				b.set(s.name, got)
 				return true
 			}
-			b[s.name] = tUnknown // mixed: say nothing
+			b.set(s.name, tUnknown) // mixed: say nothing
 			return true
 		}
-		b[s.name] = got
+		b.set(s.name, got)
 		return true
 	}
 	switch s.name {
@@ -234,12 +268,12 @@ func (s *sigType) fits(got *Type, b bindings, depth int) bool {
 
 // inst is the static type of s with the variables bound by a call;
 // unions and unbound variables are Unknown.
-func (s *sigType) inst(b bindings, depth int) *Type {
+func (s *sigType) inst(b *bindings, depth int) *Type {
 	if depth > 16 || s.alts != nil {
 		return tUnknown
 	}
 	if s.isVar {
-		if t, ok := b[s.name]; ok {
+		if t, ok := b.get(s.name); ok {
 			return t
 		}
 		return tUnknown
@@ -294,6 +328,8 @@ type libSig struct {
 	results []*sigType // per form, in order of Forms
 	arities [][2]int   // per form
 	notes   string
+	value   bool  // a builtin value (Unit), not a function
+	typ     *Type // a builtin as a value: a function of its first form's result
 }
 
 func newLibSig(name string, sig eval.Signature) *libSig {
@@ -349,7 +385,10 @@ func theLibrary() *library {
 		l := &library{builtins: map[string]*libSig{}, methods: map[string]map[string]*libSig{},
 			recv: map[string]*sigType{}, ns: map[string]*nsInfo{}}
 		for _, b := range eval.Builtins() {
-			l.builtins[b.Name] = newLibSig(b.Name, b.Sig)
+			ls := newLibSig(b.Name, b.Sig)
+			ls.value = b.Value
+			ls.typ = &Type{Kind: KFunc, Ret: ls.results[0].inst(&bindings{}, 0)}
+			l.builtins[b.Name] = ls
 		}
 		for _, t := range eval.MethodTables() {
 			ms := map[string]*libSig{}

@@ -59,9 +59,31 @@ var (
 	tResultAny = &Type{Kind: KResult, Args: []*Type{tUnknown, tUnknown}}
 )
 
-func listOf(t *Type) *Type   { return &Type{Kind: KList, Args: []*Type{t}} }
-func mapOf(t *Type) *Type    { return &Type{Kind: KMap, Args: []*Type{t}} }
-func optionOf(t *Type) *Type { return &Type{Kind: KOption, Args: []*Type{t}} }
+// The containers of the shared types are shared too: most lists, maps
+// and Options hold one of them, and a check makes many.
+var interned = func() map[Kind][]*Type {
+	out := map[Kind][]*Type{}
+	for _, k := range []Kind{KList, KMap, KOption} {
+		out[k] = make([]*Type, KUnit+1)
+		for _, t := range []*Type{tUnknown, tInt, tFloat, tDec, tStr, tBool, tUnit} {
+			out[k][t.Kind] = &Type{Kind: k, Args: []*Type{t}}
+		}
+	}
+	return out
+}()
+
+func container(k Kind, t *Type) *Type {
+	if t != nil && t.Kind <= KUnit && len(t.Args) == 0 {
+		if shared := interned[k][t.Kind]; shared != nil && shared.Args[0] == t {
+			return shared
+		}
+	}
+	return &Type{Kind: k, Args: []*Type{t}}
+}
+
+func listOf(t *Type) *Type   { return container(KList, t) }
+func mapOf(t *Type) *Type    { return container(KMap, t) }
+func optionOf(t *Type) *Type { return container(KOption, t) }
 
 // arg returns type argument i, Unknown when absent.
 func (t *Type) arg(i int) *Type {
