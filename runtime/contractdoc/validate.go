@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/runtime/suggest"
 )
 
 var englishPrinter = message.NewPrinter(language.English)
@@ -163,8 +164,13 @@ func (r *reporter) report(ve *jsonschema.ValidationError) {
 	case *kind.AdditionalProperties:
 		for _, key := range k.Properties {
 			loc := append(r.abs(ve), key)
-			r.errorAt(r.doc.KeyPos(PointerOf(loc)), "unknown key %q in %s; allowed: %s",
-				key, r.describe(r.abs(ve)), strings.Join(r.schema.allowedKeys(ve.SchemaURL), ", "))
+			allowed := r.schema.allowedKeys(ve.SchemaURL)
+			hint := ""
+			if near := suggest.Name(key, allowed); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			r.errorAt(r.doc.KeyPos(PointerOf(loc)), "unknown key %q in %s%s; allowed: %s",
+				key, r.describe(r.abs(ve)), hint, strings.Join(allowed, ", "))
 		}
 		return
 	}

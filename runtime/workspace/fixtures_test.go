@@ -46,7 +46,7 @@ func TestParseFixturesErrors(t *testing.T) {
 		{"syntax", "{\n  \"schema_version\": 1,\n  \"fixtures\": [,]\n}", "f.json:3:16: invalid JSON: invalid character ','"},
 		{"truncated", "{\"schema_version\": 1", "f.json:1:21: invalid JSON: unexpected end of file"},
 		{"version", `{"schema_version": 2, "fixtures": []}`, "f.json:1:20: schema_version: 2 is not allowed; want 1"},
-		{"unknown key", "{\"schema_version\": 1, \"fixtures\": [\n {\"tool\": \"a\", \"expect\": 1}\n]}", `f.json:2:16: unknown key "expect" in fixtures[0]; allowed: args, expect_error, expected, tool`},
+		{"unknown key", "{\"schema_version\": 1, \"fixtures\": [\n {\"tool\": \"a\", \"expect\": 1}\n]}", `f.json:2:16: unknown key "expect" in fixtures[0] (did you mean expected?); allowed: args, expect_error, expected, tool`},
 		{"resource key", "{\"schema_version\": 1, \"fixtures\": [\n {\"resource\": \"x://a\", \"args\": {}}\n]}", `f.json:2:24: unknown key "args" in fixtures[0]; allowed: expected_body, resource`},
 		{"neither", "{\"schema_version\": 1, \"fixtures\": [\n {}\n]}", `f.json:2:2: fixtures[0]: missing required key "tool"`},
 		{"args type", "{\"schema_version\": 1, \"fixtures\": [{\"tool\": \"a\", \"args\": [1]}]}", "f.json:1:58: fixtures[0].args: got array, want object"},

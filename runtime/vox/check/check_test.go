@@ -117,16 +117,6 @@ fn q(name: str, n: int = 2) to str {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	for _, c := range []struct{ name, want string }{
-		{"totl", "total"}, {"lenght", "length"}, {"tools", "tool"}, {"lenn", "length"}, {"x", ""}, {"zzzz", ""},
-	} {
-		if got := check.Suggest(c.name, []string{"total", "length", "tool", "y"}); got != c.want {
-			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
-		}
-	}
-}
-
 // The compatibility warnings appear with Options.Compat only, each at its
 // line; an extension used without it stays quiet.
 func TestCompat(t *testing.T) {
