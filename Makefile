@@ -8,13 +8,19 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz bench load bench-peers build run release
+.PHONY: help deps generate check-generated test lint fuzz bench load bench-fleet bench-peers build run release
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk) and install the end-to-end test client (npm ci in e2e/)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client (npm ci in e2e/) and redis-server for the fleet-mode tests (apt-get, when missing)
 	$(GO) mod download
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+		echo "installing redis-server (the fleet-mode tests start one)"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }; \
+	fi
 	cd bench/peers/gosdk && $(GO) mod download
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
 
@@ -48,6 +54,9 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
+# make test fails the fleet-mode tests when redis-server is missing, rather
+# than skipping them (runtime/fleet/redistest).
+test: export VOX_TEST_REQUIRE_REDIS = 1
 test: deps lint check-generated ## the full test run of CI: installs, vet, race tests, fuzz, drift check, gates
 	$(GO) test -race -timeout 25m ./...
 	$(MAKE) fuzz
@@ -63,6 +72,9 @@ bench: ## run the benchmarks into bench.txt and summarise them with benchstat (B
 load: ## measure vox-mcp under load: tools/call req/s and p50/p99 (catalog and workspace tool, HTTP and stdio), idle RSS
 	$(GO) test -run '^$$' -bench 'BenchmarkToolsCall' -benchtime 2000x -count 3 ./e2e
 	$(GO) test -run '^$$' -bench 'BenchmarkIdleRSS' -benchtime 3x ./e2e
+
+bench-fleet: ## fleet mode under load: tools/call req/s and p50/p99 through a round-robin proxy to one instance and to two sharing a redis-server (docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench 'BenchmarkFleet' -benchtime 3000x -count 3 ./e2e
 
 # Flags of the peer benchmark, e.g. PEERS_ARGS=-quick for a smoke run, or
 # PEERS_ARGS='-rounds 7 -calls 5000'; `go run ./bench/peers/cmd/bench-peers

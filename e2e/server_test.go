@@ -61,8 +61,14 @@ func startHTTP(t testing.TB, extraEnv ...string) *httpServer {
 // startHTTPOn is startHTTP on another workspace root.
 func startHTTPOn(t testing.TB, root string, extraEnv ...string) *httpServer {
 	t.Helper()
+	return startHTTPWith(t, root, nil, extraEnv...)
+}
+
+// startHTTPWith is startHTTPOn with more flags.
+func startHTTPWith(t testing.TB, root string, flags []string, extraEnv ...string) *httpServer {
+	t.Helper()
 	s := &httpServer{stderr: &lockedBuffer{}}
-	s.cmd = exec.Command(voxMCP, "--root", root, "--http", "127.0.0.1:0")
+	s.cmd = exec.Command(voxMCP, append([]string{"--root", root, "--http", "127.0.0.1:0"}, flags...)...)
 	s.cmd.Env = serverEnv(t, extraEnv...)
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--http ADDR] [--workspace-tools] [--watch] [--version]
+//	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch] [--version]
 //
 // The workspace root is the working directory unless --root names another.
 // Workspace tools (the .vox files the root's scan config selects) are
@@ -23,6 +23,10 @@
 // that every instance sharing VOX_MCP_SESSION_KEY (32 bytes or more; one
 // is generated at start-up when unset) accepts; DELETE ends it. A request
 // body must arrive within VOX_MCP_HTTP_READ_TIMEOUT (default 30s).
+// --store redis://HOST:PORT/DB (Redis or Valkey; needs VOX_MCP_SESSION_KEY)
+// is fleet mode: the session state and the revoked ids live in that store,
+// shared by every instance, and refreshes reach every instance, so a load
+// balancer needs no stickiness.
 //
 // Skills are found in the workspace's and the user's .vox, .cursor, .agents
 // and .claude skills folders and the workspace's assets/skills, or in the

@@ -57,3 +57,27 @@ func TestHTTPRefusesBadSessionSettings(t *testing.T) {
 		})
 	}
 }
+
+// --store (fleet mode) needs --http and a shared session key, and a store
+// it can reach: each refusal stops vox-mcp before it serves, saying why.
+func TestStoreRefusals(t *testing.T) {
+	for name, c := range map[string]struct {
+		args []string
+		key  string
+		code int
+		want string
+	}{
+		"no key":      {[]string{"--http", "127.0.0.1:0", "--store", "redis://127.0.0.1:1/0"}, "", 2, "--store needs VOX_MCP_SESSION_KEY: instances sharing a store must accept each other's session ids"},
+		"stdio":       {[]string{"--store", "redis://127.0.0.1:1/0"}, strings.Repeat("k", 32), 2, "use it with --http ADDR"},
+		"bad url":     {[]string{"--http", "127.0.0.1:0", "--store", "http://127.0.0.1/"}, strings.Repeat("k", 32), 1, "want redis://HOST:PORT/DB"},
+		"unreachable": {[]string{"--http", "127.0.0.1:0", "--store", "redis://127.0.0.1:1/0"}, strings.Repeat("k", 32), 1, "cannot reach the store"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("VOX_MCP_SESSION_KEY", c.key)
+			var out, errb bytes.Buffer
+			if code := run(c.args, strings.NewReader(""), &out, &errb); code != c.code || !strings.Contains(errb.String(), c.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), c.code, c.want)
+			}
+		})
+	}
+}

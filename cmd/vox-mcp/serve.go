@@ -16,6 +16,7 @@ import (
 	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/runtime/fleet"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
 )
@@ -29,6 +30,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (HOST:PORT, endpoint /mcp) instead of stdio")
 	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
 	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change")
+	storeURL := fs.String("store", "", "with --http: keep the session state and the revoked set in the Redis or Valkey at `URL` (redis://HOST:PORT/DB), shared by every instance (fleet mode; needs "+server.EnvSessionKey+")")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -66,9 +68,29 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cliutil.ExitUsage
 		}
 	}
+	if *storeURL != "" && (*httpAddr == "" || len(sessionKeys) == 0) {
+		msg := server.ErrStoreNeedsKey.Error()
+		if *httpAddr == "" {
+			msg = "--store shares the sessions of HTTP instances: use it with --http ADDR (over stdio the process is the session)"
+		}
+		fmt.Fprintf(stderr, "vox-mcp: %s\n", msg)
+		return cliutil.ExitUsage
+	}
 	logger, err := server.NewLogger(stderr, os.Getenv("VOX_LOG"))
 	if err != nil {
 		logger.Warn(err.Error())
+	}
+	var shared server.SharedStore
+	if *storeURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		store, err := fleet.Open(ctx, fleet.Options{URL: *storeURL, Logger: logger.With("component", "fleet")})
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitProblem
+		}
+		defer store.Close()
+		shared = store
 	}
 	srv, err := server.New(server.Options{
 		Catalog:         catalog.Catalog,
@@ -82,6 +104,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		WorkspaceTools:  server.WorkspaceToolsAdvertised(*workspaceTools, os.LookupEnv, logger),
 		SessionKeys:     sessionKeys,
 		SessionLifetime: sessionLifetime,
+		SharedStore:     shared,
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)

@@ -118,7 +118,8 @@ func isLoopback(host string) bool {
 // DELETE revokes it, and a forged, expired or revoked id gets 404. The
 // per-session state (the active skill) and the revoked set live in this
 // instance's memory, so routing must be sticky on Mcp-Session-Id for
-// them to follow a client. mcp-go's DNS-rebinding protection stays on: a
+// them to follow a client, unless Options.SharedStore (fleet mode) keeps
+// them in a store every instance shares. mcp-go's DNS-rebinding protection stays on: a
 // request that reaches a loopback listener with a Host other than
 // localhost gets 403.
 func (s *Server) HTTPHandler(auth Auth) http.Handler {

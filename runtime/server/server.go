@@ -105,6 +105,11 @@ type Options struct {
 	// (Last-Event-ID); nil means a bounded in-memory store
 	// (session.NewMemoryEventStore with its default bounds).
 	EventStore session.EventStore
+	// SharedStore, when set, is fleet mode (--store; runtime/fleet): the
+	// per-session state and the revoked set live in it, shared by every
+	// instance, and refreshes are announced through it. It requires
+	// SessionKeys. nil keeps both in this instance's memory.
+	SharedStore SharedStore
 }
 
 // Server is one vox-mcp instance.
@@ -243,6 +248,7 @@ func New(opts Options) (*Server, error) {
 		s.promptSources = append(s.promptSources, s.skills)
 	}
 	s.syncPrompts()
+	s.sessions.joinFleet()
 	return s, nil
 }
 

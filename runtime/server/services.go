@@ -65,15 +65,31 @@ func (v *Services) SearchTools(query, source string, limit int) []ToolHit {
 
 // RefreshWorkspace rescans the workspace with the scan config as it is on
 // disk now and swaps the surface in whole (docs/federation.md §4); on a
-// fatal error the previous surface stays in service.
-func (v *Services) RefreshWorkspace() (workspace.Result, error) { return v.s.workspace.refresh() }
+// fatal error the previous surface stays in service. In fleet mode every
+// other instance is asked to rescan too.
+func (v *Services) RefreshWorkspace() (workspace.Result, error) {
+	res, err := v.s.workspace.refresh()
+	if err == nil {
+		v.s.sessions.announceRefresh()
+	}
+	return res, err
+}
 
 // RefreshWorkspaceReporting is RefreshWorkspace telling progress how many
 // of the scanned files are compiled so far (see
 // workspace.Loader.LoadReporting).
 func (v *Services) RefreshWorkspaceReporting(progress func(done, total int)) (workspace.Result, error) {
-	return v.s.workspace.refreshWith(0, progress)
+	res, err := v.s.workspace.refreshWith(0, progress)
+	if err == nil {
+		v.s.sessions.announceRefresh()
+	}
+	return res, err
 }
+
+// AnnounceSkillsChanged tells the other instances of a fleet that the
+// skill folders changed (an install, add or remove), so that they read
+// them again; outside fleet mode it does nothing.
+func (v *Services) AnnounceSkillsChanged() { v.s.sessions.announceRefresh() }
 
 // Skills is the skills registry.
 func (v *Services) Skills() (*skills.Registry, error) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -74,6 +75,8 @@ type sessionPlane struct {
 	// events are the SSE events of the sessions' streams, for resumption
 	// (shim_events.go).
 	events session.EventStore
+	// shared is the fleet's store, nil outside fleet mode.
+	shared SharedStore
 
 	openMu sync.Mutex
 	open   map[string]map[*openRequest]struct{} // by session key
@@ -81,23 +84,96 @@ type sessionPlane struct {
 
 type openRequest struct{ cancel context.CancelFunc }
 
+// SharedStore is the store of fleet mode (runtime/fleet.Store;
+// docs/federation.md §8, "Fleet mode"): the per-session state and the
+// revoked set of every instance, and the channel that fans out refreshes
+// and ended sessions.
+type SharedStore interface {
+	session.Store
+	session.Revocations
+	// AnnounceRefresh asks every other instance to rescan.
+	AnnounceRefresh(ctx context.Context) error
+	// Listen sets what this instance does when another announces a
+	// refresh (or the store is back after an outage), and when another
+	// ends a session.
+	Listen(refresh func(), ended func(key string))
+}
+
+// ErrStoreNeedsKey refuses fleet mode with session ids signed by a key of
+// this process only: other instances would refuse them.
+var ErrStoreNeedsKey = errors.New("--store needs " + EnvSessionKey + ": instances sharing a store must accept each other's session ids, so set the same key (32 bytes or more, openssl rand -base64 32 makes one) on every instance")
+
 func newSessionPlane(s *Server, opts Options) (*sessionPlane, error) {
 	p := &sessionPlane{s: s, keyGenerated: len(opts.SessionKeys) == 0, open: map[string]map[*openRequest]struct{}{}}
 	keys := opts.SessionKeys
 	if p.keyGenerated {
+		if opts.SharedStore != nil {
+			return nil, ErrStoreNeedsKey
+		}
 		keys = [][]byte{session.GenerateKey()}
 	}
 	var err error
 	if p.ids, err = session.NewSigner(keys, opts.SessionLifetime); err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvSessionKey, err)
 	}
-	p.revoked = session.NewMemoryRevocations(maxRevocations)
-	p.state = session.NewMemoryStore(maxSessionStates, p.endToMakeRoom)
 	p.events = opts.EventStore
 	if p.events == nil {
 		p.events = session.NewMemoryEventStore(0, 0, 0)
 	}
+	if opts.SharedStore != nil {
+		p.revoked, p.state, p.shared = opts.SharedStore, opts.SharedStore, opts.SharedStore
+		return p, nil
+	}
+	p.revoked = session.NewMemoryRevocations(maxRevocations)
+	p.state = session.NewMemoryStore(maxSessionStates, p.endToMakeRoom)
 	return p, nil
+}
+
+// joinFleet subscribes to what the other instances of the fleet fan out:
+// a refresh (of the workspace, or of the skill folders by an install or
+// remove) reads the skill folders and rescans the workspace here too (in the background, one at a time: the
+// store's messages wait for nobody), and a session ended elsewhere ends
+// its open requests here.
+func (p *sessionPlane) joinFleet() {
+	if p.shared == nil {
+		return
+	}
+	var pending atomic.Bool
+	p.shared.Listen(func() {
+		if !pending.CompareAndSwap(false, true) {
+			return // a rescan is queued: it will see this change too
+		}
+		go func() {
+			p.s.workspace.refreshMu.Lock() // wait for a running rescan, so that the queued one starts after it
+			pending.Store(false)
+			p.s.workspace.refreshMu.Unlock()
+			if p.s.skills != nil {
+				for _, w := range p.s.skills.reg.Hydrate() {
+					p.s.log.Warn("fleet: reading the skill folders again: " + w)
+				}
+			}
+			res, err := p.s.workspace.refresh()
+			if err != nil {
+				p.s.log.Warn("fleet: rescanning after another instance's refresh failed; keeping the previous surface", "err", err)
+				return
+			}
+			p.s.log.Info("fleet: skills and workspace rescanned after another instance's refresh", "tools", res.ToolCount, "resources", res.ResourceCount, "errors", len(res.Errors))
+		}()
+	}, p.closeOpen)
+}
+
+// announceRefresh tells the other instances of the fleet that this one
+// refreshed (the workspace, or the skill folders), so that they rescan
+// too.
+func (p *sessionPlane) announceRefresh() {
+	if p.shared == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.shared.AnnounceRefresh(ctx); err != nil {
+		p.s.log.Warn("fleet: the other instances could not be told of this refresh; they rescan when the store answers again", "err", err)
+	}
 }
 
 // announceKey says once, when HTTP serving starts, that the ids depend on

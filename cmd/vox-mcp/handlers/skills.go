@@ -118,6 +118,7 @@ func (h *Handlers) VoxSkillInstall(_ *toolcall.Call, args catalog.VoxSkillInstal
 		h.log.Warn("installed skill: "+w, "skill", in.ID)
 	}
 	h.log.Info("skill installed", "skill", in.ID, "path", in.Path)
+	h.svc.AnnounceSkillsChanged()
 	return &catalog.VoxSkillInstallResult{ID: in.ID, Name: in.Name, Path: in.Path}, nil
 }
 
@@ -148,6 +149,7 @@ func (h *Handlers) VoxSkillRemove(_ *toolcall.Call, args catalog.VoxSkillRemoveA
 		return nil, err
 	}
 	h.log.Info("skill removed", "skill", in.ID, "path", in.Path)
+	h.svc.AnnounceSkillsChanged()
 	return &catalog.VoxSkillRemoveResult{ID: in.ID, Path: in.Path, Deleted: true}, nil
 }
 
@@ -193,6 +195,7 @@ func (h *Handlers) VoxSkillAdd(c *toolcall.Call, args catalog.VoxSkillAddArgs) (
 	if err != nil {
 		return nil, err
 	}
+	h.svc.AnnounceSkillsChanged()
 	for _, w := range warnings {
 		h.log.Warn("added skill: " + w)
 		c.Log(mcp.LoggingLevelWarning, "added skill: "+w)
