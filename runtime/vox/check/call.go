@@ -417,13 +417,3 @@ func recvName(table string) string {
 	}
 	return table
 }
-
-// builtinSpec finds a builtin's table entry.
-func builtinSpec(name string) *eval.BuiltinSpec {
-	for _, b := range eval.Builtins() {
-		if b.Name == name {
-			return b
-		}
-	}
-	return nil
-}
