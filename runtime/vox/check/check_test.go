@@ -1,6 +1,9 @@
 package check_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +170,39 @@ fn ext(xs: list[int], m: map[str, int]) to int {
 		if got[code] != line {
 			t.Errorf("%s at line %d, want %d", code, got[code], line)
 		}
+	}
+}
+
+// Every code the checker reports is in the checker's section of
+// docs/vox-language.md.
+func TestEveryCodeIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/vox-language.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	if i := strings.Index(section, "## The checker"); i >= 0 {
+		section = section[i:]
+	}
+	files, _ := filepath.Glob("*.go")
+	codeRE := regexp.MustCompile(`"(vox/[a-z-]+/[a-z-]+)"`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range codeRE.FindAllStringSubmatch(string(src), -1) {
+			n++
+			if !strings.Contains(section, "`"+m[1]+"`") {
+				t.Errorf("%s: %s is not in docs/vox-language.md, The checker", f, m[1])
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("found %d codes", n)
 	}
 }
