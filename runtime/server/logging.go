@@ -22,27 +22,39 @@ const DefaultClientLogLevel = mcp.LoggingLevelInfo
 // An invalid level is left to mcp-go, which answers -32602. A session
 // whose state cannot be stored gets the error.
 func (s *Server) recordLogLevel(ctx context.Context, _ any, message any) error {
-	raw, ok := message.(json.RawMessage)
-	if !ok {
-		return nil
+	var params struct {
+		Level mcp.LoggingLevel `json:"level"`
 	}
-	var req struct {
-		Method string `json:"method"`
-		Params struct {
-			Level mcp.LoggingLevel `json:"level"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(raw, &req) != nil || req.Method != string(mcp.MethodSetLogLevel) || !validLogLevel(req.Params.Level) {
+	if method, ok := hookRequest(message, &params); !ok || method != mcp.MethodSetLogLevel || !validLogLevel(params.Level) {
 		return nil
 	}
 	ref, ok := sessionOf(ctx)
 	if !ok {
 		return nil // protocol 2026-07-28: no setLevel, mcp-go refuses it
 	}
-	if err := s.sessions.state.SetLogLevel(ctx, ref.key, ref.expires, string(req.Params.Level)); err != nil {
+	if err := s.sessions.state.SetLogLevel(ctx, ref.key, ref.expires, string(params.Level)); err != nil {
 		return fmt.Errorf("the log level could not be kept: %w", err)
 	}
 	return nil
+}
+
+// hookRequest decodes the method of the raw JSON-RPC request an
+// OnRequestInitialization hook receives, and its params into params (with
+// encoding/json, as mcp-go decodes the same bytes); ok is false when the
+// message is no raw JSON or does not decode.
+func hookRequest(message any, params any) (method mcp.MCPMethod, ok bool) {
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return "", false
+	}
+	req := struct {
+		Method string `json:"method"`
+		Params any    `json:"params"`
+	}{Params: params}
+	if json.Unmarshal(raw, &req) != nil {
+		return "", false
+	}
+	return mcp.MCPMethod(req.Method), true
 }
 
 func validLogLevel(l mcp.LoggingLevel) bool {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -45,25 +44,18 @@ func (s *Server) syncPrompts() {
 			want[e.prompt.Name] = e
 		}
 	}
-	var removed []string
-	for name := range s.registeredPrompts {
-		if _, ok := want[name]; !ok {
-			removed = append(removed, name)
-		}
-	}
-	var changed []mcpserver.ServerPrompt
-	for name, e := range want {
-		if prev, ok := s.registeredPrompts[name]; !ok || prev.source != e.source || !reflect.DeepEqual(prev.prompt, e.prompt) {
-			changed = append(changed, mcpserver.ServerPrompt{Prompt: e.prompt, Handler: e.handler})
-		}
-	}
+	removed, changed := registrationChanges(want, s.registeredPrompts, func(e, prev promptEntry) bool {
+		return prev.source == e.source && reflect.DeepEqual(prev.prompt, e.prompt)
+	})
 	if len(removed) > 0 {
-		slices.Sort(removed)
 		s.mcp.DeletePrompts(removed...)
 	}
 	if len(changed) > 0 {
-		slices.SortFunc(changed, func(a, b mcpserver.ServerPrompt) int { return strings.Compare(a.Prompt.Name, b.Prompt.Name) })
-		s.mcp.AddPrompts(changed...)
+		add := make([]mcpserver.ServerPrompt, len(changed))
+		for i, name := range changed {
+			add[i] = mcpserver.ServerPrompt{Prompt: want[name].prompt, Handler: want[name].handler}
+		}
+		s.mcp.AddPrompts(add...)
 	}
 	s.registeredPrompts = want
 	sources := make(map[string]string, len(want))

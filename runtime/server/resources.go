@@ -40,36 +40,44 @@ func (s *Server) syncResources() {
 			}
 		}
 	}
-	var removed []string
-	for uri := range s.registeredResources {
-		if _, ok := want[uri]; !ok {
-			removed = append(removed, uri)
-		}
-	}
-	var changed []mcpserver.ServerResource
-	for uri, e := range want {
-		if prev, ok := s.registeredResources[uri]; !ok || !reflect.DeepEqual(prev, e.resource) {
-			changed = append(changed, mcpserver.ServerResource{Resource: e.resource, Handler: e.handler})
-		}
-	}
+	removed, changed := registrationChanges(want, s.registeredResources, func(e resourceEntry, prev mcp.Resource) bool {
+		return reflect.DeepEqual(prev, e.resource)
+	})
 	if len(removed) > 0 {
-		slices.Sort(removed)
 		s.mcp.DeleteResources(removed...)
 	}
 	if len(changed) > 0 {
-		slices.SortFunc(changed, func(a, b mcpserver.ServerResource) int {
-			if a.Resource.URI < b.Resource.URI {
-				return -1
-			}
-			return 1
-		})
-		s.mcp.AddResources(changed...)
+		add := make([]mcpserver.ServerResource, len(changed))
+		for i, uri := range changed {
+			add[i] = mcpserver.ServerResource{Resource: want[uri].resource, Handler: want[uri].handler}
+		}
+		s.mcp.AddResources(add...)
 	}
 	next := make(map[string]mcp.Resource, len(want))
 	for uri, e := range want {
 		next[uri] = e.resource
 	}
 	s.registeredResources = next
+}
+
+// registrationChanges compares what should be registered with mcp-go
+// (want) with what is (had): the keys to delete and the keys to add or
+// replace, each sorted, so that a sync changes (and notifies) only what
+// differs. same reports whether a wanted entry equals the registered one.
+func registrationChanges[W, H any](want map[string]W, had map[string]H, same func(W, H) bool) (removed, changed []string) {
+	for key := range had {
+		if _, ok := want[key]; !ok {
+			removed = append(removed, key)
+		}
+	}
+	for key, w := range want {
+		if h, ok := had[key]; !ok || !same(w, h) {
+			changed = append(changed, key)
+		}
+	}
+	slices.Sort(removed)
+	slices.Sort(changed)
+	return removed, changed
 }
 
 // unknownResource answers a resources/read of a URI that no resource is

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -18,21 +17,11 @@ import (
 // (docs/federation.md §11). Any URI may be subscribed to, since a resource
 // may appear later; a session holds at most session.MaxSubscriptions.
 func (s *Server) recordSubscription(ctx context.Context, _ any, message any) error {
-	raw, ok := message.(json.RawMessage)
-	if !ok {
-		return nil
+	var params struct {
+		URI string `json:"uri"`
 	}
-	var req struct {
-		Method string `json:"method"`
-		Params struct {
-			URI string `json:"uri"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(raw, &req) != nil || req.Params.URI == "" {
-		return nil
-	}
-	method := mcp.MCPMethod(req.Method)
-	if method != mcp.MethodResourcesSubscribe && method != mcp.MethodResourcesUnsubscribe {
+	method, ok := hookRequest(message, &params)
+	if !ok || params.URI == "" || method != mcp.MethodResourcesSubscribe && method != mcp.MethodResourcesUnsubscribe {
 		return nil
 	}
 	ref, ok := sessionOf(ctx)
@@ -40,14 +29,14 @@ func (s *Server) recordSubscription(ctx context.Context, _ any, message any) err
 		return nil // protocol 2026-07-28 has no resources/subscribe: mcp-go refuses it
 	}
 	if method == mcp.MethodResourcesUnsubscribe {
-		return s.sessions.state.Unsubscribe(ctx, ref.key, req.Params.URI)
+		return s.sessions.state.Unsubscribe(ctx, ref.key, params.URI)
 	}
 	address := processSession
 	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
 		address = cs.SessionID()
 	}
-	if err := s.sessions.state.Subscribe(ctx, ref.key, ref.expires, address, req.Params.URI); err != nil {
-		return fmt.Errorf("resources/subscribe %s: %w", req.Params.URI, err)
+	if err := s.sessions.state.Subscribe(ctx, ref.key, ref.expires, address, params.URI); err != nil {
+		return fmt.Errorf("resources/subscribe %s: %w", params.URI, err)
 	}
 	return nil
 }
