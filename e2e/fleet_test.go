@@ -561,3 +561,62 @@ func BenchmarkFleet(b *testing.B) {
 		})
 	}
 }
+
+// TestFleetResumesAStreamOnAnotherInstance: the events of a POST's stream
+// sent by one instance are replayed by the other to a GET with
+// Last-Event-ID.
+func TestFleetResumesAStreamOnAnotherInstance(t *testing.T) {
+	f := startFleet(t, 2)
+	a, b := f.instances[0].URL, f.instances[1].URL
+	s := initializeRaw(t, a)
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"vox_workspace_mcp_refresh","arguments":{},"_meta":{"progressToken":"p"}}}`
+	status, ids, datas := sseRequest(t, http.MethodPost, a, s.id, body, "")
+	if status != http.StatusOK || len(ids) < 3 || ids[0] == "" || datas[0] != "" {
+		t.Fatalf("refresh with progress on instance 0: HTTP %d, events %q %q; want a priming event, progress and the answer", status, ids, datas)
+	}
+	last := datas[len(datas)-1]
+	status, rids, rdatas := sseRequest(t, http.MethodGet, b, s.id, "", ids[0])
+	if status != http.StatusOK || len(rids) != len(ids)-1 || rdatas[len(rdatas)-1] != last {
+		t.Fatalf("resume on instance 1 after %s: HTTP %d, events %q %q; want the %d events after the priming one", ids[0], status, rids, rdatas, len(ids)-1)
+	}
+}
+
+// sseRequest sends a request of the session and reads its whole event
+// stream: the ids and data of its events.
+func sseRequest(t *testing.T, method, endpoint, sessionID, body, lastEventID string) (status int, ids, datas []string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, endpoint, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20251125)
+	req.Header.Set("Mcp-Session-Id", sessionID)
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	var id, data string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			ids, datas = append(ids, id), append(datas, data)
+			id, data = "", ""
+		case strings.HasPrefix(line, "id: "):
+			id = line[4:]
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		}
+		// A replay stream stays open for live events: stop once the
+		// answer (the event with "id":9) has come.
+		if method == http.MethodGet && line == "" && strings.Contains(datas[len(datas)-1], `"id":9`) {
+			break
+		}
+	}
+	return resp.StatusCode, ids, datas
+}

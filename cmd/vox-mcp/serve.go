@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/fleet"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
+	"github.com/vox-lang/vox-mcp/runtime/session"
 )
 
 // serve parses the server's flags and serves stdio until stdin closes, or
@@ -81,6 +83,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Warn(err.Error())
 	}
 	var shared server.SharedStore
+	var events session.EventStore
 	if *storeURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		store, err := fleet.Open(ctx, fleet.Options{URL: *storeURL, Logger: logger.With("component", "fleet")})
@@ -91,6 +94,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer store.Close()
 		shared = store
+		// Resumable streams too: Last-Event-ID works on any instance.
+		events = store.Events(cmp.Or(sessionLifetime, session.Lifetime))
 	}
 	srv, err := server.New(server.Options{
 		Catalog:         catalog.Catalog,
@@ -105,6 +110,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SessionKeys:     sessionKeys,
 		SessionLifetime: sessionLifetime,
 		SharedStore:     shared,
+		EventStore:      events,
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)
