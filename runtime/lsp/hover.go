@@ -195,6 +195,8 @@ func fnHover(fn *syntax.FnDecl) string {
 		lines = append(lines, fmt.Sprintf("@tool %q", fn.Description))
 	case syntax.ResourceFn:
 		lines = append(lines, fmt.Sprintf("@resource %q %q", fn.URI, fn.Description))
+	case syntax.PromptFn:
+		lines = append(lines, fmt.Sprintf("@mcp.prompt(%q)", fn.Description))
 	}
 	sig := "fn " + schema.Signature(fn.Name, fn.Params, fn.Result)
 	if len(fn.Effects) > 0 {

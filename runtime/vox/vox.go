@@ -42,6 +42,7 @@ type Module struct {
 	hasErrors bool
 	tools     []Tool
 	resources []Resource
+	prompts   []Prompt
 	res       *resolve.Module
 	script    bool // compiled by CompileScript, with top-level statements
 	checked   *check.Result
@@ -72,6 +73,21 @@ type Tool struct {
 type Resource struct {
 	URI, Description, Func, MIMEType string
 	Line, Col                        int
+}
+
+// Prompt is a function declared with @mcp.prompt (a vox-mcp extension,
+// docs/vox-language.md, Prompts): its parameters are the prompt's
+// arguments, each a string, optional when declared Option[str].
+type Prompt struct {
+	Name, Description string
+	Arguments         []PromptArgument
+	Line, Col         int
+}
+
+// PromptArgument is one argument of a workspace prompt.
+type PromptArgument struct {
+	Name     string
+	Required bool
 }
 
 // Compile lexes, parses and checks one file; path is the repo-relative
@@ -160,6 +176,13 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 			})
+		case syntax.PromptFn:
+			pr := Prompt{Name: fn.Name, Description: fn.Description, Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
+			for _, p := range fn.Params {
+				optional := p.Default != nil || p.Type.IsNamed("Option")
+				pr.Arguments = append(pr.Arguments, PromptArgument{Name: p.Name, Required: !optional})
+			}
+			m.prompts = append(m.prompts, pr)
 		}
 	}
 	m.res = res
@@ -261,6 +284,9 @@ func (m *Module) Resolved() *resolve.Module { return m.res }
 
 // Tools returns the tools in declaration order.
 func (m *Module) Tools() []Tool { return m.tools }
+
+// Prompts returns the workspace prompts in declaration order.
+func (m *Module) Prompts() []Prompt { return m.prompts }
 
 // Resources returns the resources in declaration order.
 func (m *Module) Resources() []Resource { return m.resources }

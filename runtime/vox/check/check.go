@@ -261,6 +261,9 @@ func (c *checker) function(i int, d *syntax.FnDecl) {
 		c.compatFn(d)
 	}
 	c.uses(d)
+	if d.Kind == syntax.PromptFn {
+		c.prompt(d, sig)
+	}
 	t, ends := c.body(d.Body)
 	c.finish(d.NamePos, d.Name, d.Body, sig.ret, d.Result != nil, t, ends, d.Kind)
 	c.unused()
@@ -955,7 +958,7 @@ func (c *checker) decorators() {
 
 // knownDecorators are the decorators vox-mcp acts on; a near miss of one
 // is an error with a suggestion.
-var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@uses", "@input_schema"}
+var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@mcp.prompt", "@uses", "@input_schema"}
 
 // ignoredDecorators are decorators of the wider language that vox-mcp
 // accepts and ignores (docs/vox-language.md, What is skipped).
@@ -986,8 +989,34 @@ func (c *checker) uses(d *syntax.FnDecl) {
 }
 
 func kindWord(k syntax.FnKind) string {
-	if k == syntax.ResourceFn {
+	switch k {
+	case syntax.ResourceFn:
 		return "resource"
+	case syntax.PromptFn:
+		return "prompt"
 	}
 	return "tool"
+}
+
+// prompt checks the signature of a workspace prompt (docs/vox-language.md,
+// Prompts): MCP prompt arguments are strings, so every parameter is str
+// (a required argument) or Option[str] (an optional one), and the result
+// is str, the text of one user message.
+func (c *checker) prompt(d *syntax.FnDecl, sig *funcSig) {
+	for j, p := range d.Params {
+		t := sig.params[j]
+		if p.Type == nil || t.Kind == KStr || t.Kind == KOption && t.arg(0).Kind == KStr {
+			continue
+		}
+		c.errorf(p.NamePos, "vox/decl/prompt-param", []string{"MCP prompt arguments are strings: declare " + p.Name + ": str (required) or " + p.Name + ": Option[str] (optional), and convert inside the prompt"},
+			"prompt %s: parameter %s is %s, but a prompt parameter must be str or Option[str]", d.Name, p.Name, t)
+	}
+	if d.Result == nil || sig.ret.Kind != KStr {
+		at := d.NamePos
+		if d.Result != nil {
+			at = d.Result.Pos
+		}
+		c.errorf(at, "vox/decl/prompt-result", []string{"declare " + d.Name + "(...) to str: the text becomes one user message"},
+			"prompt %s must be declared to return str", d.Name)
+	}
 }

@@ -206,3 +206,43 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 		t.Errorf("found %d codes", n)
 	}
 }
+
+// A workspace prompt's parameters are MCP prompt arguments, strings: str
+// or Option[str]; any other type, or a result other than str, is a
+// checker error at the parameter (docs/vox-language.md, Prompts) that
+// keeps the prompt off the surface.
+func TestPromptSignature(t *testing.T) {
+	good := "@mcp.prompt(\"Review a file\")\nfn review(path: str, focus: Option[str]) to str {\n    \"review \" + path\n}\n"
+	m := vox.Compile("p.vox", []byte(good))
+	if m.HasErrors() || len(m.Diagnostics()) > 0 {
+		t.Fatalf("a str/Option[str] prompt: %v", m.Diagnostics())
+	}
+	ps := m.Prompts()
+	if len(ps) != 1 || ps[0].Name != "review" || ps[0].Description != "Review a file" || len(ps[0].Arguments) != 2 ||
+		!ps[0].Arguments[0].Required || ps[0].Arguments[1].Required || ps[0].Line != 1 {
+		t.Fatalf("prompts: %+v", ps)
+	}
+	cases := []struct {
+		src, code string
+		line, col int
+	}{
+		{"@mcp.prompt(\"p\")\nfn p(name: str, count: int) to str {\n    name\n}\n", "vox/decl/prompt-param", 2, 17},
+		{"@mcp.prompt(\"p\")\nfn p(tags: Option[int]) to str {\n    \"x\"\n}\n", "vox/decl/prompt-param", 2, 6},
+		{"@mcp.prompt(\"p\")\nfn p(name: str) to int {\n    1\n}\n", "vox/decl/prompt-result", 2, 20},
+	}
+	for _, c := range cases {
+		m := vox.Compile("p.vox", []byte(c.src))
+		i := slices.IndexFunc(m.Diagnostics(), func(d diag.Diagnostic) bool { return d.Code == c.code })
+		if i < 0 {
+			t.Errorf("%q: no %s in %v", c.src, c.code, m.Diagnostics())
+			continue
+		}
+		d := m.Diagnostics()[i]
+		if d.Severity != diag.Error || d.Line != c.line || d.Col != c.col || len(d.Help) == 0 || !strings.Contains(d.Message, "must be") {
+			t.Errorf("%s: got %+v, want an error at %d:%d with help", c.code, d, c.line, c.col)
+		}
+		if _, broken := m.Broken("p"); !broken {
+			t.Errorf("%s: the prompt is not broken", c.code)
+		}
+	}
+}

@@ -774,6 +774,8 @@ func describe(d *syntax.FnDecl) string {
 		return fmt.Sprintf("resource %s", d.URI)
 	case syntax.PlainFn:
 		return "the script"
+	case syntax.PromptFn:
+		return fmt.Sprintf("prompt %s", d.Name)
 	}
 	return fmt.Sprintf("tool %s", d.Name)
 }

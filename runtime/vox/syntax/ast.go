@@ -45,6 +45,9 @@ const (
 	PlainFn FnKind = iota
 	ToolFn
 	ResourceFn
+	// PromptFn is a workspace prompt, @mcp.prompt("description"): a
+	// vox-mcp extension (docs/vox-language.md, Prompts).
+	PromptFn
 )
 
 // Decorator is one @name with its argument text (for ignored decorators
@@ -68,7 +71,7 @@ type FnDecl struct {
 	Result     *Type     // nil when absent
 	Body       *Block
 
-	Description string // tools and resources
+	Description string // tools, resources and prompts
 	URI         string // resources
 	MIMEType    string // resources: the explicit MIME type, "" when the URI's extension decides
 	MIMEPos     Pos    // where MIMEType is written

@@ -427,8 +427,8 @@ func (p *parser) decorated(f *File) {
 	var decs []Decorator
 	// The heads point into heads rather than at the loop's variable,
 	// which would then be allocated for every decorator.
-	var heads [2]Decorator
-	var toolHead, resHead *Decorator
+	var heads [3]Decorator
+	var toolHead, resHead, promptHead *Decorator
 	var desc, uri, mimeType string
 	var mimePos Pos
 	var inputSchema string
@@ -440,8 +440,8 @@ func (p *parser) decorated(f *File) {
 		p.next()
 		switch d.Name {
 		case "@tool", "@mcp.tool":
-			if toolHead != nil || resHead != nil {
-				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead))
+			if toolHead != nil || resHead != nil || promptHead != nil {
+				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead, promptHead))
 			}
 			heads[0] = d
 			toolHead = &heads[0]
@@ -455,9 +455,27 @@ func (p *parser) decorated(f *File) {
 				}
 				p.expect(RPAREN)
 			}
+		case "@mcp.prompt":
+			// A workspace prompt (docs/vox-language.md, Prompts): the
+			// description in the call form or bare, like @tool's.
+			if toolHead != nil || resHead != nil || promptHead != nil {
+				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead, promptHead))
+			}
+			heads[2] = d
+			promptHead = &heads[2]
+			switch p.tok {
+			case STRING, TEMPLATE:
+				desc = p.plainString("a description")
+			case LPAREN:
+				p.next()
+				if p.tok != RPAREN {
+					desc = p.plainString("a description")
+				}
+				p.expect(RPAREN)
+			}
 		case "@resource", "@mcp.resource":
-			if toolHead != nil || resHead != nil {
-				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead))
+			if toolHead != nil || resHead != nil || promptHead != nil {
+				p.fail(d.Pos, "vox/decl/conflict", "%s repeats the declaration head %s", d.Name, headName(toolHead, resHead, promptHead))
 			}
 			heads[1] = d
 			resHead = &heads[1]
@@ -515,13 +533,16 @@ func (p *parser) decorated(f *File) {
 	}
 	isFn := p.tok == FN || p.tok == PUB || p.tok == ASYNC
 	switch {
-	case isFn && (toolHead != nil || resHead != nil):
+	case isFn && (toolHead != nil || resHead != nil || promptHead != nil):
 		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, MIMEType: mimeType, MIMEPos: mimePos,
 			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos})
 		hd := toolHead
 		fn.Kind = ToolFn
-		if resHead != nil {
+		switch {
+		case resHead != nil:
 			fn.Kind, hd = ResourceFn, resHead
+		case promptHead != nil:
+			fn.Kind, hd = PromptFn, promptHead
 		}
 		p.ignoreDecorators(decs, hd)
 		if hd.Name == "@mcp.tool" {
@@ -535,8 +556,8 @@ func (p *parser) decorated(f *File) {
 		p.fnRest(fn)
 		fn.Effects = append(fn.Effects, effects...)
 		f.Decls = append(f.Decls, fn)
-	case toolHead != nil || resHead != nil:
-		p.syntaxError("expected fn after %s, found %s", headName(toolHead, resHead), p.describe())
+	case toolHead != nil || resHead != nil || promptHead != nil:
+		p.syntaxError("expected fn after %s, found %s", headName(toolHead, resHead, promptHead), p.describe())
 	case isFn && skipFn == "":
 		p.ignoreDecorators(decs, nil)
 		p.plainFn(f, head, decs)
@@ -552,11 +573,14 @@ func (p *parser) decorated(f *File) {
 	}
 }
 
-func headName(t, r *Decorator) string {
-	if t != nil {
+func headName(t, r, pr *Decorator) string {
+	switch {
+	case t != nil:
 		return t.Name
+	case r != nil:
+		return r.Name
 	}
-	return r.Name
+	return pr.Name
 }
 
 func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
