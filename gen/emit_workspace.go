@@ -124,6 +124,29 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 		}
 		v.add("Resources", resources)
 	}
+	if len(snap.Prompts) > 0 {
+		prompts := goComposite("[]loader.SnapshotPrompt")
+		for _, p := range snap.Prompts {
+			pv := goComposite("")
+			pv.str("Name", p.Name)
+			pv.str("Description", p.Description)
+			if len(p.Arguments) > 0 {
+				args := goComposite("[]loader.PromptArgument")
+				for _, a := range p.Arguments {
+					av := goComposite("")
+					av.str("Name", a.Name)
+					av.add("Required", goText(strconv.FormatBool(a.Required)))
+					args.add("", av)
+				}
+				pv.add("Arguments", args)
+			}
+			pv.str("Path", p.Path)
+			pv.add("Line", goInt(p.Line))
+			pv.str("Hash", p.Hash)
+			prompts.add("", pv)
+		}
+		v.add("Prompts", prompts)
+	}
 	res := snap.Result
 	rv := goComposite("loader.Result")
 	rv.add("ToolCount", goInt(res.ToolCount))

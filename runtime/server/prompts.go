@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // promptEntry is one prompt of the MCP plane and its handler.
@@ -145,5 +148,56 @@ func (p *skillPlane) promptHandler(id string) mcpserver.PromptHandlerFunc {
 			msgs = append(msgs, mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(contents)))
 		}
 		return &mcp.GetPromptResult{Description: in.Description, Messages: msgs}, nil
+	}
+}
+
+// promptEntries projects the surface's prompts (docs/vox-language.md,
+// Prompts): each argument a string, required unless its parameter is
+// Option[str] or has a default.
+func (w *workspaceSource) promptEntries() []promptEntry {
+	surface := w.surface.Load()
+	out := make([]promptEntry, 0, len(surface.Prompts))
+	for _, p := range surface.Prompts {
+		args := make([]mcp.PromptArgument, len(p.Arguments))
+		for i, a := range p.Arguments {
+			args[i] = mcp.PromptArgument{Name: a.Name, Required: a.Required}
+		}
+		out = append(out, promptEntry{
+			prompt: mcp.Prompt{
+				Name:        p.Name,
+				Description: p.Description,
+				Arguments:   args,
+				Meta: &mcp.Meta{AdditionalFields: map[string]any{
+					"vox_source":      registry.SourceWorkspace,
+					"vox_source_path": p.Path,
+					"vox_source_line": p.Line,
+				}},
+			},
+			source:  registry.SourceWorkspace,
+			handler: w.promptHandler(p.Name),
+		})
+	}
+	return out
+}
+
+// promptHandler answers prompts/get of a workspace prompt: its function
+// runs with the string arguments, in the surface current when the request
+// starts, through the interpreter path and limits of a tool call; the str
+// it returns is one user message. A failure is mcp-go's -32603 with the
+// error text, as for a resource read.
+func (w *workspaceSource) promptHandler(name string) mcpserver.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		surface := w.surface.Load()
+		p, ok := surface.Prompt(name)
+		if !ok {
+			return nil, fmt.Errorf("workspace prompt %s is gone since the last refresh: prompts/list shows the current prompts: %w", name, mcpserver.ErrPromptNotFound)
+		}
+		ctx = toolcall.WithClient(ctx, w.s.clientOf(ctx, req.Params.Meta))
+		text, err := surface.GetPrompt(ctx, p, req.Params.Arguments, toolcall.ClientLogger(ctx, w.s.log.With("prompt", name), name))
+		if err != nil {
+			return nil, errors.New(workspace.ErrorText(err))
+		}
+		return &mcp.GetPromptResult{Description: p.Description,
+			Messages: []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}}, nil
 	}
 }

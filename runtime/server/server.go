@@ -231,6 +231,9 @@ func New(opts Options) (*Server, error) {
 	s.workspace = newWorkspaceSource(s, opts.WorkspaceTools)
 	s.sources = append(s.sources, s.workspace)
 	s.resourceSources = append(s.resourceSources, s.workspace)
+	// Workspace prompts come first: one shadows the skill prompt of its
+	// name (syncPrompts).
+	s.promptSources = append(s.promptSources, s.workspace)
 	switch {
 	case opts.Surface != nil:
 		s.workspace.fix(opts.Surface)

@@ -130,6 +130,7 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 	w.surface.Store(fresh)
 	err = w.s.syncTools()
 	w.s.syncResources()
+	w.s.syncPrompts()
 	// A resource function may read any file, so every refresh tells the
 	// subscribers of every workspace resource (docs/federation.md §11).
 	uris := make([]string, len(fresh.Resources))

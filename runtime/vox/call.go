@@ -2,6 +2,7 @@ package vox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -212,6 +213,23 @@ func (m *Module) ReadResource(ctx context.Context, uri string, env *Env) (string
 		}
 	}
 	return "", &Error{Kind: RuntimeError, Message: "unknown resource: " + uri}
+}
+
+// GetPrompt calls the workspace prompt name with its string arguments
+// (docs/vox-language.md, Prompts) and returns the str it returns.
+func (m *Module) GetPrompt(ctx context.Context, name string, args map[string]string, env *Env) (string, error) {
+	if !slices.ContainsFunc(m.prompts, func(p Prompt) bool { return p.Name == name }) {
+		return "", &Error{Kind: RuntimeError, Message: "unknown prompt: " + name}
+	}
+	if args == nil {
+		args = map[string]string{}
+	}
+	raw, _ := json.Marshal(args) // a map of strings always encodes
+	res, err := m.run(ctx, name, raw, env, false)
+	if err != nil {
+		return "", err
+	}
+	return res.Text, nil
 }
 
 func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, resource bool) (res eval.Result, err error) {

@@ -406,3 +406,26 @@ fn fib(n: int) to int { if n < 2 { return n }
 	}
 	wg.Wait()
 }
+
+// A workspace prompt runs with its string arguments; an optional one left
+// out is None, a required one left out an argument error.
+func TestGetPrompt(t *testing.T) {
+	src := "@mcp.prompt(\"Review\")\nfn review(path: str, focus: Option[str]) to str {\n    let extra = focus.map(fn(f) { \" for \" + f }).unwrap_or(\"\")\n    \"Review \" + path + extra\n}\n"
+	m := Compile("p.vox", []byte(src))
+	if len(m.Diagnostics()) > 0 {
+		t.Fatal(m.Diagnostics())
+	}
+	got, err := m.GetPrompt(context.Background(), "review", map[string]string{"path": "a.go", "focus": "errors"}, nil)
+	if err != nil || got != "Review a.go for errors" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if got, err = m.GetPrompt(context.Background(), "review", map[string]string{"path": "a.go"}, nil); err != nil || got != "Review a.go" {
+		t.Fatalf("without the optional argument: got %q, %v", got, err)
+	}
+	if _, err = m.GetPrompt(context.Background(), "review", nil, nil); err == nil || !strings.Contains(err.Error(), "path") {
+		t.Fatalf("without the required argument: %v", err)
+	}
+	if _, err = m.GetPrompt(context.Background(), "nope", nil, nil); err == nil {
+		t.Fatal("an unknown prompt ran")
+	}
+}

@@ -86,6 +86,18 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, log *slog.Logge
 	return m.ReadResource(ctx, r.URI, &env)
 }
 
+// GetPrompt runs the function of prompt p with its string arguments (a
+// missing optional one is None) through the same interpreter path and
+// limits as a tool call, and returns the text of its message.
+func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger) (string, error) {
+	m, err := s.PromptModule(p)
+	if err != nil {
+		return "", err
+	}
+	env := s.env(log)
+	return m.GetPrompt(ctx, p.Name, args, &env)
+}
+
 // ErrorText is the text of a failed call for its error result: the
 // message of an argument error, an Err result or a limit as
 // docs/vox-language.md writes it, and a runtime error prefixed with its source position.

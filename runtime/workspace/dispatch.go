@@ -112,6 +112,24 @@ func (s *Surface) ResourceModule(r *Resource) (*vox.Module, string, error) {
 	return c.module, c.module.Resources()[i].Func, nil
 }
 
+// PromptModule is ToolModule for a prompt.
+func (s *Surface) PromptModule(p *Prompt) (*vox.Module, error) {
+	c, err := p.file.current()
+	if err != nil {
+		return nil, err
+	}
+	if c.module.HasErrors() {
+		return nil, fmt.Errorf("%s no longer compiles (%s); fix it, then %s", p.Path, fileErrorMessage(c.module.Diagnostics()), RefreshHint)
+	}
+	if !slices.ContainsFunc(c.module.Prompts(), func(d vox.Prompt) bool { return d.Name == p.Name }) {
+		return nil, fmt.Errorf("%s no longer declares prompt %s; %s", p.Path, p.Name, RefreshHint)
+	}
+	if d, ok := c.module.Broken(p.Name); ok {
+		return nil, fmt.Errorf("%s: prompt %s has an error now (%d:%d: %s [%s]); fix it, then %s", p.Path, p.Name, d.Line, d.Col, d.Message, d.Code, RefreshHint)
+	}
+	return c.module, nil
+}
+
 // embedded compiles an embedded file once; its content never changes.
 func (f *File) embedded() *compiled {
 	if c := f.cur.Load(); c != nil {

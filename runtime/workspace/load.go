@@ -79,6 +79,25 @@ type Resource struct {
 	file        *File
 }
 
+// Prompt is one workspace prompt of a surface, a function declared with
+// @mcp.prompt (docs/vox-language.md, Prompts).
+type Prompt struct {
+	Name        string
+	Description string
+	Arguments   []PromptArgument // in parameter order
+	Path        string
+	Line        int
+	Hash        string
+	file        *File
+}
+
+// PromptArgument is one argument of a workspace prompt: a string,
+// required unless its parameter is Option[str] or has a default.
+type PromptArgument struct {
+	Name     string
+	Required bool
+}
+
 // File is one scanned source file and its compiled module. The module is
 // replaced (never mutated) when a call finds the file changed on disk
 // (docs/federation.md §3); callers keep the module they obtained.
@@ -145,6 +164,7 @@ type Surface struct {
 	Config    *Config
 	Tools     []*Tool     // in scan order (Snapshot sorts them by name)
 	Resources []*Resource // in scan order (Snapshot sorts them by URI)
+	Prompts   []*Prompt   // in scan order; a name declared twice keeps the first
 	Result    Result
 	// Findings locate the shadowed and duplicate declarations of Result,
 	// in scan order (the parity gate reports them with positions).
@@ -154,7 +174,35 @@ type Surface struct {
 	// shares these maps with the surface before it.
 	tools     map[string]int
 	resources map[string]int
+	prompts   map[string]int
 	files     map[string]*File // by path, for snapshot surfaces
+}
+
+// Prompt returns the prompt with the given name.
+func (s *Surface) Prompt(name string) (*Prompt, bool) {
+	if s == nil {
+		return nil, false
+	}
+	i, ok := s.prompts[name]
+	if !ok {
+		return nil, false
+	}
+	return s.Prompts[i], true
+}
+
+// prompts makes the surface entries of the prompts a compiled file
+// declares.
+func (c *compiled) prompts(f *File) []*Prompt {
+	decl := c.module.Prompts()
+	out := make([]*Prompt, len(decl))
+	for i, p := range decl {
+		args := make([]PromptArgument, len(p.Arguments))
+		for j, a := range p.Arguments {
+			args[j] = PromptArgument{Name: a.Name, Required: a.Required}
+		}
+		out[i] = &Prompt{Name: p.Name, Description: p.Description, Arguments: args, Path: f.Path, Line: p.Line, Hash: c.hash, file: f}
+	}
+	return out
 }
 
 // Tool returns the tool with the given name.
@@ -205,8 +253,8 @@ const (
 
 // Empty is the surface of a workspace not scanned yet.
 func Empty() *Surface {
-	return &Surface{Config: DefaultConfig(), Tools: []*Tool{}, Resources: []*Resource{}, Result: newResult(),
-		tools: map[string]int{}, resources: map[string]int{}, files: map[string]*File{}}
+	return &Surface{Config: DefaultConfig(), Tools: []*Tool{}, Resources: []*Resource{}, Prompts: []*Prompt{}, Result: newResult(),
+		tools: map[string]int{}, resources: map[string]int{}, prompts: map[string]int{}, files: map[string]*File{}}
 }
 
 func newResult() Result {
@@ -502,8 +550,8 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 			ntools += len(c.module.Tools())
 		}
 	}
-	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]int, ntools), resources: map[string]int{},
-		Tools: make([]*Tool, 0, ntools)}
+	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]int, ntools), resources: map[string]int{}, prompts: map[string]int{},
+		Tools: make([]*Tool, 0, ntools), Prompts: []*Prompt{}}
 	// Messages of one file are ordered by position (declaration errors
 	// are found tools first, then resources).
 	type posMsg struct {
@@ -584,6 +632,22 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				s.Resources = append(s.Resources, res)
 			}
 		}
+		for _, pr := range c.prompts(f) {
+			if d, ok := m.Broken(pr.Name); ok {
+				dropped = append(dropped, brokenEntry(f.Path, pr.Line, 1, "prompt "+pr.Name, d))
+				ms.involved[f.Path] = true
+				continue
+			}
+			// Prompts are few: a name declared twice is an error at the
+			// second declaration rather than a finding of its own.
+			if first, dup := s.prompts[pr.Name]; dup {
+				fp := s.Prompts[first]
+				at(f.Path, pr.Line, 1, fmt.Sprintf("%d:1: prompt %s is declared twice: the first, at %s:%d, is served; rename one of them", pr.Line, pr.Name, fp.Path, fp.Line))
+				continue
+			}
+			s.prompts[pr.Name] = len(s.Prompts)
+			s.Prompts = append(s.Prompts, pr)
+		}
 	}
 	// Tools and Resources stay in scan order: sorting them would cost a
 	// refresh more than everything else together, and every consumer
@@ -654,7 +718,10 @@ func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError) 
 	}
 	for k, i := range changed {
 		oc, nc := pm.compiled[i], now[k]
-		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || nc.module.AnyBroken() || pm.involved[files[i].Path] {
+		// A file that declares prompts is merged whole: prompts are few,
+		// and their entries are not kept in places like tools'.
+		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || nc.module.AnyBroken() || pm.involved[files[i].Path] ||
+			len(oc.module.Prompts()) > 0 || len(nc.module.Prompts()) > 0 {
 			return nil, mergeState{}
 		}
 		ot, _, or, _ := oc.decls(last.files[i])
@@ -674,8 +741,8 @@ func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError) 
 		}
 	}
 	ms := pm
-	s := &Surface{Config: cfg, Result: prev.Result, Findings: prev.Findings, Tools: prev.Tools, Resources: prev.Resources,
-		tools: prev.tools, resources: prev.resources}
+	s := &Surface{Config: cfg, Result: prev.Result, Findings: prev.Findings, Tools: prev.Tools, Resources: prev.Resources, Prompts: prev.Prompts,
+		tools: prev.tools, resources: prev.resources, prompts: prev.prompts}
 	if len(changed) == 0 {
 		return s, ms
 	}

@@ -25,6 +25,7 @@ type Snapshot struct {
 	ConfigSHA256 string
 	Tools        []SnapshotTool     // sorted by name
 	Resources    []SnapshotResource // sorted by URI
+	Prompts      []SnapshotPrompt   // sorted by name
 	Result       Result
 }
 
@@ -53,6 +54,16 @@ type SnapshotResource struct {
 	Hash        string
 }
 
+// SnapshotPrompt is a prompt of a snapshot.
+type SnapshotPrompt struct {
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Path        string
+	Line        int
+	Hash        string
+}
+
 // Snapshot records the surface for generated/workspace; module is the
 // repository's module path.
 func (s *Surface) Snapshot(module string) *Snapshot {
@@ -63,6 +74,10 @@ func (s *Surface) Snapshot(module string) *Snapshot {
 	for _, r := range s.Resources {
 		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Path, r.Line, r.Hash})
 	}
+	for _, p := range s.Prompts {
+		snap.Prompts = append(snap.Prompts, SnapshotPrompt{p.Name, p.Description, p.Arguments, p.Path, p.Line, p.Hash})
+	}
+	slices.SortFunc(snap.Prompts, func(a, b SnapshotPrompt) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(snap.Tools, func(a, b SnapshotTool) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(snap.Resources, func(a, b SnapshotResource) int { return strings.Compare(a.URI, b.URI) })
 	return snap
@@ -109,7 +124,8 @@ func (snap *Snapshot) EmbeddedSurface(fsys fs.FS, root string, cfg *Config) (*Su
 // tools or resources.
 func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: make(map[string]int, len(snap.Tools)), resources: map[string]int{},
-		files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)), Resources: make([]*Resource, 0, len(snap.Resources))}
+		prompts: map[string]int{}, files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)),
+		Resources: make([]*Resource, 0, len(snap.Resources)), Prompts: make([]*Prompt, 0, len(snap.Prompts))}
 	dir := newRootDir(root)
 	file := func(path string) *File {
 		f := s.files[path]
@@ -130,6 +146,11 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path)}
 		s.resources[r.URI] = len(s.Resources)
 		s.Resources = append(s.Resources, res)
+	}
+	for _, p := range snap.Prompts {
+		s.prompts[p.Name] = len(s.Prompts)
+		s.Prompts = append(s.Prompts, &Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments,
+			Path: p.Path, Line: p.Line, Hash: p.Hash, file: file(p.Path)})
 	}
 	return s
 }

@@ -1,9 +1,11 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -212,5 +214,92 @@ func TestResourceSubscriptions(t *testing.T) {
 	ok(t, s, "vox_skill_uninstall", `{"id":"fresh"}`)
 	if got := updated(watcher); len(got) != 0 {
 		t.Errorf("after unsubscribing: %v", got)
+	}
+}
+
+// A function declared with @mcp.prompt is a workspace prompt
+// (docs/vox-language.md, Prompts): prompts/list shows it with its string
+// arguments (required unless Option[str]), prompts/get runs it and returns
+// its str as one user message, a missing required argument is an error
+// naming it, and a workspace prompt shadows the skill prompt of its name,
+// with a warning in the log.
+func TestWorkspacePrompts(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"prompts.vox": `@mcp.prompt("Review a file")
+fn review(path: str, focus: Option[str]) to str {
+    let extra = focus.map(fn(f) { ", focusing on " + f }).unwrap_or("")
+    "Review " + path + extra + "."
+}
+
+@mcp.prompt("Fill a PDF form the workspace way")
+fn pdf_forms() to str { "Use the workspace's form filler." }
+
+@mcp.prompt("Broken")
+fn broken(count: int) to str { "x" }
+`})
+	var logs bytes.Buffer
+	s, _ := skillServer(t, server.Options{Root: root, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, "pdf-forms", "release-notes")
+	if err := s.WaitWorkspace(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	list := rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)["result"].(map[string]any)["prompts"].([]any)
+	byName := map[string]map[string]any{}
+	for _, p := range list {
+		m := p.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	if _, ok := byName["broken"]; ok || len(byName) != 4 {
+		t.Fatalf("prompts %v", list)
+	}
+	review := byName["review"]
+	args, _ := json.Marshal(review["arguments"])
+	if review["description"] != "Review a file" || string(args) != `[{"name":"path","required":true},{"name":"focus"}]` ||
+		review["_meta"].(map[string]any)["vox_source"] != "workspace" {
+		t.Errorf("review: %v (arguments %s)", review, args)
+	}
+
+	get := func(name, args string) map[string]any {
+		t.Helper()
+		return rpc(t, s, `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"`+name+`","arguments":`+args+`}}`)
+	}
+	text := func(r map[string]any) string {
+		t.Helper()
+		res, ok := r["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("prompts/get: %v", r)
+		}
+		msgs := res["messages"].([]any)
+		m := msgs[0].(map[string]any)
+		if len(msgs) != 1 || m["role"] != "user" {
+			t.Errorf("messages %v", msgs)
+		}
+		return m["content"].(map[string]any)["text"].(string)
+	}
+	if got := text(get("review", `{"path":"main.go","focus":"errors"}`)); got != "Review main.go, focusing on errors." {
+		t.Errorf("review with focus: %q", got)
+	}
+	if got := text(get("review", `{"path":"main.go"}`)); got != "Review main.go." {
+		t.Errorf("review without focus: %q", got)
+	}
+	if r := get("review", `{}`); r["error"] == nil || !strings.Contains(fmt.Sprint(r["error"]), "path") {
+		t.Errorf("review without path: %v", r)
+	}
+
+	// The workspace prompt pdf_forms does not shadow the skill pdf-forms
+	// (another name); one named like a skill does.
+	if byName["pdf-forms"]["_meta"].(map[string]any)["vox_source"] != "skill" {
+		t.Errorf("pdf-forms: %v", byName["pdf-forms"])
+	}
+	writeFiles(t, root, map[string]string{"shadow.vox": "@mcp.prompt(\"The changelog, the workspace's way\")\nfn changelog() to str { \"from the workspace\" }\n"})
+	md, _ := json.Marshal(skillsMD("changelog", "The changelog as a skill.", ""))
+	ok(t, s, "vox_skill_install", `{"skill_md":`+string(md)+`}`)
+	if _, err := s.RefreshWorkspace(); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(get("changelog", `{}`)); got != "from the workspace" {
+		t.Errorf("the workspace prompt does not shadow the skill prompt: %q", got)
+	}
+	if !strings.Contains(logs.String(), `msg="a prompt is shadowed" prompt=changelog served=workspace shadowed=skill`) {
+		t.Errorf("the shadowing is not reported:\n%s", logs.String())
 	}
 }
