@@ -33,3 +33,28 @@ func TestRenderSnapshotOutputSchema(t *testing.T) {
 		t.Errorf("the outputSchema is missing:\n%s", src)
 	}
 }
+
+// TestRenderSnapshotPrompts: workspace prompts, with their arguments,
+// are part of the generated tables (docs/federation.md §6); a snapshot
+// without prompts gets no Prompts field.
+func TestRenderSnapshotPrompts(t *testing.T) {
+	snap := &workspace.Snapshot{Module: "m", Prompts: []workspace.SnapshotPrompt{
+		{Name: "ask", Description: "Ask", Arguments: []workspace.PromptArgument{{Name: "q", Required: true}, {Name: "tone"}}, Path: "a.vox", Line: 2, Hash: "h"},
+	}}
+	src, err := renderWorkspace(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "workspace.go", src, 0); err != nil {
+		t.Fatalf("the tables do not parse: %v\n%s", err, src)
+	}
+	flat := strings.Join(strings.Fields(string(src)), " ") // gofmt aligns the fields
+	for _, want := range []string{"Prompts: []loader.SnapshotPrompt{", `Name: "q", Required: true,`, `Name: "tone", Required: false,`, `Path: "a.vox", Line: 2,`} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%s is missing:\n%s", want, src)
+		}
+	}
+	if src, _ := renderWorkspace(&workspace.Snapshot{Module: "m"}); strings.Contains(string(src), "Prompts") {
+		t.Errorf("a snapshot without prompts has a Prompts field:\n%s", src)
+	}
+}

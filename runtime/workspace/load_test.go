@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -240,10 +241,14 @@ func TestSnapshotSurface(t *testing.T) {
 	root := workspaceTree(t, cfgExamples, map[string]string{
 		"go.mod": "module example.com/ws\n\ngo 1.26\n",
 		"tools/s.vox": "@tool \"Snap\"\nfn snap(x: int = 1) to int { x }\n\n@resource(\"docs://s.md\", \"S\")\nfn s() to str { \"s\" }\n" +
-			"@tool \"Counts\"\nfn counts() to map[str, int] { {a: 1} }\n",
+			"@tool \"Counts\"\nfn counts() to map[str, int] { {a: 1} }\n" +
+			"@mcp.prompt(\"Ask\")\nfn ask(q: str, tone: Option[str]) to str { \"ask \" + q }\n",
 	})
 	s := load(t, &Loader{Root: root})
 	snap := s.Snapshot(ModulePath(root))
+	if len(snap.Prompts) != 1 || snap.Prompts[0].Name != "ask" || fmt.Sprint(snap.Prompts[0].Arguments) != "[{q true} {tone false}]" {
+		t.Errorf("snapshot prompts %+v", snap.Prompts)
+	}
 	// The outputSchema of an object-shaped result is part of the snapshot
 	// (docs/tool-results.md §2); other tools have none.
 	if got := string(snap.Tools[0].OutputSchema); snap.Tools[0].Name != "counts" || got != `{"additionalProperties":{"type":"integer"},"type":"object"}` {
@@ -276,5 +281,9 @@ func TestSnapshotSurface(t *testing.T) {
 	res, _ := from.Resource("docs://s.md")
 	if _, fn, err := from.ResourceModule(res); err != nil || fn != "s" {
 		t.Errorf("resource module: %q, %v", fn, err)
+	}
+	p, _ := from.Prompt("ask")
+	if text, err := from.GetPrompt(context.Background(), p, map[string]string{"q": "why"}, nil); err != nil || text != "ask why" {
+		t.Errorf("prompt from the snapshot: %q, %v", text, err)
 	}
 }
