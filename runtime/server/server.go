@@ -232,8 +232,12 @@ func New(opts Options) (*Server, error) {
 	s.sources = append(s.sources, s.workspace)
 	s.resourceSources = append(s.resourceSources, s.workspace)
 	// Workspace prompts come first: one shadows the skill prompt of its
-	// name (syncPrompts).
+	// name (syncPrompts). The sources are complete before the first scan
+	// starts, which syncs the prompts from its goroutine.
 	s.promptSources = append(s.promptSources, s.workspace)
+	if s.skills != nil {
+		s.promptSources = append(s.promptSources, s.skills)
+	}
 	switch {
 	case opts.Surface != nil:
 		s.workspace.fix(opts.Surface)
@@ -248,7 +252,6 @@ func New(opts Options) (*Server, error) {
 	s.syncResources()
 	if s.skills != nil {
 		s.skills.scheduleSelfTest()
-		s.promptSources = append(s.promptSources, s.skills)
 	}
 	s.syncPrompts()
 	s.sessions.joinFleet()
