@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,7 +134,12 @@ func (macroSource) toolEntries() []toolEntry {
 
 func newRoleServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := New(Options{Root: t.TempDir(), Catalog: roleCatalog(), Handlers: testTable})
+	// A workspace prompt written in Vox, besides the fixed ones below.
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "prompts.vox"), []byte("@mcp.prompt(\"Vox\")\nfn vox_prompt(q: str) to str { q }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Root: root, Catalog: roleCatalog(), Handlers: testTable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,14 +303,15 @@ func TestReadRole(t *testing.T) {
 		}
 	}
 	denied := map[string]string{
-		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:               "read role may not read vox://notes/today: use a full-access token",
-		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"vox://notes/today"}}`:          "read role may not subscribe vox://notes/today: use a full-access token",
-		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                 "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                "read role may not get prompt x: use a full-access token",
-		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                "read role may not call tasks/get: use a full-access token",
-		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                 "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`: "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:    "read role may not read file:///x: use a full-access token",
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:                "read role may not read vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"vox://notes/today"}}`:           "read role may not subscribe vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                  "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                 "read role may not get prompt x: use a full-access token",
+		`{"jsonrpc":"2.0","id":22,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"hi"}}}`: "read role may not get prompt vox_prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                 "read role may not call tasks/get: use a full-access token",
+		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                  "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`:  "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:     "read role may not read file:///x: use a full-access token",
 	}
 	for body, want := range denied {
 		resp := reader.rpc(body)
@@ -323,6 +331,11 @@ func TestReadRole(t *testing.T) {
 	}
 	if fmt.Sprint(prompts) != "[skill-prompt]" {
 		t.Errorf("the read role lists prompts %v", prompts)
+	}
+
+	// Full access lists and gets the Vox prompt.
+	if got := fmt.Sprint(full.rpc(`{"jsonrpc":"2.0","id":23,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"hi"}}}`)["result"]); !strings.Contains(got, "text:hi") {
+		t.Errorf("full access getting vox_prompt: %s", got)
 	}
 
 	// stdio and in-process requests carry no role: full access.

@@ -287,3 +287,23 @@ func TestSnapshotSurface(t *testing.T) {
 		t.Errorf("prompt from the snapshot: %q, %v", text, err)
 	}
 }
+
+// A prompt name declared twice keeps the first and is an error at the
+// second; a prompt with a checker error stays off the surface, reported
+// (docs/vox-language.md, Tools and resources).
+func TestPromptFindings(t *testing.T) {
+	root := workspaceTree(t, cfgExamples, map[string]string{
+		"tools/a.vox": "@mcp.prompt(\"First\")\nfn ask() to str { \"a\" }\n",
+		"tools/b.vox": "@mcp.prompt(\"Second\")\nfn ask() to str { \"b\" }\n\n@mcp.prompt(\"Bad\")\nfn bad(n: int) to str { \"x\" }\n",
+	})
+	s := load(t, &Loader{Root: root})
+	if len(s.Prompts) != 1 || s.Prompts[0].Description != "First" {
+		t.Fatalf("prompts %+v", s.Prompts)
+	}
+	got := fmt.Sprint(s.Result.Errors)
+	for _, want := range []string{"tools/b.vox 1:1: prompt ask is declared twice: the first, at tools/a.vox:1, is served", "prompt bad is not served", "vox/decl/prompt-param"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %s lack %q", got, want)
+		}
+	}
+}
