@@ -206,7 +206,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer done()
 		ctx, w = withPriming(ctx, w, r.Header)
-		e.dispatch(w, r.WithContext(ctx), body, false)
+		fw := &finishedWriter{w: w}
+		defer fw.finish()
+		e.dispatch(fw, r.WithContext(ctx), body, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no GET stream
