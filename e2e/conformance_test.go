@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +14,16 @@ import (
 
 const conformanceBaseline = "conformance-baseline.yml"
 
+// The two pinned releases of the conformance suite (package.json): 0.1.16
+// as @modelcontextprotocol/conformance and 0.2.0-alpha.12, for protocol
+// 2026-07-28, under the alias conformance-next. Both install a bin named
+// conformance, so they are run by their entry points, never through
+// node_modules/.bin.
+const (
+	conformanceStable = "node_modules/@modelcontextprotocol/conformance"
+	conformanceNext   = "node_modules/conformance-next"
+)
+
 // TestConformance runs the MCP conformance suite (server mode, every
 // scenario) against vox-mcp over streamable HTTP and holds the result to
 // the baseline: a failing scenario must be listed, with the reason on its
@@ -26,7 +34,7 @@ func TestConformance(t *testing.T) {
 	srv := startHTTP(t)
 	results := t.TempDir()
 	out, runErr := runNode(t, 5*time.Minute, serverEnv(t), node,
-		filepath.Join("node_modules", ".bin", "conformance"), "server",
+		conformanceEntry(t, conformanceStable, "0.1.16"), "server",
 		"--url", srv.URL, "--suite", "all", "--output-dir", results,
 		"--expected-failures", conformanceBaseline)
 	t.Logf("conformance suite output:\n%s", out)
@@ -112,35 +120,19 @@ var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[0-9-]+Z$`)
 // As in the suite, a check with status FAILURE or WARNING fails its
 // scenario.
 func readConformanceResults(dir string) (map[string][]string, error) {
-	entries, err := os.ReadDir(dir)
+	checks, err := readConformanceChecks(dir)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
-	for _, e := range entries {
-		m := resultDir.FindStringSubmatch(e.Name())
-		if !e.IsDir() || m == nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "checks.json"))
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", m[1], err)
-		}
-		var checks []struct {
-			ID           string `json:"id"`
-			Status       string `json:"status"`
-			ErrorMessage string `json:"errorMessage"`
-		}
-		if err := json.Unmarshal(b, &checks); err != nil {
-			return nil, fmt.Errorf("scenario %s: checks.json: %w", m[1], err)
-		}
+	for name, cs := range checks {
 		failures := []string{}
-		for _, c := range checks {
+		for _, c := range cs {
 			if c.Status == "FAILURE" || c.Status == "WARNING" {
 				failures = append(failures, fmt.Sprintf("%s %s: %s", c.ID, c.Status, c.ErrorMessage))
 			}
 		}
-		out[m[1]] = failures
+		out[name] = failures
 	}
 	return out, nil
 }
