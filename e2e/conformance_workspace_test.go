@@ -32,7 +32,6 @@ var conformancePending = map[string]map[string]string{
 		"tools-call-with-progress":      "a call's progress notifications may travel on the session's GET stream (mcp-go's listening pump reads the same channel), so they can arrive out of order",
 	},
 	"0.2.0-alpha.12": {
-		"http-custom-header-server-validation":          "x-mcp-header parameters (not built yet)",
 		"input-required-result-basic-elicitation":       "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
 		"input-required-result-basic-list-roots":        "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
 		"input-required-result-basic-sampling":          "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
@@ -45,11 +44,10 @@ var conformancePending = map[string]map[string]string{
 		"input-required-result-request-state":           "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
 		"input-required-result-result-type":             "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
 		"input-required-result-tampered-state":          "needs elicit/sample with multi-round-trip replay for 2026-07-28 (issue 14, elicit)",
-		"json-schema-2020-12":                           "the fixture's schema lacks the 2026-07-28 keywords allOf, if/then/else and $anchor (not written yet)",
 		"prompts-get-embedded-resource":                 "needs prompts returning role messages with content (issue 14, uriresources)",
 		"prompts-get-with-image":                        "needs prompts returning role messages with content (issue 14, uriresources)",
 		"resources-templates-read":                      "needs resources with URI parameters (issue 14, uriresources)",
-		"server-stateless":                              "test_missing_capability, test_streaming_elicitation, test_logging_tool and the list-change triggers (not built yet)",
+		"server-stateless":                              "test_missing_capability and test_streaming_elicitation need elicit/sample (issue 14, elicit); the list-change triggers test_trigger_tool_change and test_trigger_prompt_change are not built yet",
 		"tools-call-with-progress":                      "a call's progress notifications may travel on the session's GET stream (mcp-go's listening pump reads the same channel), so they can arrive out of order",
 	},
 }

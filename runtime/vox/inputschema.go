@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -54,6 +56,9 @@ func inputSchema(fn *syntax.FnDecl) (*jsonschema.Schema, []byte, error) {
 			return nil, nil, fmt.Errorf("property %s is not a parameter of %s: the schema's properties must be its parameters", name, fn.Name)
 		}
 	}
+	if err := checkHeaderAnnotations(props); err != nil {
+		return nil, nil, err
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no scheme: no file or URL is ever read
@@ -70,6 +75,78 @@ func inputSchema(fn *syntax.FnDecl) (*jsonschema.Schema, []byte, error) {
 		return nil, nil, fmt.Errorf("not a valid JSON Schema: %s", oneLine(err))
 	}
 	return sch, compact.Bytes(), nil
+}
+
+// checkHeaderAnnotations checks the x-mcp-header annotations of a
+// schema's properties, at any depth (SEP-2243; docs/vox-language.md,
+// Arguments and results): an annotated property travels also in the HTTP
+// header Mcp-Param-<value>, so the value must be an HTTP token, unique
+// whatever its case, on a property of type string, integer or boolean.
+// MCP servers must refuse a tool that breaks these rules, so the checker
+// does. The walk uses a work list: a deep schema cannot deepen the stack.
+func checkHeaderAnnotations(props map[string]any) error {
+	type level struct {
+		path  string
+		props map[string]any
+	}
+	seen := map[string]string{}
+	work := []level{{"", props}}
+	for len(work) > 0 {
+		l := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, name := range slices.Sorted(maps.Keys(l.props)) {
+			prop, _ := l.props[name].(map[string]any)
+			path := l.path + name
+			if inner, ok := prop["properties"].(map[string]any); ok {
+				work = append(work, level{path + ".", inner})
+			}
+			raw, annotated := prop["x-mcp-header"]
+			if !annotated {
+				continue
+			}
+			header, _ := raw.(string)
+			if header == "" {
+				return fmt.Errorf(`property %s: "x-mcp-header" must be a non-empty string, the name after Mcp-Param- of the header the argument travels in`, path)
+			}
+			if i := strings.IndexFunc(header, func(c rune) bool { return !isHTTPTokenChar(c) }); i >= 0 {
+				bad, _ := utf8.DecodeRuneInString(header[i:])
+				return fmt.Errorf(`property %s: "x-mcp-header" %q has %q, which no HTTP header name may hold: use letters, digits and !#$%%&'*+-.^_`+"`"+`|~`, path, header, bad)
+			}
+			if !headerPrimitive(prop["type"]) {
+				return fmt.Errorf(`property %s: "x-mcp-header" needs "type" string, integer or boolean (or a list of them): a header carries one plain value`, path)
+			}
+			if other, dup := seen[strings.ToLower(header)]; dup {
+				return fmt.Errorf(`property %s: "x-mcp-header" %q is also the header of %s (header names ignore case): give each its own`, path, header, other)
+			}
+			seen[strings.ToLower(header)] = path
+		}
+	}
+	return nil
+}
+
+// headerPrimitive reports whether a schema's "type" admits only values a
+// header can carry.
+func headerPrimitive(t any) bool {
+	names, ok := t.([]any)
+	if !ok {
+		names = []any{t}
+	}
+	for _, n := range names {
+		if n != "string" && n != "integer" && n != "boolean" {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
+// isHTTPTokenChar reports whether c may appear in an HTTP token (RFC 9110
+// §5.6.2), which a header name is.
+func isHTTPTokenChar(c rune) bool {
+	switch {
+	case c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		return true
+	}
+	return strings.ContainsRune("!#$%&'*+-.^_`|~", c)
 }
 
 // checkInputSchema checks the JSON arguments of a call against an
