@@ -176,11 +176,17 @@ func runToolFixture(ctx context.Context, r *Report, at Problem, i int, surface *
 
 func runResourceFixture(ctx context.Context, r *Report, at Problem, i int, surface *workspace.Surface, f workspace.Fixture) {
 	res, ok := surface.Resource(f.Resource)
+	var vars map[string]string
+	if !ok {
+		// A URI that a template resource expands reads it with the
+		// variables (docs/vox-language.md, Resources with URI parameters).
+		res, vars, ok = surface.MatchResource(f.Resource)
+	}
 	if !ok {
 		r.Problemf(at, "fixture %d: workspace resource %s is not in the surface", i, f.Resource)
 		return
 	}
-	body, err := surface.ReadResource(ctx, res, nil)
+	body, err := surface.ReadResource(ctx, res, vars, nil)
 	switch {
 	case err != nil:
 		r.Problemf(at, "fixture %d: reading %s failed: %v", i, f.Resource, err)

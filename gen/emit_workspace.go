@@ -117,6 +117,13 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 			rv.str("Description", r.Description)
 			rv.str("MIMEType", r.MIMEType)
 			rv.str("Func", r.Func)
+			if len(r.Variables) > 0 {
+				vars := goComposite("[]string")
+				for _, name := range r.Variables {
+					vars.add("", goText(strconv.Quote(name)))
+				}
+				rv.add("Variables", vars)
+			}
 			rv.str("Path", r.Path)
 			rv.add("Line", goInt(r.Line))
 			rv.str("Hash", r.Hash)

@@ -40,6 +40,8 @@ func TestRenderSnapshotOutputSchema(t *testing.T) {
 func TestRenderSnapshotPrompts(t *testing.T) {
 	snap := &workspace.Snapshot{Module: "m", Prompts: []workspace.SnapshotPrompt{
 		{Name: "ask", Description: "Ask", Arguments: []workspace.PromptArgument{{Name: "q", Required: true}, {Name: "tone"}}, Path: "a.vox", Line: 2, Hash: "h"},
+	}, Resources: []workspace.SnapshotResource{
+		{URI: "notes://{id}", Description: "Note", MIMEType: "text/plain", Func: "note", Variables: []string{"id"}, Path: "a.vox", Line: 5, Hash: "h"},
 	}}
 	src, err := renderWorkspace(snap)
 	if err != nil {
@@ -49,7 +51,8 @@ func TestRenderSnapshotPrompts(t *testing.T) {
 		t.Fatalf("the tables do not parse: %v\n%s", err, src)
 	}
 	flat := strings.Join(strings.Fields(string(src)), " ") // gofmt aligns the fields
-	for _, want := range []string{"Prompts: []loader.SnapshotPrompt{", `Name: "q", Required: true,`, `Name: "tone", Required: false,`, `Path: "a.vox", Line: 2,`} {
+	for _, want := range []string{"Prompts: []loader.SnapshotPrompt{", `Name: "q", Required: true,`, `Name: "tone", Required: false,`, `Path: "a.vox", Line: 2,`,
+		`Func: "note", Variables: []string{ "id", }, Path:`} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("%s is missing:\n%s", want, src)
 		}

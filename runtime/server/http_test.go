@@ -134,9 +134,11 @@ func (macroSource) toolEntries() []toolEntry {
 
 func newRoleServer(t *testing.T) *Server {
 	t.Helper()
-	// A workspace prompt written in Vox, besides the fixed ones below.
+	// A workspace prompt and a resource template written in Vox, besides
+	// the fixed prompts below.
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "prompts.vox"), []byte("@mcp.prompt(\"Vox\")\nfn vox_prompt(q: str) to str { q }\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "prompts.vox"), []byte("@mcp.prompt(\"Vox\")\nfn vox_prompt(q: str) to str { q }\n"+
+		"@mcp.resource(\"vox://notes/{id}\", \"Note\")\nfn note(id: str) to str { id }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := New(Options{Root: root, Catalog: roleCatalog(), Handlers: testTable})
@@ -312,6 +314,7 @@ func TestReadRole(t *testing.T) {
 		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                  "read role may not get prompt workspace-prompt: use a full-access token",
 		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`:  "read role may not get prompt workspace-prompt: use a full-access token",
 		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:     "read role may not read file:///x: use a full-access token",
+		`{"jsonrpc":"2.0","id":23,"method":"resources/read","params":{"uri":"vox://notes/abc"}}`:                 "read role may not read vox://notes/abc: use a full-access token",
 	}
 	for body, want := range denied {
 		resp := reader.rpc(body)

@@ -58,6 +58,7 @@ func (s *Server) syncResources() {
 		next[uri] = e.resource
 	}
 	s.registeredResources = next
+	s.syncResourceTemplates()
 }
 
 // registrationChanges compares what should be registered with mcp-go
@@ -83,10 +84,11 @@ func registrationChanges[W, H any](want map[string]W, had map[string]H, same fun
 // unknownResource answers a resources/read of a URI that no resource is
 // registered for: resource-not-found (-32002; -32602 under protocol
 // 2026-07-28, as mcp-go answers it) with data.uri naming the URI, which
-// mcp-go never sets (docs/federation.md §5). The server registers no
-// resource templates with mcp-go (the skill file template is only
-// advertised, see completion.go), so a URI that is no registered resource
-// has no handler. ok is false when the URI is registered, or the request
+// mcp-go never sets (docs/federation.md §5). The only resource templates
+// registered with mcp-go are the workspace's (resource_templates.go; the
+// skill file template is only advertised, see completion.go), so a URI
+// that is no registered resource and expands no workspace template has
+// no handler. ok is false when the URI is registered, or the request
 // has none, and for what the read role may not read: mcp-go answers then,
 // after the read role's check (auth.go).
 func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage, modern bool) (reply []byte, ok bool) {
@@ -106,10 +108,11 @@ func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage
 }
 
 // resourceRegistered reports whether uri is a registered workspace or
-// skill resource.
+// skill resource, or expands a registered workspace resource template.
 func (s *Server) resourceRegistered(uri string) bool {
 	s.resMu.Lock()
 	_, ok := s.registeredResources[uri]
+	ok = ok || s.templateMatches(uri)
 	s.resMu.Unlock()
 	if ok || s.skills == nil {
 		return ok

@@ -147,6 +147,9 @@ type Server struct {
 	resourceSources     []resourceSource
 	resMu               sync.Mutex
 	registeredResources map[string]mcp.Resource
+	// registeredTemplates are the workspace resource templates mcp-go
+	// has (resource_templates.go), by URI template; resMu guards them.
+	registeredTemplates map[string]registeredTemplate
 
 	// promptSources contribute prompts (workspace first, then skills);
 	// promptMu serialises syncPrompts, registeredPrompts is what mcp-go

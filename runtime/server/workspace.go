@@ -133,9 +133,11 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 	w.s.syncPrompts()
 	// A resource function may read any file, so every refresh tells the
 	// subscribers of every workspace resource (docs/federation.md §11).
-	uris := make([]string, len(fresh.Resources))
-	for i, r := range fresh.Resources {
-		uris[i] = r.URI
+	uris := make([]string, 0, len(fresh.Resources))
+	for _, r := range fresh.Resources {
+		if !r.IsTemplate() {
+			uris = append(uris, r.URI)
+		}
 	}
 	w.s.notifyUpdated(uris...)
 	return fresh.Result, err
@@ -294,6 +296,9 @@ func (w *workspaceSource) resourceEntries() []resourceEntry {
 	surface := w.surface.Load()
 	out := make([]resourceEntry, 0, len(surface.Resources))
 	for _, r := range surface.Resources {
+		if r.IsTemplate() {
+			continue // a template (resource_templates.go)
+		}
 		out = append(out, resourceEntry{
 			resource: mcp.Resource{
 				URI:         r.URI,
@@ -320,7 +325,7 @@ func (w *workspaceSource) resourceHandler(uri string) mcpserver.ResourceHandlerF
 			return nil, fmt.Errorf("workspace resource %s is gone since the last refresh", uri)
 		}
 		ctx = toolcall.WithClient(ctx, w.s.clientOf(ctx, req.Params.Meta))
-		return w.readResource(ctx, surface, r)
+		return w.readResource(ctx, surface, r, uri, nil)
 	}
 }
 

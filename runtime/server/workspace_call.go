@@ -60,20 +60,21 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 	}, nil
 }
 
-// readResource reads a workspace resource by calling its function; a
-// failure becomes mcp-go's -32603 with the error text (docs/federation.md
-// §3, the wire-error table).
-func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource) ([]mcp.ResourceContents, error) {
-	text, err := surface.ReadResource(ctx, r, toolcall.ClientLogger(ctx, w.s.log.With("resource", r.URI), r.URI))
+// readResource reads a workspace resource by calling its function; uri is
+// the URI read and vars the variables it gives a template resource (nil
+// for a plain one). A failure becomes mcp-go's -32603 with the error text
+// (docs/federation.md §3, the wire-error table).
+func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource, uri string, vars map[string]string) ([]mcp.ResourceContents, error) {
+	text, err := surface.ReadResource(ctx, r, vars, toolcall.ClientLogger(ctx, w.s.log.With("resource", uri), uri))
 	if err != nil {
 		return nil, errors.New(workspace.ErrorText(err))
 	}
 	// A MIME type that is not text makes the body a blob: the function
 	// returned base64, which the interpreter checked.
 	if !content.IsText(r.MIMEType) {
-		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: r.URI, MIMEType: r.MIMEType, Blob: text}}, nil
+		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: r.MIMEType, Blob: text}}, nil
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: r.URI, MIMEType: r.MIMEType, Text: text}}, nil
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: r.MIMEType, Text: text}}, nil
 }
 
 // contentBlocks converts checked content blocks to mcp-go's.

@@ -194,9 +194,21 @@ func (m *Module) Call(ctx context.Context, fn string, args []byte, env *Env) (re
 // Ok(Str), which is base64 when the resource's MIME type is not text
 // (content.IsText): the server then sends it as a blob.
 func (m *Module) ReadResource(ctx context.Context, uri string, env *Env) (string, error) {
+	return m.ReadTemplate(ctx, uri, nil, env)
+}
+
+// ReadTemplate is ReadResource for a resource whose URI is a template
+// (docs/vox-language.md, Resources with URI parameters): uri is the
+// template as declared, vars the decoded value of each of its variables,
+// passed to the function's str parameters of the same names.
+func (m *Module) ReadTemplate(ctx context.Context, uri string, vars map[string]string, env *Env) (string, error) {
 	for _, r := range m.resources {
 		if r.URI == uri {
-			res, err := m.run(ctx, r.Func, nil, env, true)
+			var args []byte
+			if len(vars) > 0 {
+				args, _ = json.Marshal(vars) // a map of strings always encodes
+			}
+			res, err := m.run(ctx, r.Func, args, env, true)
 			if err != nil {
 				return "", err
 			}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
@@ -72,7 +73,11 @@ type Tool struct {
 // resource keyword.
 type Resource struct {
 	URI, Description, Func, MIMEType string
-	Line, Col                        int
+	// Variables are the variables of a URI template (docs/vox-language.md,
+	// Resources with URI parameters), in template order; nil for a plain
+	// URI. The checker rejects a malformed template.
+	Variables []string
+	Line, Col int
 }
 
 // Prompt is a function declared with @mcp.prompt (a vox-mcp extension,
@@ -159,8 +164,17 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 			}
 			m.tools = append(m.tools, t)
 		case syntax.ResourceFn:
+			var vars []string
+			if uritemplate.IsTemplate(fn.URI) {
+				// The checker matches the parameters with the variables.
+				if t, err := uritemplate.Parse(fn.URI); err == nil {
+					for _, v := range t.Variables {
+						vars = append(vars, v.Name)
+					}
+				}
+			}
 			for _, p := range fn.Params {
-				if p.Default == nil {
+				if p.Default == nil && !uritemplate.IsTemplate(fn.URI) {
 					diags.Errorf(path, int(p.NamePos.Line), int(p.NamePos.Col), "vox/decl/resource-params",
 						"resource function %s must take no arguments: parameter %s has no default", fn.Name, p.Name)
 				}
@@ -173,7 +187,7 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 					"resource %s: %v", fn.URI, err)
 			}
 			m.resources = append(m.resources, Resource{
-				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt,
+				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt, Variables: vars,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 			})
 		case syntax.PromptFn:

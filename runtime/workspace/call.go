@@ -76,14 +76,16 @@ func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawM
 	return m.Call(ctx, t.Name, args, &env)
 }
 
-// ReadResource calls the function of resource r and returns its text.
-func (s *Surface) ReadResource(ctx context.Context, r *Resource, log *slog.Logger) (string, error) {
+// ReadResource calls the function of resource r and returns its text;
+// vars are the decoded variables of a template resource's URI
+// (MatchResource), nil for a plain one.
+func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger) (string, error) {
 	m, _, err := s.ResourceModule(r)
 	if err != nil {
 		return "", err
 	}
 	env := s.env(log)
-	return m.ReadResource(ctx, r.URI, &env)
+	return m.ReadTemplate(ctx, r.URI, vars, &env)
 }
 
 // GetPrompt runs the function of prompt p with its string arguments (a

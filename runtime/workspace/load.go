@@ -16,6 +16,7 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
@@ -67,16 +68,55 @@ type Tool struct {
 	file         *File
 }
 
-// Resource is one workspace resource of a surface.
+// Resource is one workspace resource of a surface. A resource whose URI
+// is a template (docs/vox-language.md, Resources with URI parameters) has
+// Variables; it is listed as a resource template and read through
+// Surface.MatchResource.
 type Resource struct {
 	URI         string
 	Description string
 	MIMEType    string
 	Func        string
+	Variables   []string // the URI template's variables; nil for a plain URI
 	Path        string
 	Line        int
 	Hash        string
 	file        *File
+	template    *uritemplate.Template // parsed URI, when Variables is set
+}
+
+// IsTemplate reports whether the resource's URI is a template.
+func (r *Resource) IsTemplate() bool { return r.template != nil }
+
+// newTemplate parses the URI template of a resource with variables (nil
+// for a plain URI); the checker accepted it, so it parses.
+func newTemplate(uri string, vars []string) *uritemplate.Template {
+	if len(vars) == 0 {
+		return nil
+	}
+	t, err := uritemplate.Parse(uri)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// MatchResource returns the template resource that uri expands, in scan
+// order (the first declared wins a URI two templates match), and the
+// decoded value of each variable.
+func (s *Surface) MatchResource(uri string) (*Resource, map[string]string, bool) {
+	if s == nil {
+		return nil, nil, false
+	}
+	for _, r := range s.Resources {
+		if r.template == nil {
+			continue
+		}
+		if vars, ok := r.template.Match(uri); ok {
+			return r, vars, true
+		}
+	}
+	return nil, nil, false
 }
 
 // Prompt is one workspace prompt of a surface, a function declared with
@@ -149,8 +189,8 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 		resources := make([]Resource, len(c.resPos))
 		c.resources = make([]*Resource, len(c.resPos))
 		for i, r := range c.resPos {
-			resources[i] = Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
-				Path: f.Path, Line: r.Line, Hash: c.hash, file: f}
+			resources[i] = Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables,
+				Path: f.Path, Line: r.Line, Hash: c.hash, file: f, template: newTemplate(r.URI, r.Variables)}
 			c.resources[i] = &resources[i]
 		}
 	})

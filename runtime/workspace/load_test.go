@@ -242,10 +242,17 @@ func TestSnapshotSurface(t *testing.T) {
 		"go.mod": "module example.com/ws\n\ngo 1.26\n",
 		"tools/s.vox": "@tool \"Snap\"\nfn snap(x: int = 1) to int { x }\n\n@resource(\"docs://s.md\", \"S\")\nfn s() to str { \"s\" }\n" +
 			"@tool \"Counts\"\nfn counts() to map[str, int] { {a: 1} }\n" +
-			"@mcp.prompt(\"Ask\")\nfn ask(q: str, tone: Option[str]) to str { \"ask \" + q }\n",
+			"@mcp.prompt(\"Ask\")\nfn ask(q: str, tone: Option[str]) to str { \"ask \" + q }\n" +
+			"@mcp.resource(\"notes://{id}/{+rest}\", \"Note\")\nfn note(id: str, rest: str) to str { \"note \" + id + \" \" + rest }\n",
 	})
 	s := load(t, &Loader{Root: root})
 	snap := s.Snapshot(ModulePath(root))
+	// A template resource carries its variables (docs/vox-language.md,
+	// Resources with URI parameters).
+	if len(snap.Resources) != 2 || snap.Resources[1].URI != "notes://{id}/{+rest}" || fmt.Sprint(snap.Resources[1].Variables) != "[id rest]" ||
+		snap.Resources[0].Variables != nil {
+		t.Errorf("snapshot resources %+v", snap.Resources)
+	}
 	if len(snap.Prompts) != 1 || snap.Prompts[0].Name != "ask" || fmt.Sprint(snap.Prompts[0].Arguments) != "[{q true} {tone false}]" {
 		t.Errorf("snapshot prompts %+v", snap.Prompts)
 	}
@@ -285,6 +292,16 @@ func TestSnapshotSurface(t *testing.T) {
 	p, _ := from.Prompt("ask")
 	if text, err := from.GetPrompt(context.Background(), p, map[string]string{"q": "why"}, nil); err != nil || text != "ask why" {
 		t.Errorf("prompt from the snapshot: %q, %v", text, err)
+	}
+	r, vars, ok := from.MatchResource("notes://a%20b/c/d")
+	if !ok || r.Func != "note" {
+		t.Fatalf("the template from the snapshot does not match: %v %v", r, ok)
+	}
+	if text, err := from.ReadResource(context.Background(), r, vars, nil); err != nil || text != "note a b c/d" {
+		t.Errorf("template read from the snapshot: %q, %v", text, err)
+	}
+	if _, _, ok := from.MatchResource("notes://a/b/"[:8]); ok {
+		t.Error("notes:// (no id) matches the template")
 	}
 }
 

@@ -49,6 +49,7 @@ type SnapshotResource struct {
 	Description string
 	MIMEType    string
 	Func        string
+	Variables   []string // of a URI template; nil for a plain URI
 	Path        string
 	Line        int
 	Hash        string
@@ -72,7 +73,7 @@ func (s *Surface) Snapshot(module string) *Snapshot {
 		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash})
 	}
 	for _, r := range s.Resources {
-		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Path, r.Line, r.Hash})
+		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Variables, r.Path, r.Line, r.Hash})
 	}
 	for _, p := range s.Prompts {
 		snap.Prompts = append(snap.Prompts, SnapshotPrompt{p.Name, p.Description, p.Arguments, p.Path, p.Line, p.Hash})
@@ -142,8 +143,8 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 		s.Tools = append(s.Tools, tool)
 	}
 	for _, r := range snap.Resources {
-		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func,
-			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path)}
+		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables,
+			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path), template: newTemplate(r.URI, r.Variables)}
 		s.resources[r.URI] = len(s.Resources)
 		s.Resources = append(s.Resources, res)
 	}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
@@ -263,6 +264,9 @@ func (c *checker) function(i int, d *syntax.FnDecl) {
 	c.uses(d)
 	if d.Kind == syntax.PromptFn {
 		c.prompt(d, sig)
+	}
+	if d.Kind == syntax.ResourceFn && uritemplate.IsTemplate(d.URI) {
+		c.resourceTemplate(d, sig)
 	}
 	t, ends := c.body(d.Body)
 	c.finish(d.NamePos, d.Name, d.Body, sig.ret, d.Result != nil, t, ends, d.Kind)
@@ -1018,5 +1022,46 @@ func (c *checker) prompt(d *syntax.FnDecl, sig *funcSig) {
 		}
 		c.errorf(at, "vox/decl/prompt-result", []string{"declare " + d.Name + "(...) to str: the text becomes one user message"},
 			"prompt %s must be declared to return str", d.Name)
+	}
+}
+
+// resourceTemplate checks a workspace resource whose URI is a template
+// (docs/vox-language.md, Resources with URI parameters): the template is
+// well formed ({name} and {+name} only: vox/decl/resource-template), and
+// its variables and the function's parameters are the same names, each a
+// str (vox/decl/resource-var): a read passes every variable, decoded from
+// the URI, as a string.
+func (c *checker) resourceTemplate(d *syntax.FnDecl, sig *funcSig) {
+	// A variable's column is the URI string's plus its offset: URIs are
+	// written without escapes.
+	at := func(offset int) syntax.Pos {
+		p := d.URIPos
+		p.Col += int32(1 + offset)
+		return p
+	}
+	t, err := uritemplate.Parse(d.URI)
+	if err != nil {
+		e := err.(*uritemplate.Error)
+		c.errorf(at(e.Offset), "vox/decl/resource-template", []string{e.Hint},
+			"resource %s: %s", d.URI, e.Message)
+		return
+	}
+	for _, v := range t.Variables {
+		j := slices.IndexFunc(d.Params, func(p *syntax.Param) bool { return p.Name == v.Name })
+		if j < 0 {
+			c.errorf(at(v.Offset), "vox/decl/resource-var", []string{fmt.Sprintf("add the parameter %s: str to %s, which receives the variable's decoded value", v.Name, d.Name)},
+				"resource %s: the URI variable %s must be a parameter of %s", d.URI, v.Name, d.Name)
+		}
+	}
+	for j, p := range d.Params {
+		if !slices.ContainsFunc(t.Variables, func(v uritemplate.Variable) bool { return v.Name == p.Name }) {
+			c.errorf(p.NamePos, "vox/decl/resource-var", []string{fmt.Sprintf("write {%s} in the URI, or remove the parameter: a read passes only the URI's variables", p.Name)},
+				"resource %s: parameter %s must be a variable of the URI template", d.URI, p.Name)
+			continue
+		}
+		if t := sig.params[j]; p.Type != nil && t.Kind != KStr {
+			c.errorf(p.NamePos, "vox/decl/resource-var", []string{"URI variables are strings: declare " + p.Name + ": str and convert inside the function"},
+				"resource %s: parameter %s is %s, but a URI variable must be str", d.URI, p.Name, t)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -243,6 +244,53 @@ func TestPromptSignature(t *testing.T) {
 		}
 		if _, broken := m.Broken("p"); !broken {
 			t.Errorf("%s: the prompt is not broken", c.code)
+		}
+	}
+}
+
+// A resource whose URI is a template (docs/vox-language.md, Resources with
+// URI parameters) takes exactly its variables as str parameters; a
+// malformed template, a variable without its parameter, a parameter
+// without its variable and a parameter of another type are positioned
+// checker errors with a hint that keep the resource off the surface.
+func TestResourceTemplateSignature(t *testing.T) {
+	good := "@mcp.resource(\"notes://{id}/{+path}\", \"A note\", \"application/json\")\nfn note(id: str, path: str) to str {\n    id + path\n}\n"
+	m := vox.Compile("r.vox", []byte(good))
+	if m.HasErrors() || len(m.Diagnostics()) > 0 {
+		t.Fatalf("a template resource: %v", m.Diagnostics())
+	}
+	if rs := m.Resources(); len(rs) != 1 || fmt.Sprint(rs[0].Variables) != "[id path]" || rs[0].MIMEType != "application/json" {
+		t.Fatalf("resources: %+v", rs)
+	}
+	cases := []struct {
+		src, code string
+		line, col int
+		message   string
+	}{
+		{"@mcp.resource(\"notes://{id}\", \"d\")\nfn note() to str {\n    \"x\"\n}\n", "vox/decl/resource-var", 1, 24, "the URI variable id must be a parameter of note"},
+		{"@mcp.resource(\"notes://{id}\", \"d\")\nfn note(id: str, extra: str) to str {\n    id\n}\n", "vox/decl/resource-var", 2, 18, "parameter extra must be a variable"},
+		{"@mcp.resource(\"notes://{id}\", \"d\")\nfn note(id: int) to str {\n    \"x\"\n}\n", "vox/decl/resource-var", 2, 9, "must be str"},
+		{"@resource \"notes://{?q}\" \"d\"\nfn note(q: str) to str {\n    q\n}\n", "vox/decl/resource-template", 1, 20, "operator \"?\" is not supported"},
+		{"@mcp.resource(\"notes://{id\", \"d\")\nfn note(id: str) to str {\n    id\n}\n", "vox/decl/resource-template", 1, 24, "unclosed"},
+		{"@mcp.resource(\"notes://{a}{b}\", \"d\")\nfn note(a: str, b: str) to str {\n    a\n}\n", "vox/decl/resource-template", 1, 27, "ambiguous"},
+		{"@mcp.resource(\"notes://{a}/{a}\", \"d\")\nfn note(a: str) to str {\n    a\n}\n", "vox/decl/resource-template", 1, 28, "twice"},
+	}
+	for _, c := range cases {
+		m := vox.Compile("r.vox", []byte(c.src))
+		i := slices.IndexFunc(m.Diagnostics(), func(d diag.Diagnostic) bool { return d.Code == c.code })
+		if i < 0 {
+			t.Errorf("%q: no %s in %v", c.src, c.code, m.Diagnostics())
+			continue
+		}
+		d := m.Diagnostics()[i]
+		if d.Severity != diag.Error || d.Line != c.line || d.Col != c.col || len(d.Help) == 0 || !strings.Contains(d.Message, c.message) {
+			t.Errorf("%s: got %+v, want an error at %d:%d with help saying %q", c.code, d, c.line, c.col, c.message)
+		}
+		if _, broken := m.Broken("note"); !broken {
+			t.Errorf("%s: the resource is not broken", c.code)
+		}
+		if m.HasErrors() {
+			t.Errorf("%s: a file error, not a checker error: %v", c.code, m.Diagnostics())
 		}
 	}
 }

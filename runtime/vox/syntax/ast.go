@@ -73,6 +73,7 @@ type FnDecl struct {
 
 	Description string // tools, resources and prompts
 	URI         string // resources
+	URIPos      Pos    // where URI is written (its opening quote)
 	MIMEType    string // resources: the explicit MIME type, "" when the URI's extension decides
 	MIMEPos     Pos    // where MIMEType is written
 

@@ -430,7 +430,7 @@ func (p *parser) decorated(f *File) {
 	var heads [3]Decorator
 	var toolHead, resHead, promptHead *Decorator
 	var desc, uri, mimeType string
-	var mimePos Pos
+	var mimePos, uriPos Pos
 	var inputSchema string
 	var inputSchemaPos Pos
 	var effects []*Effect // of @uses(...)
@@ -481,6 +481,7 @@ func (p *parser) decorated(f *File) {
 			resHead = &heads[1]
 			if p.tok == LPAREN {
 				p.next()
+				uriPos = p.pos
 				uri = p.plainString("a URI")
 				p.expect(COMMA)
 				desc = p.plainString("a description")
@@ -491,6 +492,7 @@ func (p *parser) decorated(f *File) {
 				}
 				p.expect(RPAREN)
 			} else {
+				uriPos = p.pos
 				uri = p.plainString("a URI")
 				desc = p.plainString("a description")
 				if p.tok == STRING || p.tok == TEMPLATE {
@@ -534,7 +536,7 @@ func (p *parser) decorated(f *File) {
 	isFn := p.tok == FN || p.tok == PUB || p.tok == ASYNC
 	switch {
 	case isFn && (toolHead != nil || resHead != nil || promptHead != nil):
-		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, MIMEType: mimeType, MIMEPos: mimePos,
+		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, URIPos: uriPos, MIMEType: mimeType, MIMEPos: mimePos,
 			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos})
 		hd := toolHead
 		fn.Kind = ToolFn
@@ -983,6 +985,7 @@ func (p *parser) bareTool(f *File) {
 func (p *parser) bareResource(f *File) {
 	fn := p.fnDecls.Make(FnDecl{Head: p.pos, Kind: ResourceFn})
 	p.next()
+	fn.URIPos = p.pos
 	fn.URI = p.plainString("a URI")
 	fn.Description = p.plainString("a description")
 	if p.tok == STRING || p.tok == TEMPLATE {
