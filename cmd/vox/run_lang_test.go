@@ -30,7 +30,7 @@ fn braces(name: str) {
 }
 
 @mcp.resource("notes://{id}", "The note {id}")
-fn note() to str { "a note" }
+fn note(id: str) to str { "a note " + id }
 
 fn values() {
     let mut a = [1, 2]
@@ -61,7 +61,7 @@ func TestRunLanguageRules(t *testing.T) {
 		{"for_order", "{}", `["a0","b1",[["k",1],0],"m2","0h","1é"]` + "\n"},
 		{"for_value", "{}", "null\n"},
 		{"braces", `{"name":"Ada"}`, `["}}","{{x}}","{ x }","{name} is Ada","{\"a\": 1}"]` + "\n"},
-		{"note", "{}", `"a note"` + "\n"},
+		{"note", `{"id": "x"}`, `"a note x"` + "\n"},
 		{"values", "{}", `{"a":[1,2,3],"b":[1,2],"m":{"k":[1,2]},"n":{"k":[1]}}` + "\n"},
 		{"write_back", "{}", `{"xs":[4,2,1,9],"last":3,"s":"pad"}` + "\n"},
 	} {

@@ -30,7 +30,7 @@ fn braces(name: str) {
 }
 
 @mcp.resource("notes://{id}", "The note {id}")
-fn note() to str { 'note {id}' }
+fn note(id: str) to str { 'note {id} ' + id }
 
 @tool "Values are copied on write; write-back; push and pop"
 fn values(xs: list[int]) {
@@ -132,13 +132,13 @@ func TestWorkspaceLanguageOverMCP(t *testing.T) {
 		t.Errorf("order schema = %s", schema)
 	}
 	rr := mcp.ReadResourceRequest{}
-	rr.Params.URI = "notes://{id}"
+	rr.Params.URI = "notes://7" // the URI is a template (docs/vox-language.md)
 	res, err := n.c.ReadResource(ctx, rr)
 	if err != nil || len(res.Contents) != 1 {
-		t.Fatalf("read notes://{id}: %v %+v", err, res)
+		t.Fatalf("read notes://7: %v %+v", err, res)
 	}
-	if c, ok := res.Contents[0].(mcp.TextResourceContents); !ok || c.Text != "note {id}" {
-		t.Errorf("notes://{id} = %+v", res.Contents[0])
+	if c, ok := res.Contents[0].(mcp.TextResourceContents); !ok || c.Text != "note {id} 7" {
+		t.Errorf("notes://7 = %+v", res.Contents[0])
 	}
 
 	// A record argument missing a field is an argument error.
