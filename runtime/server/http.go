@@ -192,11 +192,15 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// 2026-07-28 has no session, and initialize starts one. Anything
 		// else is of a session, and mcp-go serves it as such only once it
 		// is verified here (requestSessionIDs.Validate).
-		var msg struct {
-			Method string `json:"method"`
+		// The head is decoded once here for every later look (modern,
+		// the shim's methods): a call costs one decode beyond mcp-go's.
+		var msg rpcMessage
+		if json.Unmarshal(body, &msg) != nil {
+			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, nil, isModern(r.Header, body))
+			return
 		}
-		if json.Unmarshal(body, &msg) != nil || isModern(r.Header, body) || msg.Method == string(mcp.MethodInitialize) {
-			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, isModern(r.Header, body))
+		if modern := isModernMessage(r.Header, &msg); modern || msg.Method == string(mcp.MethodInitialize) {
+			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, &msg, modern)
 			return
 		}
 		hs, ok := e.session(w, r)
@@ -208,7 +212,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, w = withPriming(ctx, w, r.Header)
 		fw := &finishedWriter{w: w}
 		defer fw.finish()
-		e.dispatch(fw, r.WithContext(ctx), body, false)
+		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no GET stream

@@ -16,16 +16,16 @@ import (
 // tool prints is info, so it reaches the client that made the call.
 const DefaultClientLogLevel = mcp.LoggingLevelInfo
 
-// recordLogLevel is an OnRequestInitialization hook: a valid
+// recordLogLevel serves recordSessionState: a valid
 // logging/setLevel is kept in the session's state (session.Store), where
 // every later call of the session reads it; mcp-go answers the request.
 // An invalid level is left to mcp-go, which answers -32602. A session
 // whose state cannot be stored gets the error.
-func (s *Server) recordLogLevel(ctx context.Context, _ any, message any) error {
+func (s *Server) recordLogLevel(ctx context.Context, req sessionRequest) error {
 	var params struct {
 		Level mcp.LoggingLevel `json:"level"`
 	}
-	if method, ok := hookRequest(message, &params); !ok || method != mcp.MethodSetLogLevel || !validLogLevel(params.Level) {
+	if !req.params(&params) || !validLogLevel(params.Level) {
 		return nil
 	}
 	ref, ok := sessionOf(ctx)
@@ -38,23 +38,43 @@ func (s *Server) recordLogLevel(ctx context.Context, _ any, message any) error {
 	return nil
 }
 
-// hookRequest decodes the method of the raw JSON-RPC request an
-// OnRequestInitialization hook receives, and its params into params (with
-// encoding/json, as mcp-go decodes the same bytes); ok is false when the
-// message is no raw JSON or does not decode.
-func hookRequest(message any, params any) (method mcp.MCPMethod, ok bool) {
+// recordSessionState is the OnRequestInitialization hook of the requests
+// that change a session's state: logging/setLevel (recordLogLevel) and
+// resources/subscribe and unsubscribe (recordSubscription). It decodes a
+// request's method once, and the params only of those, with
+// encoding/json as mcp-go decodes the same bytes; a request that does not
+// decode is mcp-go's to refuse.
+func (s *Server) recordSessionState(ctx context.Context, _ any, message any) error {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
-		return "", false
+		return nil
 	}
-	req := struct {
-		Method string `json:"method"`
-		Params any    `json:"params"`
-	}{Params: params}
+	var req sessionRequest
 	if json.Unmarshal(raw, &req) != nil {
-		return "", false
+		return nil
 	}
-	return mcp.MCPMethod(req.Method), true
+	switch mcp.MCPMethod(req.Method) {
+	case mcp.MethodSetLogLevel:
+		return s.recordLogLevel(ctx, req)
+	case mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
+		return s.recordSubscription(ctx, req)
+	}
+	return nil
+}
+
+// sessionRequest is a request as recordSessionState decodes it.
+type sessionRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// params decodes the request's params into v (a missing params member
+// decodes as none); false when they do not decode.
+func (r sessionRequest) params(v any) bool {
+	if len(r.Params) == 0 {
+		return true
+	}
+	return json.Unmarshal(r.Params, v) == nil
 }
 
 func validLogLevel(l mcp.LoggingLevel) bool {

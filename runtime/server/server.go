@@ -189,10 +189,9 @@ func New(opts Options) (*Server, error) {
 	hooks.AddOnRequestInitialization(s.readRoleRequest)
 	// Calls of workspace tools wait for the first scan (workspace.go).
 	hooks.AddOnRequestInitialization(s.waitFirstScan)
-	// logging/setLevel is kept per session (logging.go).
-	hooks.AddOnRequestInitialization(s.recordLogLevel)
-	// resources/subscribe is kept per session (subscriptions.go).
-	hooks.AddOnRequestInitialization(s.recordSubscription)
+	// logging/setLevel (logging.go) and resources/subscribe
+	// (subscriptions.go) are kept per session.
+	hooks.AddOnRequestInitialization(s.recordSessionState)
 	name := opts.Name
 	if name == "" {
 		name = Name

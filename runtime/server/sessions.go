@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -452,6 +453,23 @@ func isModern(h http.Header, body []byte) bool {
 		} `json:"params"`
 	}
 	return body != nil && json.Unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
+}
+
+// isModernMessage is isModern for a message whose head is decoded
+// already, deciding the same without decoding the body again. Params that
+// name no _meta are not decoded at all: the key can only be spelled
+// without the literal "_meta" through an escape, and any escape decodes.
+func isModernMessage(h http.Header, m *rpcMessage) bool {
+	if mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) {
+		return true
+	}
+	if !bytes.Contains(m.Params, []byte("_meta")) && !bytes.Contains(m.Params, []byte(`\`)) {
+		return false
+	}
+	var params struct {
+		Meta *mcp.Meta `json:"_meta"`
+	}
+	return json.Unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
 }
 
 // isTimeout reports whether err is a read deadline passing.

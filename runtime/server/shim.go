@@ -94,6 +94,16 @@ func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass
 	if json.Unmarshal(raw, &m) != nil {
 		return raw, nil, false
 	}
+	return s.preDispatchHead(ctx, raw, &m, modern)
+}
+
+// preDispatchHead is preDispatch for a message whose head m is decoded
+// already (nil: it does not decode).
+func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (pass, reply []byte, answered bool) {
+	if head == nil {
+		return raw, nil, false
+	}
+	m := *head
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {
 			return nil, nil, true // a notification of a request method: nothing to answer

@@ -15,8 +15,8 @@ import (
 
 // dispatch serves one message: the shim answers it, or mcp-go serves it
 // as the shim passes it on.
-func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, modern bool) {
-	pass, reply, answered := e.s.preDispatch(r.Context(), body, modern)
+func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, head *rpcMessage, modern bool) {
+	pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
 	if answered {
 		writeJSONReply(w, reply)
 		return

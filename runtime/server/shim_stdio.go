@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"sync"
 
@@ -13,25 +12,57 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// listenStdio serves stdio through the shim (shim.go): every line of in
-// is read here first; the shim answers the methods it serves and the
-// batches, and passes every other line — rewritten where needed — to
-// mcp-go through a pipe. Both write whole lines to out under one lock.
+// listenStdio serves stdio through the shim (shim.go): mcp-go reads its
+// lines through the shim's reader, which answers the methods the shim
+// serves and the batches itself and hands every other line — rewritten
+// where needed — to mcp-go. Reading in mcp-go's own read goroutine, rather
+// than through a pipe fed by another goroutine, keeps a call to one
+// goroutine hand-off as in bare mcp-go (docs/benchmarks.md). Both write
+// whole lines to out under one lock.
 func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in io.Reader, out io.Writer) error {
 	lw := &lineWriter{w: out}
-	pr, pw := io.Pipe()
 	// mcp-go builds the context of its stdio session (the process
-	// session) when it starts listening; the shim serves in it too.
+	// session) when it starts listening, before its first read; the shim
+	// serves in it too.
 	sessionCtx := make(chan context.Context, 1)
 	st.SetContextFunc(func(ctx context.Context) context.Context {
 		sessionCtx <- ctx
 		return ctx
 	})
 	sh := &stdioShim{s: s, out: lw, sessionCtx: sessionCtx}
-	go sh.read(ctx, in, pw)
-	err := st.Listen(ctx, pr, lw)
-	pr.Close() // a line still being passed on is dropped: mcp-go stopped
-	return err
+	return st.Listen(ctx, &shimReader{sh: sh, ctx: ctx, in: bufio.NewReader(in)}, lw)
+}
+
+// shimReader is the reader mcp-go reads its lines from: each line of in
+// goes through the shim first, and only the lines it passes on are read.
+type shimReader struct {
+	sh      *stdioShim
+	ctx     context.Context
+	in      *bufio.Reader
+	pending []byte // what is left of the line being passed on
+	err     error  // the end of in, or why the shim stopped
+}
+
+func (r *shimReader) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			pass, serr := r.sh.line(r.ctx, line)
+			if serr != nil {
+				err = serr
+			}
+			r.pending = pass
+		}
+		if err != nil {
+			r.err = err
+		}
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
 }
 
 // lineWriter serialises whole writes to w: mcp-go writes each message with
@@ -58,28 +89,6 @@ type stdioShim struct {
 	version string
 }
 
-// read passes the lines of in to mcp-go (through pw) until in ends.
-func (sh *stdioShim) read(ctx context.Context, in io.Reader, pw *io.PipeWriter) {
-	r := bufio.NewReader(in)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if werr := sh.line(ctx, line, pw); werr != nil {
-				pw.CloseWithError(werr)
-				return
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				pw.Close()
-			} else {
-				pw.CloseWithError(err)
-			}
-			return
-		}
-	}
-}
-
 // session waits for the context of mcp-go's stdio session.
 func (sh *stdioShim) session(ctx context.Context) (context.Context, bool) {
 	if sh.ctx != nil {
@@ -93,27 +102,31 @@ func (sh *stdioShim) session(ctx context.Context) (context.Context, bool) {
 	}
 }
 
-func (sh *stdioShim) line(ctx context.Context, line []byte, pw io.Writer) error {
+// line runs one line through the shim: it answers the line itself (pass
+// is nil) or returns what mcp-go is to read instead, ending in a newline.
+func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err error) {
 	if isBatch(line) {
 		sctx, ok := sh.session(ctx)
 		if !ok {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		sh.reply(sh.batch(sctx, line))
-		return nil
+		return nil, nil
 	}
 	var head rpcMessage
-	_ = json.Unmarshal(line, &head) // a line that does not decode is mcp-go's to refuse
-	pass := line
+	if json.Unmarshal(line, &head) != nil {
+		return withNewline(line), nil // a line that does not decode is mcp-go's to refuse
+	}
+	pass = line
 	switch _, shimmed := shimMethods[head.Method]; {
 	case shimmed:
 		sctx, ok := sh.session(ctx)
 		if !ok {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		if _, reply, answered := sh.s.preDispatch(sctx, line, false); answered {
+		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
-			return nil
+			return nil, nil
 		}
 	case head.Method == string(mcp.MethodInitialize):
 		var p struct {
@@ -127,19 +140,23 @@ func (sh *stdioShim) line(ctx context.Context, line []byte, pw io.Writer) error 
 	case head.Method == string(mcp.MethodResourcesRead) && len(head.ID) > 0:
 		sctx, ok := sh.session(ctx)
 		if !ok {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		// An unknown URI is answered here, naming it (resources.go).
-		if _, reply, answered := sh.s.preDispatch(sctx, line, false); answered {
+		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
-			return nil
+			return nil, nil
 		}
 	}
-	if !bytes.HasSuffix(pass, []byte("\n")) {
-		pass = append(pass, '\n')
+	return withNewline(pass), nil
+}
+
+// withNewline is line ending in exactly the newline mcp-go reads up to.
+func withNewline(line []byte) []byte {
+	if !bytes.HasSuffix(line, []byte("\n")) {
+		line = append(line, '\n')
 	}
-	_, err := pw.Write(pass)
-	return err
+	return line
 }
 
 // batch answers a batch: refused before a 2025-03-26 session is

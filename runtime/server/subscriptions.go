@@ -10,20 +10,20 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 )
 
-// recordSubscription is an OnRequestInitialization hook: mcp-go answers
+// recordSubscription serves recordSessionState: mcp-go answers
 // resources/subscribe and unsubscribe but records nothing for its own
 // sessions, so the subscription is kept here, in the session's state
 // (session.Store), with the address its notifications go to
 // (docs/federation.md §11). Any URI may be subscribed to, since a resource
 // may appear later; a session holds at most session.MaxSubscriptions.
-func (s *Server) recordSubscription(ctx context.Context, _ any, message any) error {
+func (s *Server) recordSubscription(ctx context.Context, req sessionRequest) error {
 	var params struct {
 		URI string `json:"uri"`
 	}
-	method, ok := hookRequest(message, &params)
-	if !ok || params.URI == "" || method != mcp.MethodResourcesSubscribe && method != mcp.MethodResourcesUnsubscribe {
+	if !req.params(&params) || params.URI == "" {
 		return nil
 	}
+	method := mcp.MCPMethod(req.Method)
 	ref, ok := sessionOf(ctx)
 	if !ok {
 		return nil // protocol 2026-07-28 has no resources/subscribe: mcp-go refuses it
