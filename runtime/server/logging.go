@@ -100,14 +100,18 @@ func (s *Server) clientOf(ctx context.Context, meta *mcp.Meta) toolcall.Client {
 		return c
 	}
 	c.LogLevel = DefaultClientLogLevel
-	if ref, ok := sessionOf(ctx); ok {
+	ref, ok := sessionOf(ctx)
+	if !ok {
+		return c
+	}
+	return c.WithSessionLevel(func() mcp.LoggingLevel {
 		level, set, err := s.sessions.state.LogLevel(ctx, ref.key)
 		switch {
 		case err != nil:
 			s.log.Warn("the session's log level cannot be read; using the default", "err", err)
 		case set:
-			c.LogLevel = mcp.LoggingLevel(level)
+			return mcp.LoggingLevel(level)
 		}
-	}
-	return c
+		return DefaultClientLogLevel
+	})
 }

@@ -3,6 +3,7 @@ package toolcall
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -16,13 +17,42 @@ import (
 // sessions.
 type Client struct {
 	// LogLevel is the least severe level the session receives as
-	// notifications/message: what logging/setLevel set, the request's log
-	// level under protocol 2026-07-28, or the server's default. "" means
-	// none.
+	// notifications/message: the request's log level under protocol
+	// 2026-07-28, or the server's default. "" means none. Read it with
+	// Level, which answers what logging/setLevel set for a session
+	// (WithSessionLevel).
 	LogLevel mcp.LoggingLevel
 	// ProgressToken is the request's _meta.progressToken; nil means the
 	// client asked for no progress.
 	ProgressToken mcp.ProgressToken
+	// sessionLevel, when set, reads LogLevel when the call first logs
+	// instead of before every call: the session's level lives in the
+	// session store, a Redis round trip in fleet mode, and most calls log
+	// nothing.
+	sessionLevel *lazyLevel
+}
+
+// lazyLevel is a log level read once, on first use.
+type lazyLevel struct {
+	once  sync.Once
+	read  func() mcp.LoggingLevel
+	level mcp.LoggingLevel
+}
+
+// WithSessionLevel returns c reading its LogLevel with read, once, when
+// the call first logs; read is not called for a call that never logs.
+func (c Client) WithSessionLevel(read func() mcp.LoggingLevel) Client {
+	c.sessionLevel = &lazyLevel{read: read}
+	return c
+}
+
+// Level is the least severe level the session receives ("" for none).
+func (c Client) Level() mcp.LoggingLevel {
+	if l := c.sessionLevel; l != nil {
+		l.once.Do(func() { l.level = l.read() })
+		return l.level
+	}
+	return c.LogLevel
 }
 
 type clientKey struct{}
@@ -65,7 +95,7 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 // tool, a resource).
 func SendLog(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
 	c, _ := ClientFrom(ctx)
-	if c.LogLevel == "" || !level.ShouldSendTo(c.LogLevel) {
+	if least := c.Level(); least == "" || !level.ShouldSendTo(least) {
 		return nil
 	}
 	srv := mcpserver.ServerFromContext(ctx)
