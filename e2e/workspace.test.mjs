@@ -186,6 +186,50 @@ test("workspace resources are listed and read; unknown URIs are -32002", async (
   assert.equal((await client.readResource({ uri: "notes://today.txt" })).contents[0].text, "busy");
 });
 
+test("workspace resource templates are listed, read with their variables and completed; prompt arguments are completed", async () => {
+  const root = newRoot({
+    "tools/notes.vox": `fn note_ids() to list[str] { ["alpha", "Beta", "alphabet", "delta"] }
+
+@mcp.resource("test://template/{id}/data", "Data for an id", "application/json")
+@mcp.complete("id", note_ids)
+fn template_data(id: str) to str {
+    json.stringify({id: id, templateTest: true, data: "Data for ID: {id}"})
+}
+
+@mcp.prompt("Summarize a note")
+@mcp.complete("id", note_ids)
+fn summarize(id: str) to str { "Summarize " + id }
+`,
+  });
+  const { client } = await start({ root });
+  await client.callTool({ name: "greet", arguments: { name: "x" } }); // the first scan is in
+  const { resourceTemplates } = await client.listResourceTemplates();
+  const data = resourceTemplates.find((t) => t.uriTemplate === "test://template/{id}/data");
+  assert.ok(data, JSON.stringify(resourceTemplates));
+  assert.equal(data.name, "template_data");
+  assert.equal(data.mimeType, "application/json");
+  assert.equal(data._meta.vox_source, "workspace");
+  const { resources } = await client.listResources();
+  assert.ok(!resources.some((r) => r.uri.includes("{")), JSON.stringify(resources));
+
+  const read = await client.readResource({ uri: "test://template/123/data" });
+  assert.deepEqual(read.contents, [
+    { uri: "test://template/123/data", mimeType: "application/json", text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}' },
+  ]);
+  await assert.rejects(client.readResource({ uri: "test://template/1/2/data" }), (err) => {
+    assert.equal(err.code, -32002);
+    assert.deepEqual(err.data, { uri: "test://template/1/2/data" });
+    return true;
+  });
+
+  const ids = await client.complete({ ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "AL" } });
+  assert.deepEqual(ids.completion.values, ["alpha", "alphabet"]);
+  assert.equal(ids.completion.total, 2);
+  assert.ok(!ids.completion.hasMore);
+  const args = await client.complete({ ref: { type: "ref/prompt", name: "summarize" }, argument: { name: "id", value: "b" } });
+  assert.deepEqual(args.completion.values, ["Beta", "alphabet"]);
+});
+
 test("vox-mcp --watch refreshes when a .vox file is added", async () => {
   const root = newRoot();
   const { client } = await start({ root, args: ["--watch", "--workspace-tools"] });

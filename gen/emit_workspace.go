@@ -124,6 +124,7 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 				}
 				rv.add("Variables", vars)
 			}
+			addCompletions(rv, r.Completions)
 			rv.str("Path", r.Path)
 			rv.add("Line", goInt(r.Line))
 			rv.str("Hash", r.Hash)
@@ -147,6 +148,7 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 				}
 				pv.add("Arguments", args)
 			}
+			addCompletions(pv, p.Completions)
 			pv.str("Path", p.Path)
 			pv.add("Line", goInt(p.Line))
 			pv.str("Hash", p.Hash)
@@ -169,4 +171,20 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 	rv.add("Errors", errs)
 	v.add("Result", rv)
 	f.addVar(doc, name, v)
+}
+
+// addCompletions adds the @mcp.complete functions of a prompt or a
+// resource template, when it has any.
+func addCompletions(v *goValue, cs []workspace.Completion) {
+	if len(cs) == 0 {
+		return
+	}
+	list := goComposite("[]loader.Completion")
+	for _, c := range cs {
+		cv := goComposite("")
+		cv.str("Param", c.Param)
+		cv.str("Func", c.Func)
+		list.add("", cv)
+	}
+	v.add("Completions", list)
 }

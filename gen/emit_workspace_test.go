@@ -39,7 +39,8 @@ func TestRenderSnapshotOutputSchema(t *testing.T) {
 // without prompts gets no Prompts field.
 func TestRenderSnapshotPrompts(t *testing.T) {
 	snap := &workspace.Snapshot{Module: "m", Prompts: []workspace.SnapshotPrompt{
-		{Name: "ask", Description: "Ask", Arguments: []workspace.PromptArgument{{Name: "q", Required: true}, {Name: "tone"}}, Path: "a.vox", Line: 2, Hash: "h"},
+		{Name: "ask", Description: "Ask", Arguments: []workspace.PromptArgument{{Name: "q", Required: true}, {Name: "tone"}},
+			Completions: []workspace.Completion{{Param: "tone", Func: "tones"}}, Path: "a.vox", Line: 2, Hash: "h"},
 	}, Resources: []workspace.SnapshotResource{
 		{URI: "notes://{id}", Description: "Note", MIMEType: "text/plain", Func: "note", Variables: []string{"id"}, Path: "a.vox", Line: 5, Hash: "h"},
 	}}
@@ -52,7 +53,8 @@ func TestRenderSnapshotPrompts(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(string(src)), " ") // gofmt aligns the fields
 	for _, want := range []string{"Prompts: []loader.SnapshotPrompt{", `Name: "q", Required: true,`, `Name: "tone", Required: false,`, `Path: "a.vox", Line: 2,`,
-		`Func: "note", Variables: []string{ "id", }, Path:`} {
+		`Func: "note", Variables: []string{ "id", }, Path:`,
+		`Completions: []loader.Completion{ { Param: "tone", Func: "tones", }, },`} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("%s is missing:\n%s", want, src)
 		}

@@ -134,8 +134,8 @@ func (s *Server) checkReadRole(ctx context.Context, name string, entry *toolEntr
 // them (mcp-go answers with -32600 and this text). The read role may use
 // initialize and server/discover (its 2026-07-28 counterpart), ping,
 // subscriptions/listen (the 2026-07-28 stream for list_changed), every
-// */list method, logging/setLevel, completion/complete (what it completes
-// comes from skills and the workspace's names; docs/federation.md §8),
+// */list method, logging/setLevel, completion/complete of skill prompts
+// and the skill file template (docs/federation.md §8),
 // resources/read, subscribe and unsubscribe of skill:// resources,
 // prompts/get of skill prompts — never of workspace prompts or resources,
 // whose functions run code of the repository — and tools/call, which
@@ -157,6 +157,11 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 		Params struct {
 			URI  string `json:"uri"`
 			Name string `json:"name"`
+			Ref  struct {
+				Type string `json:"type"`
+				URI  string `json:"uri"`
+				Name string `json:"name"`
+			} `json:"ref"`
 		} `json:"params"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
@@ -164,7 +169,18 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 	}
 	switch mcp.MCPMethod(req.Method) {
 	case mcp.MethodInitialize, mcp.MethodServerDiscover, mcp.MethodPing,
-		mcp.MethodSubscriptionsListen, mcp.MethodToolsCall, mcp.MethodSetLogLevel, mcp.MethodCompletionComplete:
+		mcp.MethodSubscriptionsListen, mcp.MethodToolsCall, mcp.MethodSetLogLevel:
+		return nil
+	case mcp.MethodCompletionComplete:
+		// Completing a workspace prompt's argument or a workspace
+		// template's variable may run its @mcp.complete function.
+		ref := req.Params.Ref
+		switch {
+		case ref.Type == "ref/prompt" && s.promptSourceOf(ref.Name) == registry.SourceWorkspace:
+			return fmt.Errorf("read role may not complete workspace prompt %s: use a full-access token", ref.Name)
+		case ref.Type == "ref/resource" && !strings.HasPrefix(ref.URI, "skill://"):
+			return fmt.Errorf("read role may not complete workspace resource %s: use a full-access token", ref.URI)
+		}
 		return nil
 	case mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
 		if strings.HasPrefix(req.Params.URI, "skill://") {

@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // SkillFileTemplate is the resource template of the skills' files
@@ -39,18 +41,34 @@ func (s *Server) listSkillTemplate(_ context.Context, _ any, _ *mcp.ListResource
 type completer struct{ s *Server }
 
 // CompletePromptArgument completes the argument of a prompt. A skill
-// prompt's task is free text and a workspace prompt's arguments are its
-// function's strings, so neither has values to offer; an unknown prompt
-// has none either.
-func (c completer) CompletePromptArgument(context.Context, string, mcp.CompleteArgument, mcp.CompleteContext) (*mcp.Completion, error) {
-	return &mcp.Completion{Values: []string{}}, nil
+// prompt's task is free text, with no values to offer; a workspace
+// prompt's argument has the values of its @mcp.complete function
+// (docs/vox-language.md, Completion), when it has one.
+func (c completer) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if c.s.promptSourceOf(name) != registry.SourceWorkspace {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	surface := c.s.workspace.surface.Load()
+	p, ok := surface.Prompt(name)
+	if !ok {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	values, _, err := surface.CompletePrompt(ctx, p, arg.Name, c.s.log.With("prompt", name, "complete", arg.Name))
+	if err != nil {
+		return nil, errors.New(workspace.ErrorText(err))
+	}
+	return rankCompletions(values, arg.Value), nil
 }
 
-// CompleteResourceArgument completes a variable of the skill file template:
-// id from the installed skills' ids, path from the files of the skill
-// that context's id names.
-func (c completer) CompleteResourceArgument(_ context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
-	if uri != SkillFileTemplate || c.s.skills == nil {
+// CompleteResourceArgument completes a variable of a resource template:
+// for the skill file template, id from the installed skills' ids and path
+// from the files of the skill that context's id names; for a workspace
+// template, the values of the variable's @mcp.complete function.
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if uri != SkillFileTemplate {
+		return c.completeWorkspaceTemplate(ctx, uri, arg)
+	}
+	if c.s.skills == nil {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
 	snap := c.s.skills.reg.Snapshot()
@@ -66,6 +84,22 @@ func (c completer) CompleteResourceArgument(_ context.Context, uri string, arg m
 		}
 	}
 	return rankCompletions(candidates, arg.Value), nil
+}
+
+// completeWorkspaceTemplate runs the @mcp.complete function of variable
+// arg of the workspace resource template uri through the call path and
+// its limits; a template or variable without one has no values.
+func (c completer) completeWorkspaceTemplate(ctx context.Context, uri string, arg mcp.CompleteArgument) (*mcp.Completion, error) {
+	surface := c.s.workspace.surface.Load()
+	r, ok := surface.Resource(uri)
+	if !ok || !r.IsTemplate() {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	values, _, err := surface.CompleteResource(ctx, r, arg.Name, c.s.log.With("resource", uri, "complete", arg.Name))
+	if err != nil {
+		return nil, errors.New(workspace.ErrorText(err))
+	}
+	return rankCompletions(values, arg.Value), nil
 }
 
 // rankCompletions returns the candidates that contain value (ignoring

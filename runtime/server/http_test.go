@@ -305,16 +305,18 @@ func TestReadRole(t *testing.T) {
 		}
 	}
 	denied := map[string]string{
-		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:                "read role may not read vox://notes/today: use a full-access token",
-		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"vox://notes/today"}}`:           "read role may not subscribe vox://notes/today: use a full-access token",
-		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                  "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                 "read role may not get prompt x: use a full-access token",
-		`{"jsonrpc":"2.0","id":22,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"hi"}}}`: "read role may not get prompt vox_prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                 "read role may not call tasks/get: use a full-access token",
-		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                  "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`:  "read role may not get prompt workspace-prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:     "read role may not read file:///x: use a full-access token",
-		`{"jsonrpc":"2.0","id":23,"method":"resources/read","params":{"uri":"vox://notes/abc"}}`:                 "read role may not read vox://notes/abc: use a full-access token",
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/today"}}`:                                                                        "read role may not read vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":9,"method":"resources/subscribe","params":{"uri":"vox://notes/today"}}`:                                                                   "read role may not subscribe vox://notes/today: use a full-access token",
+		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                                          "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                                                                         "read role may not get prompt x: use a full-access token",
+		`{"jsonrpc":"2.0","id":22,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"hi"}}}`:                                                         "read role may not get prompt vox_prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                                                                         "read role may not call tasks/get: use a full-access token",
+		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                                          "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                          "read role may not get prompt workspace-prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:                                                             "read role may not read file:///x: use a full-access token",
+		`{"jsonrpc":"2.0","id":23,"method":"resources/read","params":{"uri":"vox://notes/abc"}}`:                                                                         "read role may not read vox://notes/abc: use a full-access token",
+		`{"jsonrpc":"2.0","id":24,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"vox_prompt"},"argument":{"name":"q","value":""}}}`:         "read role may not complete workspace prompt vox_prompt: use a full-access token",
+		`{"jsonrpc":"2.0","id":25,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"vox://notes/{id}"},"argument":{"name":"id","value":""}}}`: "read role may not complete workspace resource vox://notes/{id}: use a full-access token",
 	}
 	for body, want := range denied {
 		resp := reader.rpc(body)

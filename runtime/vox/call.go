@@ -227,6 +227,20 @@ func (m *Module) ReadTemplate(ctx context.Context, uri string, vars map[string]s
 	return "", &Error{Kind: RuntimeError, Message: "unknown resource: " + uri}
 }
 
+// Complete calls fn, a completion function (docs/vox-language.md,
+// Completion) declared fn() to list[str], and returns its list.
+func (m *Module) Complete(ctx context.Context, fn string, env *Env) ([]string, error) {
+	res, err := m.run(ctx, fn, nil, env, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if err := json.Unmarshal(res.JSON, &out); err != nil {
+		return nil, &Error{Kind: RuntimeError, Message: fmt.Sprintf("completion function %s must return a list of strings, got %s", fn, res.JSON)}
+	}
+	return out, nil
+}
+
 // GetPrompt calls the workspace prompt name with its string arguments
 // (docs/vox-language.md, Prompts) and returns the str it returns.
 func (m *Module) GetPrompt(ctx context.Context, name string, args map[string]string, env *Env) (string, error) {

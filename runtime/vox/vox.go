@@ -77,7 +77,24 @@ type Resource struct {
 	// Resources with URI parameters), in template order; nil for a plain
 	// URI. The checker rejects a malformed template.
 	Variables []string
-	Line, Col int
+	// Completions name the functions that complete its variables.
+	Completions []Completion
+	Line, Col   int
+}
+
+// Completion says that the plain function Func, fn() to list[str], gives
+// the completion candidates of the argument or URI variable Param
+// (docs/vox-language.md, Completion).
+type Completion struct {
+	Param, Func string
+}
+
+func completionsOf(fn *syntax.FnDecl) []Completion {
+	var out []Completion
+	for _, c := range fn.Completions {
+		out = append(out, Completion{Param: c.Param, Func: c.Func})
+	}
+	return out
 }
 
 // Prompt is a function declared with @mcp.prompt (a vox-mcp extension,
@@ -86,6 +103,7 @@ type Resource struct {
 type Prompt struct {
 	Name, Description string
 	Arguments         []PromptArgument
+	Completions       []Completion // of its arguments
 	Line, Col         int
 }
 
@@ -187,11 +205,11 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 					"resource %s: %v", fn.URI, err)
 			}
 			m.resources = append(m.resources, Resource{
-				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt, Variables: vars,
+				URI: fn.URI, Description: fn.Description, Func: fn.Name, MIMEType: mt, Variables: vars, Completions: completionsOf(fn),
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 			})
 		case syntax.PromptFn:
-			pr := Prompt{Name: fn.Name, Description: fn.Description, Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
+			pr := Prompt{Name: fn.Name, Description: fn.Description, Completions: completionsOf(fn), Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
 			for _, p := range fn.Params {
 				optional := p.Default != nil || p.Type.IsNamed("Option")
 				pr.Arguments = append(pr.Arguments, PromptArgument{Name: p.Name, Required: !optional})

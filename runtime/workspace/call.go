@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -98,6 +99,55 @@ func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]stri
 	}
 	env := s.env(log)
 	return m.GetPrompt(ctx, p.Name, args, &env)
+}
+
+// CompletePrompt runs the function that completes argument param of
+// prompt p (docs/vox-language.md, Completion) through the interpreter path
+// and limits of a tool call and returns its candidates; ok is false when
+// no function completes param.
+func (s *Surface) CompletePrompt(ctx context.Context, p *Prompt, param string, log *slog.Logger) (values []string, ok bool, err error) {
+	fn, ok := completer(p.Completions, param)
+	if !ok {
+		return nil, false, nil
+	}
+	m, err := s.PromptModule(p)
+	if err != nil {
+		return nil, true, err
+	}
+	values, err = s.complete(ctx, m, fn, log)
+	return values, true, err
+}
+
+// CompleteResource is CompletePrompt for a variable of resource r's URI
+// template.
+func (s *Surface) CompleteResource(ctx context.Context, r *Resource, param string, log *slog.Logger) (values []string, ok bool, err error) {
+	fn, ok := completer(r.Completions, param)
+	if !ok {
+		return nil, false, nil
+	}
+	m, _, err := s.ResourceModule(r)
+	if err != nil {
+		return nil, true, err
+	}
+	values, err = s.complete(ctx, m, fn, log)
+	return values, true, err
+}
+
+func completer(cs []Completion, param string) (string, bool) {
+	for _, c := range cs {
+		if c.Param == param {
+			return c.Func, true
+		}
+	}
+	return "", false
+}
+
+func (s *Surface) complete(ctx context.Context, m *vox.Module, fn string, log *slog.Logger) ([]string, error) {
+	if d, broken := m.Broken(fn); broken {
+		return nil, fmt.Errorf("%s: completion function %s has an error (%d:%d: %s [%s]); fix it, then %s", m.Path(), fn, d.Line, d.Col, d.Message, d.Code, RefreshHint)
+	}
+	env := s.env(log)
+	return m.Complete(ctx, fn, &env)
 }
 
 // ErrorText is the text of a failed call for its error result: the

@@ -78,6 +78,7 @@ type Resource struct {
 	MIMEType    string
 	Func        string
 	Variables   []string // the URI template's variables; nil for a plain URI
+	Completions []Completion
 	Path        string
 	Line        int
 	Hash        string
@@ -125,11 +126,16 @@ type Prompt struct {
 	Name        string
 	Description string
 	Arguments   []PromptArgument // in parameter order
+	Completions []Completion
 	Path        string
 	Line        int
 	Hash        string
 	file        *File
 }
+
+// Completion names the function that completes an argument of a prompt
+// or a variable of a resource template (docs/vox-language.md, Completion).
+type Completion = vox.Completion
 
 // PromptArgument is one argument of a workspace prompt: a string,
 // required unless its parameter is Option[str] or has a default.
@@ -189,7 +195,7 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 		resources := make([]Resource, len(c.resPos))
 		c.resources = make([]*Resource, len(c.resPos))
 		for i, r := range c.resPos {
-			resources[i] = Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables,
+			resources[i] = Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables, Completions: r.Completions,
 				Path: f.Path, Line: r.Line, Hash: c.hash, file: f, template: newTemplate(r.URI, r.Variables)}
 			c.resources[i] = &resources[i]
 		}
@@ -240,7 +246,7 @@ func (c *compiled) prompts(f *File) []*Prompt {
 		for j, a := range p.Arguments {
 			args[j] = PromptArgument{Name: a.Name, Required: a.Required}
 		}
-		out[i] = &Prompt{Name: p.Name, Description: p.Description, Arguments: args, Path: f.Path, Line: p.Line, Hash: c.hash, file: f}
+		out[i] = &Prompt{Name: p.Name, Description: p.Description, Arguments: args, Completions: p.Completions, Path: f.Path, Line: p.Line, Hash: c.hash, file: f}
 	}
 	return out
 }

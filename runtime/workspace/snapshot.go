@@ -50,6 +50,7 @@ type SnapshotResource struct {
 	MIMEType    string
 	Func        string
 	Variables   []string // of a URI template; nil for a plain URI
+	Completions []Completion
 	Path        string
 	Line        int
 	Hash        string
@@ -60,6 +61,7 @@ type SnapshotPrompt struct {
 	Name        string
 	Description string
 	Arguments   []PromptArgument
+	Completions []Completion
 	Path        string
 	Line        int
 	Hash        string
@@ -73,10 +75,10 @@ func (s *Surface) Snapshot(module string) *Snapshot {
 		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash})
 	}
 	for _, r := range s.Resources {
-		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Variables, r.Path, r.Line, r.Hash})
+		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Variables, r.Completions, r.Path, r.Line, r.Hash})
 	}
 	for _, p := range s.Prompts {
-		snap.Prompts = append(snap.Prompts, SnapshotPrompt{p.Name, p.Description, p.Arguments, p.Path, p.Line, p.Hash})
+		snap.Prompts = append(snap.Prompts, SnapshotPrompt{p.Name, p.Description, p.Arguments, p.Completions, p.Path, p.Line, p.Hash})
 	}
 	slices.SortFunc(snap.Prompts, func(a, b SnapshotPrompt) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(snap.Tools, func(a, b SnapshotTool) int { return strings.Compare(a.Name, b.Name) })
@@ -143,14 +145,14 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 		s.Tools = append(s.Tools, tool)
 	}
 	for _, r := range snap.Resources {
-		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables,
+		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables, Completions: r.Completions,
 			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path), template: newTemplate(r.URI, r.Variables)}
 		s.resources[r.URI] = len(s.Resources)
 		s.Resources = append(s.Resources, res)
 	}
 	for _, p := range snap.Prompts {
 		s.prompts[p.Name] = len(s.Prompts)
-		s.Prompts = append(s.Prompts, &Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments,
+		s.Prompts = append(s.Prompts, &Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments, Completions: p.Completions,
 			Path: p.Path, Line: p.Line, Hash: p.Hash, file: file(p.Path)})
 	}
 	return s

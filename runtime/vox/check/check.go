@@ -268,6 +268,7 @@ func (c *checker) function(i int, d *syntax.FnDecl) {
 	if d.Kind == syntax.ResourceFn && uritemplate.IsTemplate(d.URI) {
 		c.resourceTemplate(d, sig)
 	}
+	c.completions(d)
 	t, ends := c.body(d.Body)
 	c.finish(d.NamePos, d.Name, d.Body, sig.ret, d.Result != nil, t, ends, d.Kind)
 	c.unused()
@@ -962,7 +963,7 @@ func (c *checker) decorators() {
 
 // knownDecorators are the decorators vox-mcp acts on; a near miss of one
 // is an error with a suggestion.
-var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@mcp.prompt", "@uses", "@input_schema"}
+var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@mcp.prompt", "@mcp.complete", "@uses", "@input_schema"}
 
 // ignoredDecorators are decorators of the wider language that vox-mcp
 // accepts and ignores (docs/vox-language.md, What is skipped).
@@ -1062,6 +1063,40 @@ func (c *checker) resourceTemplate(d *syntax.FnDecl, sig *funcSig) {
 		if t := sig.params[j]; p.Type != nil && t.Kind != KStr {
 			c.errorf(p.NamePos, "vox/decl/resource-var", []string{"URI variables are strings: declare " + p.Name + ": str and convert inside the function"},
 				"resource %s: parameter %s is %s, but a URI variable must be str", d.URI, p.Name, t)
+		}
+	}
+}
+
+// completions checks the @mcp.complete("param", fn) decorators of a
+// prompt or a resource template (docs/vox-language.md, Completion): param
+// is one of its parameters, completed once, and fn a plain function of
+// the file declared fn() to list[str], whose list the server ranks.
+func (c *checker) completions(d *syntax.FnDecl) {
+	for j, comp := range d.Completions {
+		if !slices.ContainsFunc(d.Params, func(p *syntax.Param) bool { return p.Name == comp.Param }) {
+			what := "argument"
+			if d.Kind == syntax.ResourceFn {
+				what = "URI variable"
+			}
+			c.errorf(comp.ParamPos, "vox/decl/complete", []string{fmt.Sprintf("name one of the parameters of %s: each is an %s the client may ask to complete", d.Name, what)},
+				"@mcp.complete: %s has no parameter %s", d.Name, comp.Param)
+			continue
+		}
+		if slices.ContainsFunc(d.Completions[:j], func(p syntax.Completion) bool { return p.Param == comp.Param }) {
+			c.errorf(comp.ParamPos, "vox/decl/complete", []string{"keep one @mcp.complete per parameter"},
+				"@mcp.complete: parameter %s of %s is completed twice", comp.Param, d.Name)
+			continue
+		}
+		i, ok := c.mod.FuncIndex[comp.Func]
+		hint := []string{fmt.Sprintf("declare fn %s() to list[str] in this file: it returns the candidates, which the server filters by what the client typed and ranks", comp.Func)}
+		if !ok {
+			c.errorf(comp.FuncPos, "vox/decl/complete", hint, "@mcp.complete: no function %s in this file", comp.Func)
+			continue
+		}
+		sig := c.funcs[i]
+		required := slices.ContainsFunc(sig.decl.Params, func(p *syntax.Param) bool { return p.Default == nil })
+		if sig.decl.Kind != syntax.PlainFn || required || sig.decl.Result == nil || sig.ret.Kind != KList || sig.ret.arg(0).Kind != KStr {
+			c.errorf(comp.FuncPos, "vox/decl/complete", hint, "@mcp.complete: %s must be a plain function declared fn %s() to list[str]", comp.Func, comp.Func)
 		}
 	}
 }

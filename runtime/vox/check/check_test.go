@@ -294,3 +294,48 @@ func TestResourceTemplateSignature(t *testing.T) {
 		}
 	}
 }
+
+// @mcp.complete("param", fn) names a parameter of its prompt or resource
+// template and a plain fn() to list[str] of the file (docs/vox-language.md,
+// Completion); anything else is vox/decl/complete at the culprit, and the
+// decorator on a tool or a plain function is a file error.
+func TestCompleteDecorator(t *testing.T) {
+	good := "fn ids() to list[str] { [\"a\"] }\n@mcp.prompt(\"p\")\n@mcp.complete(\"id\", ids)\nfn p(id: str) to str { id }\n"
+	m := vox.Compile("c.vox", []byte(good))
+	if len(m.Diagnostics()) > 0 {
+		t.Fatalf("a completed prompt: %v", m.Diagnostics())
+	}
+	if ps := m.Prompts(); len(ps) != 1 || fmt.Sprint(ps[0].Completions) != "[{id ids}]" {
+		t.Fatalf("prompts: %+v", m.Prompts())
+	}
+	cases := []struct {
+		src       string
+		line, col int
+		message   string
+	}{
+		{"fn ids() to list[str] { [] }\n@mcp.prompt(\"p\")\n@mcp.complete(\"nope\", ids)\nfn p(id: str) to str { id }\n", 3, 15, "p has no parameter nope"},
+		{"@mcp.prompt(\"p\")\n@mcp.complete(\"id\", missing)\nfn p(id: str) to str { id }\n", 2, 21, "no function missing"},
+		{"fn ids(x: str) to list[str] { [x] }\n@mcp.prompt(\"p\")\n@mcp.complete(\"id\", ids)\nfn p(id: str) to str { id }\n", 3, 21, "fn ids() to list[str]"},
+		{"fn ids() to list[int] { [1] }\n@mcp.resource(\"n://{id}\", \"d\")\n@mcp.complete(\"id\", ids)\nfn p(id: str) to str { id }\n", 3, 21, "fn ids() to list[str]"},
+		{"fn ids() to list[str] { [] }\n@mcp.prompt(\"p\")\n@mcp.complete(\"id\", ids)\n@mcp.complete(\"id\", ids)\nfn p(id: str) to str { id }\n", 4, 15, "completed twice"},
+	}
+	for _, c := range cases {
+		m := vox.Compile("c.vox", []byte(c.src))
+		i := slices.IndexFunc(m.Diagnostics(), func(d diag.Diagnostic) bool { return d.Code == "vox/decl/complete" })
+		if i < 0 {
+			t.Errorf("%q: no vox/decl/complete in %v", c.src, m.Diagnostics())
+			continue
+		}
+		d := m.Diagnostics()[i]
+		if d.Severity != diag.Error || d.Line != c.line || d.Col != c.col || len(d.Help) == 0 || !strings.Contains(d.Message, c.message) {
+			t.Errorf("got %+v, want an error at %d:%d with help saying %q", d, c.line, c.col, c.message)
+		}
+		if _, broken := m.Broken("p"); !broken {
+			t.Errorf("%q: p is not broken", c.src)
+		}
+	}
+	m = vox.Compile("c.vox", []byte("fn ids() to list[str] { [] }\n@tool \"t\"\n@mcp.complete(\"id\", ids)\nfn t(id: str) to str { id }\n"))
+	if !m.HasErrors() || !strings.Contains(fmt.Sprint(m.Diagnostics()), "vox/decl/complete") {
+		t.Errorf("@mcp.complete on a tool: %v", m.Diagnostics())
+	}
+}

@@ -77,6 +77,11 @@ type FnDecl struct {
 	MIMEType    string // resources: the explicit MIME type, "" when the URI's extension decides
 	MIMEPos     Pos    // where MIMEType is written
 
+	// Completions are the @mcp.complete("param", fn) decorators of a
+	// prompt or a resource template (docs/vox-language.md, Completion), in
+	// order.
+	Completions []Completion
+
 	// InputSchema is the text of @input_schema(...), a tool's explicit
 	// input schema; InputSchemaPos is where it is written (zero when
 	// there is none).
@@ -88,6 +93,15 @@ type FnDecl struct {
 	Unavailable *Unavailable
 
 	Function any // set by the resolver
+}
+
+// Completion is @mcp.complete("param", fn): the plain function fn gives
+// the completion candidates of the argument param.
+type Completion struct {
+	Param    string
+	ParamPos Pos
+	Func     string
+	FuncPos  Pos
 }
 
 // Effect is one effect of a uses clause (uses net, fs) or of @uses(...):

@@ -434,6 +434,7 @@ func (p *parser) decorated(f *File) {
 	var inputSchema string
 	var inputSchemaPos Pos
 	var effects []*Effect // of @uses(...)
+	var completions []Completion
 	skipFn := ""
 	for p.tok == DECORATOR {
 		d := Decorator{Pos: p.pos, Name: p.sc.text, End: p.sc.posAt(p.sc.end)}
@@ -507,6 +508,17 @@ func (p *parser) decorated(f *File) {
 			inputSchemaPos = p.pos
 			inputSchema = p.plainString("a JSON Schema")
 			p.expect(RPAREN)
+		case "@mcp.complete":
+			// @mcp.complete("param", fn): fn gives the completion
+			// candidates of a prompt's or a resource template's argument
+			// (docs/vox-language.md, Completion); the checker checks both.
+			p.expect(LPAREN)
+			c := Completion{ParamPos: p.pos}
+			c.Param = p.plainString("a parameter name")
+			p.expect(COMMA)
+			c.FuncPos, c.Func = p.expectIdent()
+			p.expect(RPAREN)
+			completions = append(completions, c)
 		case "@uses":
 			// Its effects join the function's uses clause; arguments that
 			// are not effect names are skipped with a warning, as the
@@ -537,7 +549,7 @@ func (p *parser) decorated(f *File) {
 	switch {
 	case isFn && (toolHead != nil || resHead != nil || promptHead != nil):
 		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, URIPos: uriPos, MIMEType: mimeType, MIMEPos: mimePos,
-			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos})
+			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos, Completions: completions})
 		hd := toolHead
 		fn.Kind = ToolFn
 		switch {
@@ -593,6 +605,12 @@ func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
 		if d.Name == "@input_schema" {
 			if keep == nil || keep.Name != "@tool" && keep.Name != "@mcp.tool" {
 				p.errorAt(d.Pos, "vox/decl/input-schema", "@input_schema gives a tool's input schema: put it on a @tool function")
+			}
+			continue
+		}
+		if d.Name == "@mcp.complete" {
+			if keep == nil || keep.Name != "@mcp.prompt" && keep.Name != "@mcp.resource" && keep.Name != "@resource" {
+				p.errorAt(d.Pos, "vox/decl/complete", "@mcp.complete completes an argument of a prompt or a resource template: put it on an @mcp.prompt or @mcp.resource function")
 			}
 			continue
 		}
