@@ -87,10 +87,11 @@ func runRun(s *streams, args []string) int {
 		MaxOutputBytes: *output, MaxValueBytes: *value, MaxAllocBytes: *alloc})
 	fmt.Fprintln(s.err, rc.describe())
 	env := &voxlang.Env{
-		Root:     rc.root,
-		EnvAllow: rc.cfg.EnvAllow,
-		Limits:   lim,
-		Log:      slog.New(slog.NewTextHandler(s.err, nil)),
+		Root:       rc.root,
+		EnvAllow:   rc.cfg.EnvAllow,
+		WriteGlobs: rc.cfg.WritePatterns(),
+		Limits:     lim,
+		Log:        slog.New(slog.NewTextHandler(s.err, nil)),
 	}
 	if script {
 		if !m.IsScript() && !m.HasFunc("main") {

@@ -149,6 +149,9 @@ func (rc *runConfig) describe() string {
 	if len(rc.cfg.EnvAllow) > 0 {
 		env = "env.get reads " + strings.Join(rc.cfg.EnvAllow, ", ")
 	}
+	if w := rc.cfg.WritePatterns(); len(w) > 0 {
+		env += "; fs.write writes " + strings.Join(w, ", ")
+	}
 	return fmt.Sprintf("vox run: scan config %s: %s; %s", rc.file, limits, env)
 }
 

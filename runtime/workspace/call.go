@@ -29,7 +29,7 @@ const LimitHint = "raise limits.<key> in " + ConfigPath + ", up to the server's 
 // which once meant unlimited, or above the maximum keeps the maximum.
 func (s *Surface) env(log *slog.Logger) vox.Env {
 	lim := vox.Lower(vox.CurrentMaxima().Limits, s.Config.Limits.Request())
-	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, Limits: lim, Log: log, LimitHint: LimitHint}
+	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, WriteGlobs: s.Config.WritePatterns(), Limits: lim, Log: log, LimitHint: LimitHint}
 }
 
 // Request returns the limits a config sets, zero where it sets none, for

@@ -50,6 +50,9 @@ type Config struct {
 	ExcludeGlobs []Glob // the defaults followed by the configured ones
 	Limits       Limits
 	EnvAllow     []string
+	// WriteGlobs are the workspace paths fs.write may write; none unless
+	// the config lists them.
+	WriteGlobs []Glob
 	// SHA256 is the hex digest of the config file ("" when Missing); the
 	// snapshot records it to recognise the repository it describes.
 	SHA256 string
@@ -133,7 +136,8 @@ func ParseConfig(path string, src []byte) (*Config, contractdoc.Errors) {
 	}
 	cfg.ScanGlobs = globs("scan_globs")
 	cfg.ExcludeGlobs = append(cfg.ExcludeGlobs, globs("exclude_globs")...)
-	for _, g := range append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...) {
+	cfg.WriteGlobs = globs("write_globs")
+	for _, g := range append(append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...), cfg.WriteGlobs...) {
 		if msg := checkGlob(g.Pattern); msg != "" {
 			errs = append(errs, contractdoc.Error{Path: path, Line: g.Pos.Line, Col: g.Pos.Col, Message: msg})
 		}
@@ -172,3 +176,13 @@ func ParseConfig(path string, src []byte) (*Config, contractdoc.Errors) {
 }
 
 func slicesClone(g []Glob) []Glob { return append([]Glob(nil), g...) }
+
+// WritePatterns are the patterns of WriteGlobs: the workspace paths
+// fs.write may write (docs/vox-language.md, Capabilities).
+func (c *Config) WritePatterns() []string {
+	var out []string
+	for _, g := range c.WriteGlobs {
+		out = append(out, g.Pattern)
+	}
+	return out
+}

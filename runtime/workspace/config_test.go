@@ -13,6 +13,7 @@ scan_globs: ["tools/**/*.vox", "lib/*.vox"]
 exclude_globs: ["tools/old/**"]
 limits: {steps: 0, timeout_ms: 2500, max_depth: 64}
 env_allow: [HOME, VOX_TOKEN_NAME]
+write_globs: ["generated/**/*.vox"]
 `
 	cfg, errs := ParseConfig(ConfigPath, []byte(src))
 	if len(errs) > 0 {
@@ -29,6 +30,9 @@ env_allow: [HOME, VOX_TOKEN_NAME]
 	}
 	if *cfg.Limits.Steps != 0 || *cfg.Limits.TimeoutMS != 2500 || *cfg.Limits.MaxDepth != 64 || cfg.Limits.MaxValueBytes != nil {
 		t.Errorf("limits = %+v", cfg.Limits)
+	}
+	if got := strings.Join(cfg.WritePatterns(), " "); got != "generated/**/*.vox" {
+		t.Errorf("write globs = %q", got)
 	}
 	if strings.Join(cfg.EnvAllow, ",") != "HOME,VOX_TOKEN_NAME" || cfg.Missing || len(cfg.SHA256) != 64 {
 		t.Errorf("config = %+v", cfg)
@@ -55,12 +59,13 @@ func TestParseConfigErrors(t *testing.T) {
 			"x.yaml:6:38: alias *d repeats 11111 values, and aliases may repeat at most 100000 values in one file"},
 		{"missing globs", "description: x\n", `x.yaml:1:1: top level: missing required key "scan_globs"`},
 		{"empty globs", "scan_globs: []\n", "x.yaml:1:13: scan_globs: want at least 1 item(s), got 0"},
-		{"unknown key", "scan_globs: [a]\nscan_glob: [b]\n", `x.yaml:2:1: unknown key "scan_glob" in top level (did you mean scan_globs?); allowed: description, env_allow, exclude_globs, limits, scan_globs, x-vox-version`},
+		{"unknown key", "scan_globs: [a]\nscan_glob: [b]\n", `x.yaml:2:1: unknown key "scan_glob" in top level (did you mean scan_globs?); allowed: description, env_allow, exclude_globs, limits, scan_globs, write_globs, x-vox-version`},
 		{"unknown limit", "scan_globs: [a]\nlimits:\n  stepz: 3\n", `x.yaml:3:3: unknown key "stepz" in limits (did you mean steps?); allowed: max_depth, max_output_bytes, max_value_bytes, steps, timeout_ms`},
 		{"bad limit", "scan_globs: [a]\nlimits: {max_depth: 0}\n", "x.yaml:2:21: limits.max_depth: 0 is below the minimum 1"},
 		{"bad type", "scan_globs: a.vox\n", "x.yaml:1:13: scan_globs: got string, want array"},
 		{"bad glob", "scan_globs:\n  - ok/*.vox\n  - \"a/[b.vox\"\n", `x.yaml:3:5: invalid glob "a/[b.vox"`},
 		{"escaping glob", "scan_globs: [\"../x/*.vox\"]\n", `x.yaml:1:14: invalid glob "../x/*.vox": globs may not leave the repository root (..)`},
+		{"escaping write glob", "scan_globs: [a]\nwrite_globs: [\"../x\"]\n", `x.yaml:2:15: invalid glob "../x": globs may not leave the repository root (..)`},
 		{"bad env", "scan_globs: [a]\nenv_allow: [\"A-B\"]\n", `x.yaml:2:13: env_allow[0]: "A-B" does not match`},
 		{"duplicate key", "scan_globs: [a]\nscan_globs: [b]\n", `x.yaml:2:1: duplicate key "scan_globs" (first at line 1)`},
 	}

@@ -1,8 +1,9 @@
 // Package capability provides the namespaces through which Vox code reaches
-// outside the interpreter (docs/vox-language.md, Capabilities): fs (read-only, confined
-// to the workspace root), env (an allowlist), json, path and time. Writing
-// files, running processes and network access do not exist: every such
-// call fails with "capability denied: <ns>.<method>".
+// outside the interpreter (docs/vox-language.md, Capabilities): fs (confined
+// to the workspace root, read-only but for fs.write to the scan config's
+// write_globs), env (an allowlist), json, path and time. Running processes
+// and network access do not exist: every such call fails with "capability
+// denied: <ns>.<method>".
 //
 // fs opens the workspace through os.Root, which resolves every path inside
 // the root and refuses a path that leaves it, through ".." or through a
@@ -29,8 +30,9 @@ import (
 
 // Config is what the namespaces may reach.
 type Config struct {
-	Root     string   // the workspace root for fs.*
-	EnvAllow []string // the only variables env.get may read
+	Root       string   // the workspace root for fs.*
+	EnvAllow   []string // the only variables env.get may read
+	WriteGlobs []string // the only workspace paths fs.write may write (fswrite.go)
 }
 
 // Namespace is one capability namespace and its functions. A namespace
@@ -87,7 +89,7 @@ var (
 // function differently, both names are entries; the notes say which is
 // which.
 var table = []*Namespace{
-	{Name: "fs", deniedElse: true, Notes: "any other name (write, remove, mkdir, copy, canonicalize, cwd, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
+	{Name: "fs", deniedElse: true, Notes: "any other name (remove, mkdir, copy, canonicalize, cwd, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
 		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
 			Notes: "a regular file inside the workspace as UTF-8 text, a leading byte order mark removed and line ends made \\n; also read_file, read_to_string"}},
 		{Name: "read_file", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
@@ -108,6 +110,8 @@ var table = []*Namespace{
 		{Name: "walk", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
 			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; also list_recursive"}},
 		{Name: "list_recursive", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]", Notes: "as walk"}},
+		{Name: "write", fn: fsWrite, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}, {Name: "text", Type: "str"}}, Result: "Result[int, str]",
+			Notes: "writes a whole text file, creating its folders, and gives the bytes written; only paths matching the scan config's write_globs (none by default: `capability denied: fs.write`) (extension)"}},
 		{Name: "glob", fn: fsGlob, Sig: eval.Signature{Params: []eval.Param{{Name: "pattern", Type: "str"}}, Result: "Result[list[str], str]",
 			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed"}},
 	}},

@@ -44,7 +44,7 @@ func TestCapabilities(t *testing.T) {
 					reports = append(reports, chunkedfile.Report{Line: d.Line, Col: d.Col, Code: d.Code, Message: d.Message})
 				}
 			}
-			env := &vox.Env{Root: root, EnvAllow: []string{"VOX_TEST_ALLOWED"}, Limits: vox.DefaultLimits()}
+			env := &vox.Env{Root: root, EnvAllow: []string{"VOX_TEST_ALLOWED"}, WriteGlobs: []string{"out/**", "escape-link", "pipe"}, Limits: vox.DefaultLimits()}
 			for _, line := range strings.Split(c.Source, "\n") {
 				rest, ok := strings.CutPrefix(line, "fn test_")
 				if !ok || m.HasErrors() {
