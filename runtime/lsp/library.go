@@ -111,7 +111,7 @@ var decorators = []decorator{
 	{"@resource", `@resource "uri" "description"`, "Declares the next function a workspace resource at the URI; it takes no arguments and returns str or Ok(str)."},
 	{"@mcp.resource", `@mcp.resource("uri", "description")`, "The call form of @resource."},
 	{"@mcp.complete", `@mcp.complete("param", fn)`, "Completes an argument of the next @mcp.prompt or URI-template @mcp.resource function (extension): fn, a plain fn() to list[str] of the file, gives the candidates."},
-	{"@mcp.prompt", `@mcp.prompt("description")`, "Declares the next function a workspace prompt (extension): its parameters, str or Option[str], are the prompt's arguments; it returns str, one user message."},
+	{"@mcp.prompt", `@mcp.prompt("description")`, "Declares the next function a workspace prompt (extension): its parameters, str or Option[str], are the prompt's arguments; it returns str, one user message, or list[Message], messages {role, content}."},
 	{"@uses", `@uses(net, fs)`, "Adds effects to the function's uses clause (net db fs env clock random spawn gpu_compute mutate nothing mcp(tool)); effects are recorded, they grant nothing."},
 	{"@mcp.tool", `@mcp.tool "description"`, "Deprecated: write @tool (warning vox/decorator/mcp-tool-deprecated)."},
 	{"@input_schema", `@input_schema(r"{...}")`, "Gives a tool's input JSON Schema explicitly, one string (extension): for what the parameter types cannot say."},

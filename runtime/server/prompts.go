@@ -14,6 +14,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -183,8 +184,8 @@ func (w *workspaceSource) promptEntries() []promptEntry {
 // promptHandler answers prompts/get of a workspace prompt: its function
 // runs with the string arguments, in the surface current when the request
 // starts, through the interpreter path and limits of a tool call; the str
-// it returns is one user message. A failure is mcp-go's -32603 with the
-// error text, as for a resource read.
+// it returns is one user message, a list[Message] its messages. A failure
+// is mcp-go's -32603 with the error text, as for a resource read.
 func (w *workspaceSource) promptHandler(name string) mcpserver.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		surface := w.surface.Load()
@@ -193,11 +194,14 @@ func (w *workspaceSource) promptHandler(name string) mcpserver.PromptHandlerFunc
 			return nil, fmt.Errorf("workspace prompt %s is gone since the last refresh: prompts/list shows the current prompts: %w", name, mcpserver.ErrPromptNotFound)
 		}
 		ctx = toolcall.WithClient(ctx, w.s.clientOf(ctx, req.Params.Meta))
-		text, err := surface.GetPrompt(ctx, p, req.Params.Arguments, toolcall.ClientLogger(ctx, w.s.log.With("prompt", name), name))
+		msgs, err := surface.GetPrompt(ctx, p, req.Params.Arguments, toolcall.ClientLogger(ctx, w.s.log.With("prompt", name), name))
 		if err != nil {
 			return nil, errors.New(workspace.ErrorText(err))
 		}
-		return &mcp.GetPromptResult{Description: p.Description,
-			Messages: []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}}, nil
+		out := make([]mcp.PromptMessage, len(msgs))
+		for i, m := range msgs {
+			out[i] = mcp.NewPromptMessage(mcp.Role(m.Role), contentBlocks([]content.Block{m.Block})[0])
+		}
+		return &mcp.GetPromptResult{Description: p.Description, Messages: out}, nil
 	}
 }

@@ -189,7 +189,7 @@ func (m *Module) Call(ctx context.Context, fn string, args []byte, env *Env) (re
 			return res, err
 		}
 	}
-	r, err := m.run(ctx, fn, args, env, false)
+	r, err := m.run(ctx, fn, args, env, runCall)
 	return Result{JSON: r.JSON, Text: r.Text, Shape: r.Shape, Blocks: r.Blocks}, err
 }
 
@@ -211,7 +211,7 @@ func (m *Module) ReadTemplate(ctx context.Context, uri string, vars map[string]s
 			if len(vars) > 0 {
 				args, _ = json.Marshal(vars) // a map of strings always encodes
 			}
-			res, err := m.run(ctx, r.Func, args, env, true)
+			res, err := m.run(ctx, r.Func, args, env, runResource)
 			if err != nil {
 				return "", err
 			}
@@ -233,7 +233,7 @@ func (m *Module) ReadTemplate(ctx context.Context, uri string, vars map[string]s
 // Complete calls fn, a completion function (docs/vox-language.md,
 // Completion) declared fn() to list[str], and returns its list.
 func (m *Module) Complete(ctx context.Context, fn string, env *Env) ([]string, error) {
-	res, err := m.run(ctx, fn, nil, env, false)
+	res, err := m.run(ctx, fn, nil, env, runCall)
 	if err != nil {
 		return nil, err
 	}
@@ -245,23 +245,42 @@ func (m *Module) Complete(ctx context.Context, fn string, env *Env) ([]string, e
 }
 
 // GetPrompt calls the workspace prompt name with its string arguments
-// (docs/vox-language.md, Prompts) and returns the str it returns.
-func (m *Module) GetPrompt(ctx context.Context, name string, args map[string]string, env *Env) (string, error) {
-	if !slices.ContainsFunc(m.prompts, func(p Prompt) bool { return p.Name == name }) {
-		return "", &Error{Kind: RuntimeError, Message: "unknown prompt: " + name}
+// (docs/vox-language.md, Prompts) and returns its messages: the str of a
+// prompt declared to str is one user message of text, a prompt declared
+// to list[Message] gives its checked list.
+func (m *Module) GetPrompt(ctx context.Context, name string, args map[string]string, env *Env) ([]content.Message, error) {
+	i := slices.IndexFunc(m.prompts, func(p Prompt) bool { return p.Name == name })
+	if i < 0 {
+		return nil, &Error{Kind: RuntimeError, Message: "unknown prompt: " + name}
 	}
 	if args == nil {
 		args = map[string]string{}
 	}
 	raw, _ := json.Marshal(args) // a map of strings always encodes
-	res, err := m.run(ctx, name, raw, env, false)
-	if err != nil {
-		return "", err
+	kind := runCall
+	if m.prompts[i].Messages {
+		kind = runMessages
 	}
-	return res.Text, nil
+	res, err := m.run(ctx, name, raw, env, kind)
+	if err != nil {
+		return nil, err
+	}
+	if kind == runMessages {
+		return res.Messages, nil
+	}
+	return []content.Message{{Role: content.RoleUser, Block: content.Block{Type: content.Text, Text: res.Text}}}, nil
 }
 
-func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, resource bool) (res eval.Result, err error) {
+// runKind says how run reads a function's result.
+type runKind uint8
+
+const (
+	runCall     runKind = iota // a tool or plain function: its declared type shapes it
+	runResource                // a resource: str
+	runMessages                // a prompt declared to list[Message]
+)
+
+func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, kind runKind) (res eval.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Error{Kind: Internal, Message: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
@@ -334,12 +353,13 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, reso
 		Stdout:         env.Stdout,
 		Progress:       env.Progress,
 		Namespaces:     m.namespaces(env),
+		Messages:       kind == runMessages,
 	}
 	prog := m.program()
 	if prog == nil {
 		return res, &Error{Kind: Internal, Message: "internal error: " + m.path + " could not be prepared for calls"}
 	}
-	res, err = prog.Run(ctx, fn, args, &opts, resource)
+	res, err = prog.Run(ctx, fn, args, &opts, kind == runResource)
 	if after := mx.FreeOSMemoryAfter; after > 0 && res.Allocated >= after {
 		// Give the memory of a large call back now rather than keep the
 		// peak of every large call resident until the runtime's

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 )
 
 const bridgeSrc = `
@@ -415,17 +417,72 @@ func TestGetPrompt(t *testing.T) {
 	if len(m.Diagnostics()) > 0 {
 		t.Fatal(m.Diagnostics())
 	}
+	text := func(msgs []content.Message) string { return fmt.Sprint(msgs) }
 	got, err := m.GetPrompt(context.Background(), "review", map[string]string{"path": "a.go", "focus": "errors"}, nil)
-	if err != nil || got != "Review a.go for errors" {
-		t.Fatalf("got %q, %v", got, err)
+	if err != nil || text(got) != "[{user {text Review a.go for errors      }}]" {
+		t.Fatalf("got %q, %v", text(got), err)
 	}
-	if got, err = m.GetPrompt(context.Background(), "review", map[string]string{"path": "a.go"}, nil); err != nil || got != "Review a.go" {
-		t.Fatalf("without the optional argument: got %q, %v", got, err)
+	if got, err = m.GetPrompt(context.Background(), "review", map[string]string{"path": "a.go"}, nil); err != nil || text(got) != "[{user {text Review a.go      }}]" {
+		t.Fatalf("without the optional argument: got %q, %v", text(got), err)
 	}
 	if _, err = m.GetPrompt(context.Background(), "review", nil, nil); err == nil || !strings.Contains(err.Error(), "path") {
 		t.Fatalf("without the required argument: %v", err)
 	}
 	if _, err = m.GetPrompt(context.Background(), "nope", nil, nil); err == nil {
 		t.Fatal("an unknown prompt ran")
+	}
+}
+
+// A prompt declared to list[Message] returns its messages: a str content
+// is a text block, content.* values are their blocks; a value of another
+// shape fails the call at the declared result type, naming the message.
+func TestGetPromptMessages(t *testing.T) {
+	src := `@mcp.prompt("Embedded")
+fn embedded(resourceUri: str) to list[Message] {
+    [
+        {role: "user", content: content.resource(resourceUri, "Embedded resource content for testing.", "text/plain")},
+        {role: "assistant", content: "Noted."},
+        {role: "user", content: content.image("iVBORw0KGgo=", "image/png")},
+    ]
+}
+
+@mcp.prompt("Bad")
+fn bad(kind: str) to list[Message] {
+    if kind == "role" { return [{role: "system", content: "x"}] }
+    if kind == "content" { return [{role: "user", content: 3}] }
+    if kind == "key" { return [{role: "user", content: "x", extra: 1}] }
+    if kind == "block" { return [{role: "user", content: {type: "image", data: "not base64!", mimeType: "image/png"}}] }
+    [{role: "user"}]
+}
+`
+	m := Compile("p.vox", []byte(src))
+	if len(m.Diagnostics()) > 0 {
+		t.Fatal(m.Diagnostics())
+	}
+	msgs, err := m.GetPrompt(context.Background(), "embedded", map[string]string{"resourceUri": "test://example-resource"}, nil)
+	if err != nil || len(msgs) != 3 {
+		t.Fatalf("got %+v, %v", msgs, err)
+	}
+	if r := msgs[0]; r.Role != "user" || r.Block.Type != content.Resource || r.Block.URI != "test://example-resource" || r.Block.Text != "Embedded resource content for testing." {
+		t.Errorf("message 0: %+v", r)
+	}
+	if r := msgs[1]; r.Role != "assistant" || r.Block.Type != content.Text || r.Block.Text != "Noted." {
+		t.Errorf("message 1: %+v", r)
+	}
+	if r := msgs[2]; r.Block.Type != content.Image || r.Block.MIMEType != "image/png" {
+		t.Errorf("message 2: %+v", r)
+	}
+	for kind, want := range map[string]string{
+		"role":    `message 0 needs the role "user" or "assistant"`,
+		"content": "message 0's content must be content",
+		"key":     `message 0 has the key "extra"`,
+		"block":   "message 0's content is not valid content",
+		"none":    "message 0 has no content",
+	} {
+		_, err := m.GetPrompt(context.Background(), "bad", map[string]string{"kind": kind}, nil)
+		var ve *Error
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), want) || ve.Line != 11 {
+			t.Errorf("%s: %v, want an error at line 11 containing %q", kind, err, want)
+		}
 	}
 }

@@ -104,7 +104,10 @@ type Prompt struct {
 	Name, Description string
 	Arguments         []PromptArgument
 	Completions       []Completion // of its arguments
-	Line, Col         int
+	// Messages is set when it is declared to list[Message]: it returns
+	// its messages rather than the text of one user message.
+	Messages  bool
+	Line, Col int
 }
 
 // PromptArgument is one argument of a workspace prompt.
@@ -209,7 +212,8 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 			})
 		case syntax.PromptFn:
-			pr := Prompt{Name: fn.Name, Description: fn.Description, Completions: completionsOf(fn), Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
+			pr := Prompt{Name: fn.Name, Description: fn.Description, Completions: completionsOf(fn), Messages: check.IsMessageList(fn.Result),
+				Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
 			for _, p := range fn.Params {
 				optional := p.Default != nil || p.Type.IsNamed("Option")
 				pr.Arguments = append(pr.Arguments, PromptArgument{Name: p.Name, Required: !optional})

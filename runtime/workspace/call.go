@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 )
 
 // Env is the interpreter environment of calls on this surface: fs.* rooted
@@ -91,11 +92,11 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string
 
 // GetPrompt runs the function of prompt p with its string arguments (a
 // missing optional one is None) through the same interpreter path and
-// limits as a tool call, and returns the text of its message.
-func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger) (string, error) {
+// limits as a tool call, and returns its messages.
+func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger) ([]content.Message, error) {
 	m, err := s.PromptModule(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	env := s.env(log)
 	return m.GetPrompt(ctx, p.Name, args, &env)

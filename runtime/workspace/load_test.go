@@ -290,8 +290,8 @@ func TestSnapshotSurface(t *testing.T) {
 		t.Errorf("resource module: %q, %v", fn, err)
 	}
 	p, _ := from.Prompt("ask")
-	if text, err := from.GetPrompt(context.Background(), p, map[string]string{"q": "why"}, nil); err != nil || text != "ask why" {
-		t.Errorf("prompt from the snapshot: %q, %v", text, err)
+	if msgs, err := from.GetPrompt(context.Background(), p, map[string]string{"q": "why"}, nil); err != nil || len(msgs) != 1 || msgs[0].Block.Text != "ask why" {
+		t.Errorf("prompt from the snapshot: %+v, %v", msgs, err)
 	}
 	r, vars, ok := from.MatchResource("notes://a%20b/c/d")
 	if !ok || r.Func != "note" {

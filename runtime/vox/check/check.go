@@ -1006,7 +1006,7 @@ func kindWord(k syntax.FnKind) string {
 // prompt checks the signature of a workspace prompt (docs/vox-language.md,
 // Prompts): MCP prompt arguments are strings, so every parameter is str
 // (a required argument) or Option[str] (an optional one), and the result
-// is str, the text of one user message.
+// is str, the text of one user message, or list[Message].
 func (c *checker) prompt(d *syntax.FnDecl, sig *funcSig) {
 	for j, p := range d.Params {
 		t := sig.params[j]
@@ -1016,14 +1016,21 @@ func (c *checker) prompt(d *syntax.FnDecl, sig *funcSig) {
 		c.errorf(p.NamePos, "vox/decl/prompt-param", []string{"MCP prompt arguments are strings: declare " + p.Name + ": str (required) or " + p.Name + ": Option[str] (optional), and convert inside the prompt"},
 			"prompt %s: parameter %s is %s, but a prompt parameter must be str or Option[str]", d.Name, p.Name, t)
 	}
-	if d.Result == nil || sig.ret.Kind != KStr {
+	if d.Result == nil || sig.ret.Kind != KStr && !IsMessageList(d.Result) {
 		at := d.NamePos
 		if d.Result != nil {
 			at = d.Result.Pos
 		}
-		c.errorf(at, "vox/decl/prompt-result", []string{"declare " + d.Name + "(...) to str: the text becomes one user message"},
-			"prompt %s must be declared to return str", d.Name)
+		c.errorf(at, "vox/decl/prompt-result", []string{"declare " + d.Name + "(...) to str (the text becomes one user message) or to list[Message] (a list of {role: \"user\" or \"assistant\", content: str or content.*})"},
+			"prompt %s must be declared to return str or list[Message]", d.Name)
 	}
+}
+
+// IsMessageList reports whether t is list[Message], the result of a
+// prompt that returns its messages (docs/vox-language.md, Prompts).
+// Message names the shape {role, content}, checked when the prompt runs.
+func IsMessageList(t *syntax.Type) bool {
+	return t != nil && t.IsNamed("list") && len(t.Args) == 1 && t.Args[0].IsNamed("Message") && len(t.Args[0].Args) == 0
 }
 
 // resourceTemplate checks a workspace resource whose URI is a template

@@ -230,6 +230,8 @@ func TestPromptSignature(t *testing.T) {
 		{"@mcp.prompt(\"p\")\nfn p(name: str, count: int) to str {\n    name\n}\n", "vox/decl/prompt-param", 2, 17},
 		{"@mcp.prompt(\"p\")\nfn p(tags: Option[int]) to str {\n    \"x\"\n}\n", "vox/decl/prompt-param", 2, 6},
 		{"@mcp.prompt(\"p\")\nfn p(name: str) to int {\n    1\n}\n", "vox/decl/prompt-result", 2, 20},
+		{"@mcp.prompt(\"p\")\nfn p(name: str) to list[str] {\n    [name]\n}\n", "vox/decl/prompt-result", 2, 20},
+		{"@mcp.prompt(\"p\")\nfn p(name: str) to list[Message[str]] {\n    []\n}\n", "vox/decl/prompt-result", 2, 20},
 	}
 	for _, c := range cases {
 		m := vox.Compile("p.vox", []byte(c.src))

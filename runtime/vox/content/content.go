@@ -38,6 +38,19 @@ type Block struct {
 	Name, Description string
 }
 
+// The roles of a prompt message, as MCP spells them.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one message of a prompt (docs/vox-language.md, Prompts): a
+// role and one content block.
+type Message struct {
+	Role  string
+	Block Block
+}
+
 // Check reports the first thing wrong with b, as a message that names
 // what is allowed; it never allocates in proportion to the base64 data.
 func (b *Block) Check() error {

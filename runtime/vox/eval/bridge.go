@@ -34,6 +34,9 @@ type Result struct {
 	// object that matches the declared type.
 	Shape  schema.Shape
 	Blocks []content.Block
+	// Messages are the checked messages of a prompt called with
+	// Options.Messages.
+	Messages []content.Message
 }
 
 // Run calls the module function fnName with JSON arguments. When resource
@@ -54,7 +57,9 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		th.bindJSON(f, slots, args)
 		v := th.invoke(f, slots, nil)
 		res = th.encodeResult(v, resource)
-		if !resource && f.rf != nil && f.rf.Result != nil {
+		if opts.Messages && f.rf != nil && f.rf.Result != nil {
+			res.Messages = th.promptMessages(f.rf.Result.Pos, v)
+		} else if !resource && f.rf != nil && f.rf.Result != nil {
 			th.shapeResult(&res, v, f.rf.Result)
 		}
 		return v

@@ -118,3 +118,51 @@ func (th *Thread) contentBlock(pos syntax.Pos, what string, v Value) content.Blo
 	th.charge(int64(len(b.Data) + len(b.Blob))) // the base64 check scans it
 	return b
 }
+
+// promptMessages reads the result of a prompt declared to list[Message]
+// (docs/vox-language.md, Prompts): a list of maps (or records) {role,
+// content} whose role is "user" or "assistant" and whose content is a str
+// (a text block) or content (content.text, content.image, ...). A value
+// that is not one fails the call at pos, the declared result type,
+// naming the message and what is wrong.
+func (th *Thread) promptMessages(pos syntax.Pos, v Value) []content.Message {
+	for v.k == KOk || v.k == KSome {
+		v = v.Inner()
+	}
+	if v.k != KList && v.k != KTuple {
+		th.Fail(pos, "the prompt's result must be a list of messages {role: \"user\" or \"assistant\", content: str or content}, got %s", v.typeName())
+	}
+	var elems []Value
+	if v.k == KList {
+		elems = v.List().elems
+	} else {
+		elems = v.Tuple()
+	}
+	out := make([]content.Message, len(elems))
+	for i, e := range elems {
+		what := fmt.Sprintf("message %d", i)
+		if e.k != KObject {
+			th.Fail(pos, "%s must be a map {role, content}, got %s", what, e.typeName())
+		}
+		o := e.Object()
+		for _, k := range o.keys {
+			if k != "role" && k != "content" {
+				th.Fail(pos, "%s has the key %q: a message has only role and content", what, k)
+			}
+		}
+		role, ok := o.Get("role")
+		if !ok || role.k != KStr || role.Str() != content.RoleUser && role.Str() != content.RoleAssistant {
+			th.Fail(pos, "%s needs the role \"user\" or \"assistant\"", what)
+		}
+		c, ok := o.Get("content")
+		switch {
+		case !ok:
+			th.Fail(pos, "%s has no content: give a str or content (content.text, content.image, ...)", what)
+		case c.k == KStr:
+			out[i] = content.Message{Role: role.Str(), Block: content.Block{Type: content.Text, Text: c.Str()}}
+		default:
+			out[i] = content.Message{Role: role.Str(), Block: th.contentBlock(pos, what+"'s content", c)}
+		}
+	}
+	return out
+}

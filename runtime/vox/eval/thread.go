@@ -106,6 +106,11 @@ type Options struct {
 	// nil drops the reports.
 	Progress   func(done, total float64, message string)
 	Namespaces map[string]Namespace
+	// Messages marks the call of a prompt declared to list[Message]
+	// (docs/vox-language.md, Prompts): its result is read into
+	// Result.Messages, and a value that is not a list of messages fails
+	// the call at the declared result type.
+	Messages bool
 }
 
 // Namespace is a capability namespace: fs, env, json, path, time.
