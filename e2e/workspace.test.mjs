@@ -186,7 +186,7 @@ test("workspace resources are listed and read; unknown URIs are -32002", async (
   assert.equal((await client.readResource({ uri: "notes://today.txt" })).contents[0].text, "busy");
 });
 
-test("workspace resource templates are listed, read with their variables and completed; prompt arguments are completed", async () => {
+test("workspace resource templates are listed, read with their variables and completed; prompt arguments are completed; a prompt returns its messages", async () => {
   const root = newRoot({
     "tools/notes.vox": `fn note_ids() to list[str] { ["alpha", "Beta", "alphabet", "delta"] }
 
@@ -199,6 +199,14 @@ fn template_data(id: str) to str {
 @mcp.prompt("Summarize a note")
 @mcp.complete("id", note_ids)
 fn summarize(id: str) to str { "Summarize " + id }
+
+@mcp.prompt("A prompt with an embedded resource")
+fn test_prompt_with_embedded_resource(resourceUri: str) to list[Message] {
+    [
+        {role: "user", content: content.resource(resourceUri, "Embedded resource content for testing.", "text/plain")},
+        {role: "assistant", content: "Please process the embedded resource above."},
+    ]
+}
 `,
   });
   const { client } = await start({ root });
@@ -228,6 +236,12 @@ fn summarize(id: str) to str { "Summarize " + id }
   assert.ok(!ids.completion.hasMore);
   const args = await client.complete({ ref: { type: "ref/prompt", name: "summarize" }, argument: { name: "id", value: "b" } });
   assert.deepEqual(args.completion.values, ["Beta", "alphabet"]);
+
+  const prompt = await client.getPrompt({ name: "test_prompt_with_embedded_resource", arguments: { resourceUri: "test://example-resource" } });
+  assert.deepEqual(prompt.messages, [
+    { role: "user", content: { type: "resource", resource: { uri: "test://example-resource", mimeType: "text/plain", text: "Embedded resource content for testing." } } },
+    { role: "assistant", content: { type: "text", text: "Please process the embedded resource above." } },
+  ]);
 });
 
 test("vox-mcp --watch refreshes when a .vox file is added", async () => {
