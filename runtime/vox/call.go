@@ -31,12 +31,16 @@ type Limits struct {
 	MaxOutputBytes int64
 	MaxValueBytes  int64
 	MaxAllocBytes  int64 // the bytes of values one call may allocate in all
+	// Wait bounds each wait of elicit() and sample() for the client's
+	// answer, during which the other limits pause (wait_ms).
+	Wait time.Duration
 }
 
 // DefaultLimits returns the defaults: 1,000,000 steps, call depth 256, 10
-// s, 1 MiB of result, 16 MiB per value, 256 MiB allocated per call.
+// s, 1 MiB of result, 16 MiB per value, 256 MiB allocated per call, 10
+// minutes of waiting for each answer of the client.
 func DefaultLimits() Limits {
-	return Limits{Steps: 1_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20, MaxAllocBytes: 256 << 20}
+	return Limits{Steps: 1_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20, MaxAllocBytes: 256 << 20, Wait: eval.DefaultWait}
 }
 
 // Maxima are the process-wide bounds of the interpreter, which belong to
@@ -109,6 +113,9 @@ func fill(l, def Limits) Limits {
 	if l.MaxAllocBytes <= 0 {
 		l.MaxAllocBytes = def.MaxAllocBytes
 	}
+	if l.Wait <= 0 {
+		l.Wait = def.Wait
+	}
 	return l
 }
 
@@ -129,6 +136,7 @@ func Lower(max Limits, req Limits) Limits {
 	max.MaxOutputBytes = low(req.MaxOutputBytes, max.MaxOutputBytes)
 	max.MaxValueBytes = low(req.MaxValueBytes, max.MaxValueBytes)
 	max.MaxAllocBytes = low(req.MaxAllocBytes, max.MaxAllocBytes)
+	max.Wait = time.Duration(low(int64(req.Wait), int64(max.Wait)))
 	return max
 }
 
@@ -147,9 +155,16 @@ type Env struct {
 	Stdout     io.Writer    // when set, print() writes its line here instead (vox run of a script)
 	// Progress receives what progress(done, total, message) reports
 	// during a call; nil drops the reports.
-	Progress  func(done, total float64, message string)
+	Progress func(done, total float64, message string)
+	// Client reaches the MCP client that made the call, for elicit() and
+	// sample(); nil fails them with an error that says so.
+	Client    Client
 	LimitHint string // appended to limit errors, <key> replaced; default DefaultLimitHint
 }
+
+// Client is how elicit() and sample() reach the client of a call (see
+// eval.Client).
+type Client = eval.Client
 
 // Result is the outcome of a successful call.
 type Result struct {
@@ -335,7 +350,12 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, kind
 			return res, &Error{Kind: LimitError, Limit: "concurrent_calls", Message: msg}
 		}
 	}
-	defer sem.Release(1)
+	var sc *slotClient
+	defer func() {
+		if sc == nil || !sc.lost {
+			sem.Release(1)
+		}
+	}()
 	hint := env.LimitHint
 	if hint == "" {
 		hint = DefaultLimitHint
@@ -352,8 +372,15 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, kind
 		Log:            env.Log,
 		Stdout:         env.Stdout,
 		Progress:       env.Progress,
+		Wait:           lim.Wait,
 		Namespaces:     m.namespaces(env),
 		Messages:       kind == runMessages,
+	}
+	if env.Client != nil {
+		// A call waiting for its client gives its slot back meanwhile, so
+		// that calls waiting for people cannot starve the others.
+		sc = &slotClient{ctx: ctx, inner: env.Client, sem: sem, timeout: lim.Timeout, limit: mx.ConcurrentCalls, hint: mx.Hint}
+		opts.Client = sc
 	}
 	prog := m.program()
 	if prog == nil {
@@ -367,6 +394,39 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, kind
 		debug.FreeOSMemory()
 	}
 	return res, err
+}
+
+// slotClient releases the call's interpreter slot while it waits for the
+// client's answer and takes one again before the call goes on, waiting
+// for it up to the call's timeout as a call starting does.
+type slotClient struct {
+	ctx     context.Context // the call's
+	lost    bool            // the slot could not be taken again
+	inner   Client
+	sem     *semaphore.Weighted
+	timeout time.Duration
+	limit   int
+	hint    string
+}
+
+func (c *slotClient) Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
+	c.sem.Release(1)
+	raw, err := c.inner.Ask(ctx, method, params)
+	var deadline time.Time
+	if c.timeout > 0 {
+		deadline = time.Now().Add(c.timeout)
+	}
+	if !c.sem.TryAcquire(1) {
+		if aerr := acquireBy(c.ctx, c.sem, deadline); aerr != nil {
+			c.lost = true // run has no slot to give back
+			msg := fmt.Sprintf("too many interpreter calls at once: the limit of %d concurrent calls stayed reached until this call's timeout, after its client answered", c.limit)
+			if c.hint != "" {
+				msg += "; " + c.hint
+			}
+			return nil, &Error{Kind: LimitError, Limit: "concurrent_calls", Message: msg}
+		}
+	}
+	return raw, err
 }
 
 // acquireBy waits for a slot of sem until ctx is done or the deadline

@@ -27,6 +27,12 @@ var builtins = []*BuiltinSpec{
 	{Name: "progress", fn: biProgress, Sig: Signature{
 		Params: []Param{{Name: "done", Type: "int | float"}, {Name: "total", Type: "int | float"}, {Name: "message", Type: "str", Optional: true, Default: `""`}}, Result: "Unit",
 		Notes: "tells the client that called the tool how far it is (MCP `notifications/progress`, when the client sent a progress token; total 0 when unknown); a report whose done does not exceed the last one's is dropped, and so is every one after the 10,000th of a call; nothing elsewhere (`vox run`, resources) (extension)"}},
+	{Name: "elicit", fn: biElicit, Sig: Signature{
+		Params: []Param{{Name: "message", Type: "str"}, {Name: "schema", Type: "map[str, any]"}}, Result: "map[str, any]",
+		Notes: "asks the user of the client that called the tool (MCP `elicitation/create`): schema is a flat object of primitive properties as MCP allows, checked before it is sent; the result is `{action, content}`, action `\"accept\"`, `\"decline\"` or `\"cancel\"` and content the answer checked against the schema (`{}` unless accepted); the client must have declared elicitation; the call's limits pause while it waits, up to wait_ms (extension)"}},
+	{Name: "sample", fn: biSample, Sig: Signature{
+		Params: []Param{{Name: "messages", Type: "str | list[any]"}, {Name: "max_tokens", Type: "int"}, {Name: "system", Type: "str", Optional: true, Default: `""`}}, Result: "map[str, any]",
+		Notes: "asks the client's model (MCP `sampling/createMessage`): messages is a str (the user's) or a list of str and `{role, content}` maps, content a str or content.text/image/audio; the result is `{role, content, text, model, stop_reason}`, text the reply's text (`\"\"` when it is not text); the client must have declared sampling; waits as elicit (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},

@@ -52,9 +52,15 @@ type Error struct {
 	Col     int
 	Limit   string // for LimitError: the key (steps, max_depth, timeout_ms, ...)
 	Max     int64  // for LimitError: the limit's value, which the message states
+	// Cause is the error of the client that ended the call, when the
+	// server must see it as it is (a Suspend: see Client).
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the Cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Positioned returns "path:line:col: message" when the position is known.
 func (e *Error) Positioned() string {
@@ -72,6 +78,7 @@ const (
 	LimitOutput    = "max_output_bytes"
 	LimitValueSize = "max_value_bytes"
 	LimitAlloc     = "max_alloc_bytes"
+	LimitWait      = "wait_ms"
 )
 
 // MaxDepthCap bounds the call depth whatever the configuration says, so
@@ -104,7 +111,12 @@ type Options struct {
 	Stdout   io.Writer // when set, print writes its line here, not to Log
 	// Progress receives what progress() reports (done, total, message);
 	// nil drops the reports.
-	Progress   func(done, total float64, message string)
+	Progress func(done, total float64, message string)
+	// Client reaches the MCP client that made the call, for elicit() and
+	// sample(); nil fails them (vox run, resources, prompts).
+	Client Client
+	// Wait bounds each wait for the client's answer; 0 is DefaultWait.
+	Wait       time.Duration
 	Namespaces map[string]Namespace
 	// Messages marks the call of a prompt declared to list[Message]
 	// (docs/vox-language.md, Prompts): its result is read into
@@ -170,6 +182,8 @@ type Thread struct {
 	// progressReports and lastProgress are what progress() sent so far.
 	progressReports int
 	lastProgress    float64
+	// asks counts what elicit() and sample() asked the client.
+	asks int
 }
 
 // pollEvery is how many steps pass between checks of the context.
@@ -200,7 +214,7 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 	th.optsBuf = *opts
 	th.opts = &th.optsBuf
 	th.steps, th.depth, th.nest, th.allocated = 0, 0, 0, 0
-	th.progressReports, th.lastProgress = 0, 0
+	th.progressReports, th.lastProgress, th.asks = 0, 0, 0
 	th.allocLimit = opts.MaxAllocBytes
 	if th.allocLimit <= 0 {
 		th.allocLimit = math.MaxInt64
