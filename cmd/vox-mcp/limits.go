@@ -16,9 +16,9 @@ import (
 // vox.DefaultMaxima. A repository's scan config may only lower them
 // (docs/vox-language.md, Limits).
 type limitFlags struct {
-	steps, depth, timeoutMS, output, value, alloc *int64
-	concurrent                                    *int64
-	envErr                                        error
+	steps, depth, timeoutMS, output, value, alloc, waitMS *int64
+	concurrent                                            *int64
+	envErr                                                error
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
@@ -48,6 +48,7 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	l.output = add("max_output_bytes", def.Limits.MaxOutputBytes, "the largest JSON result of a workspace call")
 	l.value = add("max_value_bytes", def.Limits.MaxValueBytes, "the largest single string, list or map a workspace call may build")
 	l.alloc = add("max_alloc_bytes", def.Limits.MaxAllocBytes, "the bytes of values one workspace call may allocate in all")
+	l.waitMS = add("wait_ms", def.Limits.Wait.Milliseconds(), "the longest a workspace call waits for each answer of its client to elicit() or sample(), in milliseconds; the call's other limits pause meanwhile")
 	l.concurrent = add("concurrent_calls", int64(def.ConcurrentCalls), "how many workspace calls run at once; more wait up to their timeout")
 	return l
 }
@@ -57,7 +58,7 @@ func (l *limitFlags) apply() error {
 	if l.envErr != nil {
 		return l.envErr
 	}
-	for _, v := range []*int64{l.steps, l.depth, l.timeoutMS, l.output, l.value, l.alloc, l.concurrent} {
+	for _, v := range []*int64{l.steps, l.depth, l.timeoutMS, l.output, l.value, l.alloc, l.waitMS, l.concurrent} {
 		if *v <= 0 {
 			return fmt.Errorf("every --limit-* and --max-concurrent-calls must be positive: a limit cannot be lifted")
 		}
@@ -66,6 +67,7 @@ func (l *limitFlags) apply() error {
 		Limits: vox.Limits{
 			Steps: *l.steps, MaxDepth: int(min(*l.depth, 10000)), Timeout: time.Duration(*l.timeoutMS) * time.Millisecond,
 			MaxOutputBytes: *l.output, MaxValueBytes: *l.value, MaxAllocBytes: *l.alloc,
+			Wait: time.Duration(*l.waitMS) * time.Millisecond,
 		},
 		ConcurrentCalls: int(min(*l.concurrent, 1<<20)),
 		Hint:            "vox-mcp --max-concurrent-calls or VOX_MCP_MAX_CONCURRENT_CALLS raises it",

@@ -42,6 +42,9 @@ type workspaceSource struct {
 	// snapshot is the generated snapshot the server started from, nil
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
+	// inputKey signs the request state of calls that ask their client
+	// under protocol 2026-07-28 (workspace_call.go).
+	inputKey func() []byte
 
 	// lastTools and lastEntries are the tools last projected and their
 	// entries (entriesMu guards them).
@@ -52,6 +55,7 @@ type workspaceSource struct {
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
 	w := &workspaceSource{s: s, advertise: advertise, ready: make(chan struct{})}
+	w.inputKey = sync.OnceValue(func() []byte { return inputStateKey(s.opts.SessionKeys) })
 	catalogNames := map[string]bool{}
 	for _, e := range s.catalog {
 		catalogNames[e.tool.Name] = true
@@ -286,8 +290,7 @@ func (w *workspaceSource) toolHandler(name string) mcpserver.ToolHandlerFunc {
 			l = w.s.log.With("tool", name)
 			log.Store(l)
 		}
-		// What the tool prints also goes to the calling session (logging.go).
-		return w.callTool(ctx, surface, t, req, toolcall.ClientLogger(ctx, l, name))
+		return w.callTool(ctx, surface, t, req, l)
 	}
 }
 

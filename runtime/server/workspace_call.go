@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
@@ -23,7 +25,12 @@ import (
 // and its JSON as text for an object-shaped type, and otherwise one text
 // content (the string itself, or compact JSON) and structuredContent
 // {"result": <json>}.
-func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest, log *slog.Logger) (*mcp.CallToolResult, error) {
+//
+// elicit() and sample() ask the calling client (docs/tool-results.md §5):
+// on its session before protocol 2026-07-28; from 2026-07-28 the call
+// ends with an input_required result and runs again, replaying the
+// answers of the earlier rounds (toolcall.Rounds).
+func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surface, t *workspace.Tool, req mcp.CallToolRequest, base *slog.Logger) (*mcp.CallToolResult, error) {
 	args := req.Params.RawArguments
 	if len(args) == 0 && req.Params.Arguments != nil {
 		b, err := json.Marshal(req.Params.Arguments)
@@ -32,13 +39,30 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		}
 		args = b
 	}
+	c, _ := toolcall.ClientFrom(ctx)
+	if toolcall.Modern(ctx) {
+		rounds, err := toolcall.NewRounds(w.inputKey(), t.Name, args, req.Params.MultiRoundTripParams)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		c.Rounds = rounds
+		ctx = toolcall.WithClient(ctx, c)
+	}
+	// What the tool prints also goes to the calling session (logging.go).
+	log := toolcall.ClientLogger(ctx, base, t.Name)
 	// progress() reaches the caller when it sent a progress token.
 	var progress func(done, total float64, message string)
-	if c, _ := toolcall.ClientFrom(ctx); c.ProgressToken != nil {
+	if c.ProgressToken != nil {
 		progress = func(done, total float64, message string) { toolcall.SendProgress(ctx, done, total, message) }
 	}
-	res, err := surface.CallToolReporting(ctx, t, args, log, progress)
+	res, err := surface.CallToolReporting(ctx, t, args, log, progress, toolcall.Asker{})
 	if err != nil {
+		var input *toolcall.InputRequired
+		if errors.As(err, &input) {
+			if r, rerr := input.Result(); rerr == nil {
+				return r, nil
+			}
+		}
 		return errorResult(workspace.ErrorText(err)), nil
 	}
 	switch res.Shape {
@@ -58,6 +82,19 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		Content:           []mcp.Content{mcp.NewTextContent(res.Text)},
 		StructuredContent: json.RawMessage(structured),
 	}, nil
+}
+
+// inputStateKey is the key that signs the request state of calls asking
+// their client under protocol 2026-07-28: derived from the first session
+// key, so that every instance of a fleet sharing VOX_MCP_SESSION_KEY
+// accepts the state of another, else random, so that a state dies with
+// the server that made it.
+func inputStateKey(sessionKeys [][]byte) []byte {
+	if len(sessionKeys) == 0 {
+		return session.GenerateKey()
+	}
+	sum := sha256.Sum256(append([]byte("vox-mcp input request state\x00"), sessionKeys[0]...))
+	return sum[:]
 }
 
 // readResource reads a workspace resource by calling its function; uri is

@@ -25,6 +25,11 @@ type Client struct {
 	// ProgressToken is the request's _meta.progressToken; nil means the
 	// client asked for no progress.
 	ProgressToken mcp.ProgressToken
+	// Rounds, under protocol 2026-07-28, is the journal of the call's
+	// questions answered in earlier rounds (ask.go); while the call
+	// replays them, progress and log notifications are withheld, as they
+	// were sent in those rounds.
+	Rounds *Rounds
 	// sessionLevel, when set, reads LogLevel when the call first logs
 	// instead of before every call: the session's level lives in the
 	// session store, a Redis round trip in fleet mode, and most calls log
@@ -73,7 +78,7 @@ func ClientFrom(ctx context.Context) (Client, bool) {
 // progress should grow with every call; total is 0 when unknown.
 func SendProgress(ctx context.Context, progress, total float64, message string) error {
 	c, _ := ClientFrom(ctx)
-	if c.ProgressToken == nil {
+	if c.ProgressToken == nil || c.Rounds.Replaying() {
 		return nil
 	}
 	srv := mcpserver.ServerFromContext(ctx)
@@ -95,7 +100,7 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 // tool, a resource).
 func SendLog(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error {
 	c, _ := ClientFrom(ctx)
-	if least := c.Level(); least == "" || !level.ShouldSendTo(least) {
+	if least := c.Level(); least == "" || !level.ShouldSendTo(least) || c.Rounds.Replaying() {
 		return nil
 	}
 	srv := mcpserver.ServerFromContext(ctx)

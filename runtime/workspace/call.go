@@ -53,6 +53,9 @@ func (c Limits) Request() vox.Limits {
 	if c.MaxValueBytes != nil {
 		req.MaxValueBytes = *c.MaxValueBytes
 	}
+	if c.WaitMS != nil && *c.WaitMS < int64(1<<62/time.Millisecond) {
+		req.Wait = time.Duration(*c.WaitMS) * time.Millisecond
+	}
 	return req
 }
 
@@ -63,18 +66,20 @@ func (c Limits) Request() vox.Limits {
 // call does not affect it. Errors read as docs/tool-results.md §3
 // writes them (ErrorText).
 func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger) (vox.Result, error) {
-	return s.CallToolReporting(ctx, t, args, log, nil)
+	return s.CallToolReporting(ctx, t, args, log, nil, nil)
 }
 
 // CallToolReporting is CallTool with progress receiving what the tool
-// reports with progress(done, total, message) (nil drops it).
-func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger, progress func(done, total float64, message string)) (vox.Result, error) {
+// reports with progress(done, total, message) (nil drops it) and client
+// answering its elicit() and sample() (nil fails them).
+func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger, progress func(done, total float64, message string), client vox.Client) (vox.Result, error) {
 	m, err := s.ToolModule(t)
 	if err != nil {
 		return vox.Result{}, err
 	}
 	env := s.env(log)
 	env.Progress = progress
+	env.Client = client
 	return m.Call(ctx, t.Name, args, &env)
 }
 

@@ -39,6 +39,7 @@ type Limits struct {
 	TimeoutMS      *int64
 	MaxOutputBytes *int64
 	MaxValueBytes  *int64
+	WaitMS         *int64 // each wait of elicit() and sample() for the client
 }
 
 // Config is a repository's scan config.
@@ -166,6 +167,8 @@ func ParseConfig(path string, src []byte) (*Config, contractdoc.Errors) {
 				cfg.Limits.MaxOutputBytes = &n
 			case "max_value_bytes":
 				cfg.Limits.MaxValueBytes = &n
+			case "wait_ms":
+				cfg.Limits.WaitMS = &n
 			}
 		}
 	}

@@ -424,11 +424,15 @@ func CheckAnswer(s *Schema, raw []byte) (action string, contentJSON []byte, err 
 			return "", nil, fmt.Errorf("the client's answer lacks %q, which the schema requires", r)
 		}
 	}
-	out, err := json.Marshal(m["content"])
 	if !present || m["content"] == nil {
-		out = []byte("{}")
+		return action, []byte("{}"), nil
 	}
-	return action, out, err
+	// The content as the client wrote it, its members in its order.
+	var keep struct {
+		Content json.RawMessage `json:"content"`
+	}
+	err = json.Unmarshal(raw, &keep)
+	return action, keep.Content, err
 }
 
 // Reply is the checked result of sampling/createMessage.

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"context"
+
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
+)
+
+const askVox = `@tool "Asks the user, then the model"
+fn ask_both(message: str) to str {
+    progress(1, 3, "before")
+    let r = elicit(message, {
+        type: "object",
+        properties: {
+            name: {type: "string", description: "Your name"},
+            age: {type: "integer", default: 30},
+            color: {type: "string", oneOf: [{const: "r", title: "Red"}, {const: "g", title: "Green"}]},
+        },
+        required: ["name"],
+    })
+    progress(2, 3, "asked")
+    if r["action"] != "accept" { return "no: " + r["action"] }
+    let s = sample([{role: "user", content: "greet " + r["content"]["name"]}], 50, "be brief")
+    progress(3, 3, "sampled")
+    format("{} {} {} {} {}", r["action"], json.stringify(r["content"]), s["text"], s["model"], s["stop_reason"])
+}
+
+@tool "Asks with a message that changes every time"
+fn ask_clock(message: str) to str {
+    let r = elicit("your ticket is " + crypto.uuid(), {type: "object", properties: {ok: {type: "boolean"}}})
+    r["action"]
+}
+
+@tool "Asks with a schema MCP does not allow"
+fn ask_nested(message: str) to str {
+    elicit("?", {type: "object", properties: {where: {type: "object", properties: {}}}})["action"]
+}
+`
+
+// askConfig keeps a call's own time short: the answers below take
+// longer, which the pause of the limits must allow.
+const askConfig = "scan_globs:\n  - \"tools/**/*.vox\"\nlimits:\n  timeout_ms: 300\n"
+
+// askingClient answers elicitation and sampling requests, counting them.
+type askingClient struct {
+	elicits, samples atomic.Int32
+	delay            time.Duration // before each answer
+	block            chan struct{} // when set, answer only once it is closed
+	mu               sync.Mutex
+	schemas          []any
+}
+
+func (a *askingClient) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	a.elicits.Add(1)
+	a.mu.Lock()
+	a.schemas = append(a.schemas, req.Params.RequestedSchema)
+	a.mu.Unlock()
+	if a.block != nil {
+		<-a.block
+		return nil, ctx.Err()
+	}
+	time.Sleep(a.delay)
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Ada", "color": "g"}}}, nil
+}
+
+func (a *askingClient) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	a.samples.Add(1)
+	time.Sleep(a.delay)
+	text := "?"
+	if len(req.Messages) == 1 && req.SystemPrompt == "be brief" && req.MaxTokens == 50 {
+		if tc, err := mcp.ParseSamplingContent(req.Messages[0].Content); err == nil {
+			text = "hello " + strings.TrimPrefix(tc.(mcp.TextContent).Text, "greet ")
+		}
+	}
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent(text)},
+		Model:           "test-model", StopReason: "endTurn"}, nil
+}
+
+// askServer serves askVox over streamable HTTP.
+func askServer(t *testing.T, config string) string {
+	t.Helper()
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox, workspace.ConfigPath: config})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// askConnect connects over HTTP in version; a nil answerer declares no
+// capability.
+func askConnect(t *testing.T, url, version string, a *askingClient) (*client.Client, *[]float64) {
+	t.Helper()
+	// mcp-go sends sampling requests on the GET stream only, which
+	// protocol 2026-07-28 does not have.
+	var topts []transport.StreamableHTTPCOption
+	if !mcp.IsModernProtocol(version) {
+		topts = append(topts, transport.WithContinuousListening())
+	}
+	tr, err := transport.NewStreamableHTTP(url, topts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []client.ClientOption
+	if a != nil {
+		opts = append(opts, client.WithElicitationHandler(a), client.WithSamplingHandler(a))
+	}
+	opts = append(opts, client.WithProtocolVersion(version))
+	c := client.NewClient(tr, opts...)
+	var mu sync.Mutex
+	progress := &[]float64{}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			mu.Lock()
+			*progress = append(*progress, n.Params.AdditionalFields["progress"].(float64))
+			mu.Unlock()
+		}
+	})
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if c.ProtocolVersion() != version {
+		t.Fatalf("the client speaks %s, want %s", c.ProtocolVersion(), version)
+	}
+	return c, progress
+}
+
+func askCall(t *testing.T, ctx context.Context, c *client.Client, tool, message string) (string, bool) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = map[string]any{"message": message}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "p"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d blocks", tool, len(res.Content))
+	}
+	return res.Content[0].(mcp.TextContent).Text, res.IsError
+}
+
+// mcp-go's client writes the content's members sorted.
+const askWant = `accept {"color":"g","name":"Ada"} hello Ada test-model endTurn`
+
+// TestWorkspaceAsk: a tool asks the user and the model through a client
+// of each protocol era, over streamable HTTP; each answer takes longer
+// than the call's own time limit, which pauses meanwhile.
+func TestWorkspaceAsk(t *testing.T) {
+	url := askServer(t, askConfig)
+	for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			a := &askingClient{delay: 400 * time.Millisecond}
+			c, progress := askConnect(t, url, version, a)
+			text, isErr := askCall(t, context.Background(), c, "ask_both", "Who are you?")
+			if isErr || text != askWant {
+				t.Fatalf("ask_both = %v %q, want %q", isErr, text, askWant)
+			}
+			// Under 2026-07-28 the call ran three times; nothing was
+			// asked or reported twice.
+			if a.elicits.Load() != 1 || a.samples.Load() != 1 {
+				t.Errorf("asked %d elicitations and %d samples, want 1 and 1", a.elicits.Load(), a.samples.Load())
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for len(*progress) < 3 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond)
+			if got := *progress; len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 3 {
+				t.Errorf("progress = %v, want [1 2 3]", got)
+			}
+			a.mu.Lock()
+			schema := a.schemas[0].(map[string]any)
+			a.mu.Unlock()
+			if props := schema["properties"].(map[string]any); props["age"].(map[string]any)["default"] != float64(30) || schema["required"].([]any)[0] != "name" {
+				t.Errorf("the requested schema = %v", schema)
+			}
+		})
+	}
+}
+
+// TestWorkspaceAskRefused: a client that declared no capability, a schema
+// MCP does not allow, a question that changes between rounds and a
+// client that never answers each end the call with an error result that
+// says why.
+func TestWorkspaceAskRefused(t *testing.T) {
+	url := askServer(t, askConfig+"  wait_ms: 300\n")
+	for _, version := range []string{"2025-06-18", "2026-07-28"} {
+		c, _ := askConnect(t, url, version, nil)
+		text, isErr := askCall(t, context.Background(), c, "ask_both", "?")
+		if !isErr || !strings.Contains(text, "elicit: the client did not declare the elicitation capability") {
+			t.Errorf("%s: without the capability = %v %q", version, isErr, text)
+		}
+	}
+	c, _ := askConnect(t, url, "2025-06-18", &askingClient{})
+	text, isErr := askCall(t, context.Background(), c, "ask_nested", "?")
+	if !isErr || !strings.Contains(text, `tools/ask.vox:28:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
+		t.Errorf("ask_nested = %v %q", isErr, text)
+	}
+	c, _ = askConnect(t, url, "2026-07-28", &askingClient{})
+	text, isErr = askCall(t, context.Background(), c, "ask_clock", "?")
+	if !isErr || !strings.Contains(text, "asked something else than in the round the client answered") {
+		t.Errorf("ask_clock = %v %q", isErr, text)
+	}
+	// Never answered: the wait ends at wait_ms, and the server goes on.
+	a := &askingClient{block: make(chan struct{})}
+	defer close(a.block)
+	c, _ = askConnect(t, url, "2025-06-18", a)
+	text, isErr = askCall(t, context.Background(), c, "ask_both", "?")
+	if !isErr || !strings.HasPrefix(text, "wait_ms limit of 300 exceeded; raise limits.wait_ms in ") {
+		t.Errorf("never answered = %v %q", isErr, text)
+	}
+}
+
+// TestWorkspaceAskCancelled: cancelling a call that waits for its client
+// ends the wait, long before wait_ms.
+func TestWorkspaceAskCancelled(t *testing.T) {
+	url := askServer(t, askConfig)
+	a := &askingClient{block: make(chan struct{})}
+	defer close(a.block)
+	c, _ := askConnect(t, url, "2025-06-18", a)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "ask_both"
+		req.Params.Arguments = map[string]any{"message": "?"}
+		_, err := c.CallTool(ctx, req)
+		done <- err
+	}()
+	for a.elicits.Load() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled call succeeded")
+	}
+	// The server is free: the next call is answered.
+	b := &askingClient{}
+	c2, _ := askConnect(t, url, "2025-06-18", b)
+	if text, isErr := askCall(t, context.Background(), c2, "ask_both", "?"); isErr || text != askWant {
+		t.Errorf("after the cancellation: %v %q", isErr, text)
+	}
+}
