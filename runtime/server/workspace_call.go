@@ -26,7 +26,7 @@ import (
 // content (the string itself, or compact JSON) and structuredContent
 // {"result": <json>}.
 //
-// elicit() and sample() ask the calling client (docs/tool-results.md §5):
+// elicit() and sample() ask the calling client (docs/tool-results.md §6):
 // on its session before protocol 2026-07-28; from 2026-07-28 the call
 // ends with an input_required result and runs again, replaying the
 // answers of the earlier rounds (toolcall.Rounds).

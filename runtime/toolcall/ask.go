@@ -17,7 +17,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// Asking the client mid-call (docs/tool-results.md §5): a tool sends
+// Asking the client mid-call (docs/tool-results.md §6): a tool sends
 // elicitation/create or sampling/createMessage to the client that called
 // it. A client of a protocol before 2026-07-28 gets the request on its
 // session and the call waits for the answer. Protocol 2026-07-28 has no
