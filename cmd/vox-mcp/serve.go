@@ -31,7 +31,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "workspace root (default: the working directory)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (HOST:PORT, endpoint /mcp) instead of stdio")
 	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
-	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change")
+	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change, and reload a skill when its folder changes")
 	storeURL := fs.String("store", "", "with --http: keep the session state and the revoked set in the Redis or Valkey at `URL` (redis://HOST:PORT/DB), shared by every instance (fleet mode; needs "+server.EnvSessionKey+")")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
@@ -122,6 +122,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		go func() {
 			if err := srv.WatchWorkspace(ctx); err != nil {
 				logger.Error("cannot watch the workspace; use vox_workspace_mcp_refresh", "err", err)
+			}
+		}()
+		go func() {
+			if err := srv.WatchSkills(ctx); err != nil {
+				logger.Error("cannot watch the skill folders; a changed skill is read again at the next start", "err", err)
 			}
 		}()
 	}

@@ -37,6 +37,7 @@
 //	@symlink TARGET LINK   create the symlink LINK pointing to TARGET
 //	@remove PATH           remove a file, symlink or empty folder
 //	@mkfifo PATH           create a named pipe
+//	@sleep DURATION        wait, e.g. for a watcher to see the change
 //
 // It writes one line per answer to stdout, "<method> <result or error as
 // compact JSON>", and the server's log to stderr. It fails when an answer
@@ -571,8 +572,13 @@ func fileAction(ts *testscript.TestScript, where, line string) {
 		err = os.Remove(ts.MkAbs(f[1]))
 	case len(f) == 2 && f[0] == "mkfifo":
 		err = exec.Command("mkfifo", ts.MkAbs(f[1])).Run()
+	case len(f) == 2 && f[0] == "sleep":
+		var d time.Duration
+		if d, err = time.ParseDuration(f[1]); err == nil {
+			time.Sleep(d)
+		}
 	default:
-		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK, @remove PATH or @mkfifo PATH, got %q", where, line)
+		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK, @remove PATH, @mkfifo PATH or @sleep DURATION, got %q", where, line)
 	}
 	if err != nil {
 		ts.Fatalf("%s: %v", where, err)

@@ -16,6 +16,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -337,6 +338,26 @@ func (s *Server) RefreshWorkspace() (workspace.Result, error) { return s.workspa
 
 // WaitWorkspace blocks until the first workspace scan was installed.
 func (s *Server) WaitWorkspace(ctx context.Context) error { return s.workspace.wait(ctx) }
+
+// WatchSkills reloads the skills when their folders change until ctx is
+// done (vox-mcp --watch; docs/skills.md §5): a changed skill is announced
+// like an installed one — its prompt, resources and macro tools are
+// registered again, list_changed is sent, and the sessions subscribed to
+// its skill:// files get notifications/resources/updated.
+func (s *Server) WatchSkills(ctx context.Context) error {
+	if s.skills == nil {
+		return nil
+	}
+	return s.skills.reg.Watch(ctx, skills.WatchOptions{
+		Log: s.log,
+		Reloaded: func(warnings []string) {
+			for _, w := range warnings {
+				s.log.Warn("skill discovery: " + w)
+			}
+			s.log.Info("skills reloaded after a change of their folders", "skills", s.skills.reg.Snapshot().Len())
+		},
+	})
+}
 
 // WatchWorkspace refreshes the workspace on file changes until ctx is done
 // (vox-mcp --watch).

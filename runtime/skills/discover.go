@@ -127,6 +127,10 @@ type File struct {
 	// Path is relative to the skill folder, slash-separated.
 	Path string
 	Size int64
+	// modTime is the file's modification time (Unix nanoseconds) when
+	// listed: with Size, what tells a reloaded folder's unchanged file
+	// (Registry.Hydrate keeps an unchanged skill as it was).
+	modTime int64
 }
 
 // Installed is a skill loaded from its folder.
@@ -389,7 +393,7 @@ func listFiles(dir string) ([]File, []string) {
 			}
 			return nil
 		}
-		var size int64
+		var size, modTime int64
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			st, err := root.Stat(rel)
@@ -410,13 +414,13 @@ func listFiles(dir string) ([]File, []string) {
 				warnings = append(warnings, fmt.Sprintf("%s leads to %s: not served", rel, safefs.KindOf(st.Mode())))
 				return nil
 			}
-			size = st.Size()
+			size, modTime = st.Size(), st.ModTime().UnixNano()
 		case d.Type().IsRegular():
 			info, err := d.Info()
 			if err != nil {
 				return nil
 			}
-			size = info.Size()
+			size, modTime = info.Size(), info.ModTime().UnixNano()
 		default:
 			warnings = append(warnings, fmt.Sprintf("%s is %s: not served", rel, safefs.KindOf(d.Type())))
 			return nil
@@ -425,7 +429,7 @@ func listFiles(dir string) ([]File, []string) {
 			warnings = append(warnings, fmt.Sprintf("more than %d files: the rest are not served", maxSkillFiles))
 			return fs.SkipAll
 		}
-		files = append(files, File{Path: rel, Size: size})
+		files = append(files, File{Path: rel, Size: size, modTime: modTime})
 		return nil
 	})
 	if err != nil {

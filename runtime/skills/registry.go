@@ -3,6 +3,8 @@ package skills
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +27,10 @@ type Registry struct {
 	version   uint64
 	listeners []func(*Snapshot)
 	cur       atomic.Pointer[Snapshot]
+	// uninstalled are the folders Uninstall took out of this process's
+	// registry: Rehydrate (a file watcher) leaves them out, until a
+	// Hydrate or an install brings them back.
+	uninstalled map[string]bool
 }
 
 // New returns an empty registry for cfg; Hydrate fills it.
@@ -54,6 +60,9 @@ func (r *Registry) OnChange(fn func(*Snapshot)) {
 
 // commit installs skills as the new state; r.mu must be held.
 func (r *Registry) commit(skills []*Installed) *Snapshot {
+	for _, in := range skills {
+		delete(r.uninstalled, in.Path)
+	}
 	r.version++
 	s := newSnapshot(r.version, skills)
 	r.cur.Store(s)
@@ -67,20 +76,58 @@ func (r *Registry) commit(skills []*Installed) *Snapshot {
 // skill of each id the installed set, replacing what the registry held. It
 // returns discovery's warnings (skipped skills, shadowed ids, format
 // problems) for the caller to log.
+//
+// A skill whose folder did not change since it was loaded (same folder,
+// same SKILL.md, the same files with the same sizes and modification
+// times) stays the same *Installed, so that a listener comparing two
+// snapshots sees only what changed (notifications/resources/updated, the
+// server's subscriptions).
 func (r *Registry) Hydrate() []string {
+	_, warnings := r.hydrate(false)
+	return warnings
+}
+
+// Rehydrate is Hydrate for a watcher: it commits a new state only when a
+// skill was added, removed or changed, and reports whether it did.
+func (r *Registry) Rehydrate() (changed bool, warnings []string) {
+	return r.hydrate(true)
+}
+
+func (r *Registry) hydrate(onlyChanges bool) (bool, []string) {
 	// Scan under the lock, so an install that finishes meanwhile is either
 	// seen on disk or committed after this hydration, never lost.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	found, warnings := Scan(r.cfg.SearchRoots())
+	prev := r.cur.Load()
 	var winners []*Installed
+	same := true
 	for _, f := range found {
-		if f.ShadowedBy == "" {
-			winners = append(winners, f.Installed)
+		if f.ShadowedBy != "" || onlyChanges && r.uninstalled[f.Path] {
+			continue
 		}
+		in := f.Installed
+		old, ok := prev.byID[in.ID]
+		if ok && unchanged(old, in) {
+			in = old
+		} else {
+			same = false
+		}
+		winners = append(winners, in)
+	}
+	if onlyChanges && same && len(winners) == len(prev.skills) {
+		return false, warnings
 	}
 	r.commit(winners)
-	return warnings
+	return true, warnings
+}
+
+// unchanged reports whether cur, just loaded, is old's folder as old
+// found it.
+func unchanged(old, cur *Installed) bool {
+	return old.Path == cur.Path && old.Root == cur.Root && old.real == cur.real &&
+		old.Dev == cur.Dev && old.Ino == cur.Ino &&
+		slices.Equal(old.Files, cur.Files) && reflect.DeepEqual(old.Skill, cur.Skill)
 }
 
 // DiscoverEntry is one skill folder under the search roots, as
@@ -119,7 +166,8 @@ func (r *Registry) Discover() ([]DiscoverEntry, []Skipped, []string) {
 }
 
 // Uninstall removes a skill (by id, else name) from this process's
-// registry; its folder stays, so it comes back at the next start.
+// registry; its folder stays, so it comes back at the next start (or the
+// next Hydrate), but not when a watcher reloads the skills (Rehydrate).
 func (r *Registry) Uninstall(idOrName string) (*Installed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -129,6 +177,10 @@ func (r *Registry) Uninstall(idOrName string) (*Installed, error) {
 		return nil, err
 	}
 	r.commit(snap.without(in))
+	if r.uninstalled == nil {
+		r.uninstalled = map[string]bool{}
+	}
+	r.uninstalled[in.Path] = true
 	return in, nil
 }
 

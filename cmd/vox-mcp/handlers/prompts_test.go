@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -301,5 +305,65 @@ fn broken(count: int) to str { "x" }
 	}
 	if !strings.Contains(logs.String(), `msg="a prompt is shadowed" prompt=changelog served=workspace shadowed=skill`) {
 		t.Errorf("the shadowing is not reported:\n%s", logs.String())
+	}
+}
+
+// With --watch, a skill whose folder changes is loaded again
+// (docs/skills.md §5): the sessions subscribed to its skill:// files hear
+// notifications/resources/updated, the subscribers of an unchanged skill
+// hear nothing, and the prompt shows the new description.
+func TestSkillFolderChangesReachSubscribers(t *testing.T) {
+	s, root := skillServer(t, server.Options{}, "pdf-forms", "release-notes")
+	ctx, cancel := context.WithCancel(context.Background())
+	watching := make(chan error, 1)
+	go func() { watching <- s.WatchSkills(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-watching; err != nil {
+			t.Error(err)
+		}
+	}()
+	watcher := &notifySession{id: "watcher", ch: make(chan mcp.JSONRPCNotification, 1000)}
+	if err := s.MCP().RegisterSession(context.Background(), watcher); err != nil {
+		t.Fatal(err)
+	}
+	for i, uri := range []string{"skill://pdf-forms/SKILL.md", "skill://release-notes/SKILL.md"} {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, i+1, uri)
+		s.MCP().HandleMessage(s.MCP().WithContext(context.Background(), watcher), json.RawMessage(msg))
+	}
+	skillMD := filepath.Join(root, "pdf-forms", "SKILL.md")
+	original, err := os.ReadFile(skillMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The watches are set up in the background: edit until heard.
+	var heard []string
+	deadline := time.After(20 * time.Second)
+	for i := 0; !slices.Contains(heard, "skill://pdf-forms/SKILL.md"); i++ {
+		edited := strings.Replace(string(original), "description: ", "description: Edited "+strings.Repeat("again ", i), 1)
+		if err := os.WriteFile(skillMD, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case n := <-watcher.ch:
+			if n.Method == "notifications/resources/updated" {
+				heard = append(heard, n.Params.AdditionalFields["uri"].(string))
+			}
+		case <-time.After(300 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("no notifications/resources/updated for the edited skill; heard %v", heard)
+		}
+	}
+	for len(watcher.ch) > 0 {
+		if n := <-watcher.ch; n.Method == "notifications/resources/updated" {
+			heard = append(heard, n.Params.AdditionalFields["uri"].(string))
+		}
+	}
+	if slices.Contains(heard, "skill://release-notes/SKILL.md") {
+		t.Errorf("the subscriber of the unchanged skill release-notes heard an update: %v", heard)
+	}
+	got := rpc(t, s, `{"jsonrpc":"2.0","id":9,"method":"prompts/get","params":{"name":"pdf-forms"}}`)
+	if d := got["result"].(map[string]any)["description"]; !strings.HasPrefix(fmt.Sprint(d), "Edited") {
+		t.Errorf("the prompt's description after the edit: %v", d)
 	}
 }

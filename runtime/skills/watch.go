@@ -1,0 +1,235 @@
+package skills
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions configure Registry.Watch.
+type WatchOptions struct {
+	Log *slog.Logger
+	// Debounce is the quiet time before a reload (default 200 ms).
+	Debounce time.Duration
+	// PollInterval is the reload period when the system has no watches
+	// left (default 2 s).
+	PollInterval time.Duration
+	// MaxDirs caps the folders watched (default maxWatchedDirs): a skill
+	// folder holding thousands of folders cannot exhaust the user's
+	// inotify watches.
+	MaxDirs int
+	// Reloaded, when set, is called after each reload that changed the
+	// installed skills, with discovery's warnings.
+	Reloaded func(warnings []string)
+}
+
+// maxWatchedDirs is the default cap on watched folders: far above what
+// the skills of a machine hold, far below the default inotify limit.
+const maxWatchedDirs = 4096
+
+// Watch reloads the skills when their folders change, until ctx is done
+// (vox-mcp --watch, docs/skills.md §5). It watches each search root, each
+// folder directly under one (where a new skill appears), and every folder
+// of each installed skill (where its files change), and after a quiet
+// Debounce calls Rehydrate: a skill whose folder changed is loaded again
+// and announced to the listeners, unchanged ones stay as they were, and a
+// skill uninstalled in this process stays uninstalled. Symlinked folders
+// and .git folders are not watched, and at most MaxDirs folders are (a
+// warning says when more exist). When the system has no watches left it
+// polls instead.
+func (r *Registry) Watch(ctx context.Context, opts WatchOptions) error {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 200 * time.Millisecond
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
+	if opts.MaxDirs <= 0 {
+		opts.MaxDirs = maxWatchedDirs
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		opts.Log.Warn("cannot watch the skill folders; polling instead", "err", err, "every", opts.PollInterval)
+		return r.poll(ctx, opts)
+	}
+	defer fw.Close()
+	w := &skillWatcher{r: r, opts: opts, fw: fw, watched: map[string]bool{}}
+	if err := w.sync(); err != nil {
+		if exhausted(err) {
+			opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling the skill folders instead", "err", err, "every", opts.PollInterval)
+			fw.Close()
+			return r.poll(ctx, opts)
+		}
+		return err
+	}
+	var timer *time.Timer
+	var fire <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			if timer != nil {
+				timer.Stop()
+			}
+			return nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue
+			}
+			if timer == nil {
+				timer = time.NewTimer(opts.Debounce)
+			} else {
+				timer.Reset(opts.Debounce)
+			}
+			fire = timer.C
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return nil
+			}
+			// An overflow lost events: reload to be sure.
+			opts.Log.Warn("skill folder watch error; reloading the skills", "err", err)
+			if timer == nil {
+				timer = time.NewTimer(opts.Debounce)
+			} else {
+				timer.Reset(opts.Debounce)
+			}
+			fire = timer.C
+		case <-fire:
+			fire = nil
+			r.reload(opts)
+			if err := w.sync(); err != nil {
+				if exhausted(err) {
+					opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling the skill folders instead", "err", err, "every", opts.PollInterval)
+					fw.Close()
+					return r.poll(ctx, opts)
+				}
+				opts.Log.Warn("cannot update the skill folder watches", "err", err)
+			}
+		}
+	}
+}
+
+// reload rehydrates and reports a change.
+func (r *Registry) reload(opts WatchOptions) {
+	changed, warnings := r.Rehydrate()
+	if changed && opts.Reloaded != nil {
+		opts.Reloaded(warnings)
+	}
+}
+
+// poll reloads every PollInterval until ctx is done.
+func (r *Registry) poll(ctx context.Context, opts WatchOptions) error {
+	t := time.NewTicker(opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			r.reload(opts)
+		}
+	}
+}
+
+// exhausted reports an error of a system out of inotify watches or
+// instances.
+func exhausted(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE)
+}
+
+// skillWatcher keeps the watched folders in step with the registry.
+type skillWatcher struct {
+	r       *Registry
+	opts    WatchOptions
+	fw      *fsnotify.Watcher
+	watched map[string]bool
+	capped  bool // the MaxDirs warning was logged
+}
+
+// sync watches the folders the registry's skills and roots need now and
+// drops the watches of folders no longer needed.
+func (w *skillWatcher) sync() error {
+	want := w.folders()
+	for dir := range w.watched {
+		if !want[dir] {
+			_ = w.fw.Remove(dir) // gone already when the folder was deleted
+			delete(w.watched, dir)
+		}
+	}
+	for dir := range want {
+		if w.watched[dir] {
+			continue
+		}
+		if err := w.fw.Add(dir); err != nil {
+			if exhausted(err) {
+				return err
+			}
+			continue // removed meanwhile: the next reload sees it
+		}
+		w.watched[dir] = true
+	}
+	return nil
+}
+
+// folders are the folders to watch, at most MaxDirs.
+func (w *skillWatcher) folders() map[string]bool {
+	want := map[string]bool{}
+	full := func() bool {
+		if len(want) < w.opts.MaxDirs {
+			return false
+		}
+		if !w.capped {
+			w.capped = true
+			w.opts.Log.Warn("the skill folders hold more folders than are watched; changes in the others are seen at the next reload", "watched", w.opts.MaxDirs)
+		}
+		return true
+	}
+	for _, root := range w.r.cfg.SearchRoots() {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		if full() {
+			return want
+		}
+		want[filepath.Clean(root)] = true
+		for _, e := range entries {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue // a symlinked skill folder is watched below when installed
+			}
+			if full() {
+				return want
+			}
+			want[filepath.Join(root, e.Name())] = true
+		}
+	}
+	for _, in := range w.r.Snapshot().Skills() {
+		_ = filepath.WalkDir(in.RealPath(), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			if full() {
+				return fs.SkipAll
+			}
+			want[p] = true
+			return nil
+		})
+	}
+	return want
+}
