@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -233,5 +234,139 @@ func TestInspectorVerifiesSkills(t *testing.T) {
 	skill, _ := got["skill"].(map[string]any)
 	if files, _ := json.Marshal(skill["resources"]); skill["uri"] != "skill://release-notes/SKILL.md" || !strings.Contains(string(files), `"digest":"sha256:`) {
 		t.Errorf("skills/get: %v", got)
+	}
+}
+
+// mcpdo is the MCP Inspector's connection CLI (the pinned Inspector's
+// mcpdo): one private daemon per test holds a stdio connection to vox-mcp,
+// and each command is a separate mcpdo process against it, as an agent
+// shell drives it.
+type mcpdo struct {
+	t    *testing.T
+	node string
+	env  []string
+}
+
+// newMCPDo starts nothing yet: the daemon starts with the first connect.
+// catalog is the mcpServers catalog the connection named vox comes from.
+func newMCPDo(t *testing.T, catalog map[string]any) *mcpdo {
+	t.Helper()
+	node := node22(t)
+	home := t.TempDir()
+	data, _ := json.Marshal(map[string]any{"mcpServers": catalog})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := &mcpdo{t: t, node: node, env: []string{
+		"PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + home, "MCP_CATALOG_PATH=" + filepath.Join(home, "mcp.json"),
+		"MCP_INSPECTOR_SECRET_STORE=memory",
+	}}
+	// A private daemon: an isolated, token-gated one for this test only.
+	out, err := d.command(context.Background(), "private").Output()
+	if err != nil {
+		t.Fatalf("mcpdo private: %v", err)
+	}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if kv, ok := strings.CutPrefix(line, "export "); ok {
+			k, v, _ := strings.Cut(kv, "=")
+			d.env = append(d.env, k+"="+strings.Trim(v, "'"))
+		}
+	}
+	t.Cleanup(func() { _ = d.command(context.Background(), "daemon", "stop").Run() })
+	return d
+}
+
+func (d *mcpdo) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, d.node, append([]string{filepath.Join("node_modules", ".bin", "mcpdo")}, args...)...)
+	cmd.Env = d.env
+	return cmd
+}
+
+// run runs one mcpdo command with --format json and decodes its output.
+func (d *mcpdo) run(args ...string) map[string]any {
+	d.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := d.command(ctx, append([]string{"--format", "json"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		d.t.Fatalf("mcpdo %v: %v\nstdout: %s\nstderr: %s", args, err, &stdout, &stderr)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		d.t.Fatalf("mcpdo %v printed no JSON object: %v\n%s", args, err, &stdout)
+	}
+	return out
+}
+
+// TestInspectorConnectionCLI drives vox-mcp with the Inspector's
+// connection CLI: a skill used as a prompt (prompts/list, prompts/get),
+// the log level set, a variable of the skill:// template completed, and a
+// subscription to a skill file that hears the file change (--watch).
+func TestInspectorConnectionCLI(t *testing.T) {
+	skillsRoot := t.TempDir()
+	if err := os.CopyFS(filepath.Join(skillsRoot, "go-bench"), os.DirFS(filepath.Join(fixtureSkills(), "go-bench"))); err != nil {
+		t.Fatal(err)
+	}
+	d := newMCPDo(t, map[string]any{"vox": map[string]any{
+		"command": voxMCP, "args": []string{"--root", t.TempDir(), "--watch"},
+		"env": map[string]string{"VOX_SKILL_ROOTS": skillsRoot},
+	}})
+	if got := d.run("connect", "vox"); got["name"] != "vox" {
+		t.Fatalf("connect: %v", got)
+	}
+
+	prompts := d.run("@vox", "prompts/list")
+	if names := fmt.Sprint(prompts["prompts"]); !strings.Contains(names, "name:go-bench") {
+		t.Errorf("prompts/list: %v", prompts)
+	}
+	got := d.run("@vox", "prompts/get", "go-bench", "--prompt-args", "task=profile the parser")
+	if msgs, _ := json.Marshal(got["messages"]); !strings.Contains(string(msgs), "profile the parser") {
+		t.Errorf("prompts/get go-bench: %v", got)
+	}
+
+	if got := d.run("@vox", "logging/setLevel", "debug"); got == nil {
+		t.Error("logging/setLevel answered nothing")
+	}
+
+	completion := d.run("@vox", "prompts/complete", "--complete-ref-type", "ref/resource",
+		"--complete-ref", "skill://{id}/{+path}", "--complete-arg-name", "id", "--complete-arg-value", "go")
+	if values := fmt.Sprint(completion["values"]); values != "[go-bench]" {
+		t.Errorf("completion of the skill id 'go': %v", completion)
+	}
+
+	// resources/subscribe streams: its output says subscribed, then one
+	// line per notifications/resources/updated, until it is stopped.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := d.command(ctx, "--format", "json", "@vox", "resources/subscribe", "skill://go-bench/SKILL.md")
+	var out lockedBuffer
+	sub.Stdout, sub.Stderr = &out, &out
+	if err := sub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = sub.Wait() }()
+	skillMD := filepath.Join(skillsRoot, "go-bench", "SKILL.md")
+	original, err := os.ReadFile(skillMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for i := 0; !strings.Contains(out.String(), `"resources/updated"`); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no update of the subscribed skill file after editing it:\n%s", out.String())
+		}
+		// Edit again until heard: the subscription and the watches are
+		// set up in the background.
+		edited := strings.Replace(string(original), "description: ", "description: Edited "+strings.Repeat("again ", i), 1)
+		if err := os.WriteFile(skillMD, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), `"uri": "skill://go-bench/SKILL.md"`) {
+		t.Errorf("the subscription's output: %s", out.String())
 	}
 }
