@@ -118,6 +118,11 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 		return nil, rpcReply(m.ID, result, e), true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
+		if modern && len(m.ID) > 0 {
+			if reply, ok := s.missingCapabilityReply(ctx, m.ID, m.Params); ok {
+				return nil, reply, true
+			}
+		}
 		return nullArgumentsAsEmpty(raw, m.Params), nil, false
 	}
 	if m.Method == string(mcp.MethodResourcesRead) && len(m.ID) > 0 {

@@ -18,6 +18,13 @@ import (
 func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, head *rpcMessage, modern bool) {
 	pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
 	if answered {
+		if modern && isMissingCapability(reply) {
+			// 2026-07-28 answers this error with 400 (client_capabilities.go).
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(reply)
+			return
+		}
 		writeJSONReply(w, reply)
 		return
 	}

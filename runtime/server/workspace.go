@@ -159,8 +159,9 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 }
 
 // toolEntries projects the surface's tools (docs/federation.md §2):
-// _meta names the source file and line; annotations say read-only and
-// closed-world (workspace code cannot write or reach the network). Without
+// _meta names the source file and line; annotations say closed-world
+// (workspace code cannot reach the network) and read-only unless the scan
+// config's write_globs let fs.write write. Without
 // the opt-in they are hidden: registered and callable, not advertised.
 func (w *workspaceSource) toolEntries() []toolEntry {
 	ptrs := w.stableToolEntries()
@@ -179,7 +180,11 @@ func (w *workspaceSource) toolEntries() []toolEntry {
 // to publish: a refresh where one file's bodies changed costs no work
 // proportional to the number of tools.
 func (w *workspaceSource) stableToolEntries() []*toolEntry {
-	tools := w.surface.Load().Tools
+	surface := w.surface.Load()
+	tools := surface.Tools
+	// A workspace whose scan config lets fs.write write somewhere has
+	// tools that may change files: none is advertised as read-only.
+	writes := surface.Config != nil && len(surface.Config.WriteGlobs) > 0
 	w.entriesMu.Lock()
 	defer w.entriesMu.Unlock()
 	if sameElems(tools, w.lastTools) {
@@ -211,14 +216,14 @@ func (w *workspaceSource) stableToolEntries() []*toolEntry {
 			}
 			prev = byName[t.Name]
 		}
-		if prev != nil && sameWorkspaceDefinition(prev, t) {
+		if prev != nil && sameWorkspaceDefinition(prev, t, writes) {
 			out[i] = prev
 			same = same && prev == w.lastEntries[i]
 			continue
 		}
 		same = false
 		out[i] = &toolEntry{
-			tool:    workspaceTool(t),
+			tool:    workspaceTool(t, writes),
 			source:  registry.SourceWorkspace,
 			handler: w.toolHandler(t.Name),
 			hidden:  !w.advertise,
@@ -251,12 +256,13 @@ func sameElems[T any](a, b []*T) bool {
 
 // sameWorkspaceDefinition reports whether the entry of a workspace tool
 // is the definition of t (workspaceTool).
-func sameWorkspaceDefinition(e *toolEntry, t *workspace.Tool) bool {
+func sameWorkspaceDefinition(e *toolEntry, t *workspace.Tool, writes bool) bool {
 	return e.tool.Name == t.Name && e.tool.Description == t.Description && bytes.Equal(e.tool.RawInputSchema, t.InputSchema) &&
-		bytes.Equal(e.tool.RawOutputSchema, t.OutputSchema) && e.wsPath == t.Path && e.wsLine == t.Line
+		bytes.Equal(e.tool.RawOutputSchema, t.OutputSchema) && e.wsPath == t.Path && e.wsLine == t.Line &&
+		*e.tool.Annotations.ReadOnlyHint == !writes
 }
 
-func workspaceTool(t *workspace.Tool) mcp.Tool {
+func workspaceTool(t *workspace.Tool, writes bool) mcp.Tool {
 	return mcp.Tool{
 		Name:           t.Name,
 		Description:    t.Description,
@@ -269,7 +275,7 @@ func workspaceTool(t *workspace.Tool) mcp.Tool {
 			"vox_source_path": t.Path,
 			"vox_source_line": t.Line,
 		}},
-		Annotations: mcp.ToolAnnotation{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
+		Annotations: mcp.ToolAnnotation{ReadOnlyHint: ptr(!writes), OpenWorldHint: ptr(false)},
 	}
 }
 

@@ -313,6 +313,36 @@ func (m *Module) HasFunc(name string) bool {
 	return ok
 }
 
+// clientAsks are the builtins that ask the calling client, with the
+// capability the client must declare for each (docs/vox-language.md,
+// Asking the user and the model).
+var clientAsks = [...]struct{ builtin, capability string }{
+	{"elicit", "elicitation"},
+	{"sample", "sampling"},
+}
+
+// ClientCapabilities returns the MCP client capabilities a call of the
+// tool, resource or prompt function fn may need: "elicitation" when its
+// body, or a function or constant it uses at any depth, names elicit, and
+// "sampling" for sample. A user function of that name shadows the
+// builtin and needs nothing.
+func (m *Module) ClientCapabilities(fn string) []string {
+	if m.res == nil {
+		return nil
+	}
+	i, ok := m.res.FuncIndex[fn]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, a := range clientAsks {
+		if m.res.Reaches(i, a.builtin) {
+			out = append(out, a.capability)
+		}
+	}
+	return out
+}
+
 // Resolved returns the file's syntax tree with its names bound, for
 // readers of the source such as the language server (runtime/lsp); nil
 // when compiling failed with an internal error. It must not be changed.

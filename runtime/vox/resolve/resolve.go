@@ -114,14 +114,29 @@ type Module struct {
 	Ctors     []*Constructor
 	CtorIndex map[string]int
 	Records   map[string]*syntax.RecordDecl // record types by name
+
+	// reached are the builtins each function names itself or through the
+	// functions and constants it uses (Reaches).
+	reached map[int][]string
+}
+
+// Reaches reports whether function i of Funcs may call the builtin name:
+// it, or a function or constant it uses at any depth, names it. Only
+// tools, resources and prompts are answered; a plain function is false.
+// The server asks it of the builtins that need a client capability
+// (elicit, sample), so that a request of a client without the capability
+// is refused before the tool runs.
+func (m *Module) Reaches(i int, name string) bool {
+	return slices.Contains(m.reached[i], name)
 }
 
 // item is a unit of reachability: a module function or a constant.
 type item struct {
-	fn   int // index in Funcs, or -1
-	cnst int // index in Consts, or -1
-	name string
-	refs []ref // functions and constants it uses
+	fn       int // index in Funcs, or -1
+	cnst     int // index in Consts, or -1
+	name     string
+	refs     []ref // functions and constants it uses
+	builtins []int // the builtins it names (Universe.Builtins indices), each once
 }
 
 type ref struct {
@@ -266,7 +281,50 @@ func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
 		r.function(fn, false)
 	}
 	r.reach()
+	r.reachBuiltins()
 	return m
+}
+
+// reachBuiltins records for every tool, resource and prompt the builtins
+// it reaches through the functions and constants it uses, walking the
+// graph of uses once per root with a work list.
+func (r *resolver) reachBuiltins() {
+	m := r.mod
+	for i, d := range m.Funcs {
+		if d.Kind == syntax.PlainFn || d.Unavailable != nil {
+			continue
+		}
+		seen := map[*item]bool{r.fnItem[i]: true}
+		work := []*item{r.fnItem[i]}
+		var names []string
+		for len(work) > 0 {
+			it := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, b := range it.builtins {
+				if n := r.uni.Builtins[b]; !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			for _, rf := range it.refs {
+				var next *item
+				if rf.fn >= 0 {
+					next = r.fnItem[rf.fn]
+				} else {
+					next = r.cItem[rf.cnst]
+				}
+				if !seen[next] {
+					seen[next] = true
+					work = append(work, next)
+				}
+			}
+		}
+		if len(names) > 0 {
+			if m.reached == nil {
+				m.reached = map[int][]string{}
+			}
+			m.reached[i] = names
+		}
+	}
 }
 
 func (r *resolver) warn(pos syntax.Pos, code, format string, args ...any) {
@@ -449,6 +507,9 @@ func (r *resolver) lookupName(name string, id *syntax.Ident) *Binding {
 		return r.newBinding(Binding{Scope: Ctor, Index: CtorErr, Name: name})
 	}
 	if i := slices.Index(r.uni.Builtins, name); i >= 0 {
+		if !slices.Contains(owner.builtins, i) {
+			owner.builtins = append(owner.builtins, i)
+		}
 		return r.shared(&r.builtins, len(r.uni.Builtins), Builtin, i, name)
 	}
 	if i := slices.Index(r.uni.Namespaces, name); i >= 0 {

@@ -107,3 +107,49 @@ func collectIdents(x reflect.Value, f func(*syntax.Ident)) {
 	}
 	walk(x)
 }
+
+// TestReaches: a tool reaches the builtins it names and those of the
+// functions and constants it uses, at any depth; a user function shadows
+// the builtin of its name.
+func TestReaches(t *testing.T) {
+	src := `
+let GREETING = format("{}", "hi")
+
+fn deep() { print("x") }
+fn middle() { deep() }
+fn len(x) { 0 }
+
+@tool "a"
+fn a() to str {
+    middle()
+    "a"
+}
+
+@tool "b"
+fn b() to str { GREETING }
+
+@tool "c"
+fn c() to int { len("abc") }
+`
+	f, diags := syntax.Parse("reach.vox", []byte(src))
+	uni := resolve.Universe{Builtins: []string{"len", "print", "format"}}
+	res := resolve.File(f, uni, &diags)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	for _, c := range []struct {
+		fn, builtin string
+		want        bool
+	}{
+		{"a", "print", true},
+		{"a", "format", false},
+		{"b", "format", true},
+		{"b", "print", false},
+		{"c", "len", false},
+		{"middle", "print", false}, // plain functions are not answered
+	} {
+		if got := res.Reaches(res.FuncIndex[c.fn], c.builtin); got != c.want {
+			t.Errorf("Reaches(%s, %s) = %v, want %v", c.fn, c.builtin, got, c.want)
+		}
+	}
+}
