@@ -205,15 +205,22 @@ func TestWorkspaceAsk(t *testing.T) {
 // says why.
 func TestWorkspaceAskRefused(t *testing.T) {
 	url := askServer(t, askConfig+"  wait_ms: 300\n")
-	for _, version := range []string{"2025-06-18", "2026-07-28"} {
-		c, _ := askConnect(t, url, version, nil)
-		text, isErr := askCall(t, context.Background(), c, "ask_both", "?")
-		if !isErr || !strings.Contains(text, "elicit: the client did not declare the elicitation capability") {
-			t.Errorf("%s: without the capability = %v %q", version, isErr, text)
-		}
+	c, _ := askConnect(t, url, "2025-06-18", nil)
+	text, isErr := askCall(t, context.Background(), c, "ask_both", "?")
+	if !isErr || !strings.Contains(text, "elicit: the client did not declare the elicitation capability") {
+		t.Errorf("2025-06-18: without the capability = %v %q", isErr, text)
 	}
-	c, _ := askConnect(t, url, "2025-06-18", &askingClient{})
-	text, isErr := askCall(t, context.Background(), c, "ask_nested", "?")
+	// 2026-07-28 declares capabilities on every request: the tool, which
+	// asks, is refused before it runs (client_capabilities.go).
+	c, _ = askConnect(t, url, "2026-07-28", nil)
+	var req mcp.CallToolRequest
+	req.Params.Name = "ask_both"
+	req.Params.Arguments = map[string]any{"message": "?"}
+	if _, err := c.CallTool(context.Background(), req); !mcp.IsMissingRequiredClientCapability(err) {
+		t.Errorf("2026-07-28: without the capabilities = %v, want -32021", err)
+	}
+	c, _ = askConnect(t, url, "2025-06-18", &askingClient{})
+	text, isErr = askCall(t, context.Background(), c, "ask_nested", "?")
 	if !isErr || !strings.Contains(text, `tools/ask.vox:28:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
 		t.Errorf("ask_nested = %v %q", isErr, text)
 	}
