@@ -11,6 +11,7 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -47,6 +48,8 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		}
 		c.Rounds = rounds
 		ctx = toolcall.WithClient(ctx, c)
+		// fs.write writes nothing the earlier rounds wrote.
+		ctx = capability.WithReplaying(ctx, rounds.Replaying)
 	}
 	// What the tool prints also goes to the calling session (logging.go).
 	log := toolcall.ClientLogger(ctx, base, t.Name)

@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -35,6 +36,11 @@ func fsWrite(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 		th.Failf("capability denied: fs.write to %s: it matches none of the scan config's write_globs", rel)
 	}
 	th.Charge(int64(len(text)))
+	if replaying(th.Context()) {
+		// This write was made in an earlier round of the call: the replay
+		// answers as that round did, without writing again.
+		return eval.OkVal(eval.Int(int64(len(text))))
+	}
 	root, err := os.OpenRoot(c.Root)
 	if err != nil {
 		th.Failf("fs.write: cannot open the workspace root: %v", err)
@@ -65,6 +71,25 @@ func fsWrite(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 		return writeErr(th, p, werr)
 	}
 	return eval.OkVal(eval.Int(int64(len(text))))
+}
+
+// replayingKey carries, in a call's context, whether the call is being
+// replayed up to its last answered question (protocol 2026-07-28 runs a
+// tool that asked its client again from the start: docs/vox-language.md,
+// Asking the user and the model).
+type replayingKey struct{}
+
+// WithReplaying returns ctx for a call that reports through replaying
+// whether it is still before its last recorded answer: fs.write writes
+// nothing meanwhile, so a tool's writes happen once however many rounds
+// its questions take.
+func WithReplaying(ctx context.Context, replaying func() bool) context.Context {
+	return context.WithValue(ctx, replayingKey{}, replaying)
+}
+
+func replaying(ctx context.Context) bool {
+	f, _ := ctx.Value(replayingKey{}).(func() bool)
+	return f != nil && f()
 }
 
 // writable reports whether a cleaned workspace path matches a write glob.
