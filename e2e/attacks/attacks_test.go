@@ -50,6 +50,11 @@
 //	-timeout D   the longest wait for one answer
 //	-maxrss N    the largest allowed peak RSS, in MiB
 //	-env K=V     an extra environment variable of the server (repeatable)
+//	-capabilities JSON  the client's capabilities at initialize (default {})
+//	-answer FILE the result of every request the server sends the client
+//	             (elicitation/create, sampling/createMessage): the JSON of
+//	             FILE; without it such requests are never answered, as a
+//	             client that leaves its user's question open
 //	-pty FILE    start the server in a new session whose controlling
 //	             terminal is a new pseudo-terminal, also its stderr, as
 //	             when it is started from a terminal; write everything the
@@ -122,6 +127,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -286,6 +292,8 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	var extra envFlags
 	fs.Var(&extra, "env", "K=V for the server")
 	ptyOut := fs.String("pty", "", "run the server under a new pseudo-terminal; write what it showed to `FILE`")
+	caps := fs.String("capabilities", "{}", "the client's capabilities")
+	answerFile := fs.String("answer", "", "the result of the server's requests to the client")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		ts.Fatalf("mcp: %v", err)
@@ -320,8 +328,17 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		// Child descriptor 2 (stderr) becomes the controlling terminal.
 		cmd.SysProcAttr = controllingTerminal(2)
 	}
-	stdin, err := cmd.StdinPipe()
+	var answer json.RawMessage
+	if *answerFile != "" {
+		b, err := os.ReadFile(ts.MkAbs(*answerFile))
+		ts.Check(err)
+		answer = bytes.TrimSpace(b)
+	}
+	pipe, err := cmd.StdinPipe()
 	ts.Check(err)
+	// The reader answers the server's requests while the script sends its
+	// own: the writes take turns.
+	stdin := &lockedWriter{w: pipe}
 	stdout, err := cmd.StdoutPipe()
 	ts.Check(err)
 	ts.Check(cmd.Start())
@@ -342,9 +359,17 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var msg map[string]json.RawMessage
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg["id"] != nil {
-				answers <- msg
+			if json.Unmarshal(sc.Bytes(), &msg) != nil || msg["id"] == nil {
+				continue
 			}
+			if msg["method"] != nil { // a request of the server to the client
+				if answer != nil {
+					reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg["id"], "result": answer})
+					stdin.Write(append(reply, '\n'))
+				}
+				continue
+			}
+			answers <- msg
 		}
 		close(answers)
 	}()
@@ -406,7 +431,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}
-	send("initialize", json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"attacks","version":"1"}}`))
+	send("initialize", json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":`+*caps+`,"clientInfo":{"name":"attacks","version":"1"}}`))
 	await("initialize")
 	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
 		ts.Fatalf("mcp: %v", err)
@@ -445,6 +470,20 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// lockedWriter serialises the writes to the server's stdin.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }
 
 // watchRSS kills p as soon as its peak RSS exceeds maxMiB (0: never) and
 // then holds the peak seen, in bytes.
