@@ -122,6 +122,9 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 			if reply, ok := s.missingCapabilityReply(ctx, m.ID, m.Params); ok {
 				return nil, reply, true
 			}
+			if reply, ok := s.badStateReply(m.ID, m.Params); ok {
+				return nil, reply, true
+			}
 		}
 		return nullArgumentsAsEmpty(raw, m.Params), nil, false
 	}

@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
@@ -85,19 +83,6 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		Content:           []mcp.Content{mcp.NewTextContent(res.Text)},
 		StructuredContent: json.RawMessage(structured),
 	}, nil
-}
-
-// inputStateKey is the key that signs the request state of calls asking
-// their client under protocol 2026-07-28: derived from the first session
-// key, so that every instance of a fleet sharing VOX_MCP_SESSION_KEY
-// accepts the state of another, else random, so that a state dies with
-// the server that made it.
-func inputStateKey(sessionKeys [][]byte) []byte {
-	if len(sessionKeys) == 0 {
-		return session.GenerateKey()
-	}
-	sum := sha256.Sum256(append([]byte("vox-mcp input request state\x00"), sessionKeys[0]...))
-	return sum[:]
 }
 
 // readResource reads a workspace resource by calling its function; uri is

@@ -38,8 +38,8 @@ var askCapability = map[string]string{
 // params to the client of ctx and returns its result as JSON. It fails
 // when the client did not declare the method's capability, and returns
 // an *InputRequired under protocol 2026-07-28 when the answer is not yet
-// recorded.
-func Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
+// recorded; key names the request there ("" for vox-<n>).
+func Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
 	c, ok := ClientFrom(ctx)
 	srv := mcpserver.ServerFromContext(ctx)
 	capName := askCapability[method]
@@ -50,7 +50,7 @@ func Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the client did not declare the %s capability (in initialize, or in the request's _meta under protocol 2026-07-28): this tool needs a client that supports MCP %s", capName, capName)
 	}
 	if c.Rounds != nil {
-		return c.Rounds.ask(method, params)
+		return c.Rounds.ask(method, key, params)
 	}
 	var (
 		res any
@@ -101,8 +101,8 @@ func elicitationParams(params []byte) (mcp.ElicitationParams, error) {
 type Asker struct{}
 
 // Ask is Ask.
-func (Asker) Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
-	return Ask(ctx, method, params)
+func (Asker) Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
+	return Ask(ctx, method, key, params)
 }
 
 // declared reports whether the client of ctx declared the capability:
@@ -145,9 +145,14 @@ type Rounds struct {
 	args    string // the hash of the canonical arguments
 	answers []round
 	asked   atomic.Int64
+	// loose are the answers of a request without a request state: a
+	// question takes the one under its key (the client answered what it
+	// knew would be asked); other keys are ignored.
+	loose mcp.InputResponses
 }
 
 type round struct {
+	Key    string          `json:"k,omitempty"` // "" for vox-<n>
 	Method string          `json:"m"`
 	Sum    string          `json:"s"` // sha256 of the request's params
 	Answer json.RawMessage `json:"a,omitempty"`
@@ -165,20 +170,17 @@ type roundState struct {
 func NewRounds(key []byte, tool string, args []byte, p mcp.MultiRoundTripParams) (*Rounds, error) {
 	r := &Rounds{key: key, tool: tool, args: argsHash(args)}
 	if p.RequestState == "" {
+		r.loose = p.InputResponses
 		return r, nil
 	}
-	if len(p.RequestState) > MaxRequestState {
-		return nil, fmt.Errorf("the request state is larger than %d bytes: call the tool again without it", MaxRequestState)
+	st, err := r.state(p.RequestState)
+	if err != nil {
+		return nil, err
 	}
-	body, ok := r.open(p.RequestState)
-	if !ok {
-		return nil, fmt.Errorf("the request state was not made by this server for this call (or its key changed): call the tool again without it")
+	id := st.Pending.Key
+	if id == "" {
+		id = RoundID(len(st.Answers))
 	}
-	var st roundState
-	if err := json.Unmarshal(body, &st); err != nil || st.Tool != tool || st.Args != r.args {
-		return nil, fmt.Errorf("the request state belongs to another call: call the tool again without it")
-	}
-	id := RoundID(len(st.Answers))
 	resp, ok := p.InputResponses[id]
 	if !ok {
 		return nil, fmt.Errorf("the retry does not answer the input request %s", id)
@@ -192,6 +194,31 @@ func NewRounds(key []byte, tool string, args []byte, p mcp.MultiRoundTripParams)
 	return r, nil
 }
 
+// CheckState verifies the request state of a retried call of tool with
+// args: made and signed by this server (or a fleet sharing its key), for
+// this tool and these arguments. The server checks it before the call
+// runs, so a tampered state is a protocol error (-32602), not a result.
+func CheckState(key []byte, tool string, args []byte, state string) error {
+	r := &Rounds{key: key, tool: tool, args: argsHash(args)}
+	_, err := r.state(state)
+	return err
+}
+
+func (r *Rounds) state(state string) (roundState, error) {
+	var st roundState
+	if len(state) > MaxRequestState {
+		return st, fmt.Errorf("the request state is larger than %d bytes: call the tool again without it", MaxRequestState)
+	}
+	body, ok := r.open(state)
+	if !ok {
+		return st, fmt.Errorf("the request state was not made by this server (it was changed, or the server's key changed): call the tool again without it")
+	}
+	if err := json.Unmarshal(body, &st); err != nil || st.Tool != r.tool || st.Args != r.args {
+		return st, fmt.Errorf("the request state belongs to another call (another tool or other arguments): call the tool again without it")
+	}
+	return st, nil
+}
+
 // RoundID is the key of the n-th question of a call in inputRequests.
 func RoundID(n int) string { return fmt.Sprintf("vox-%d", n) }
 
@@ -201,10 +228,14 @@ func (r *Rounds) Replaying() bool {
 	return r != nil && r.asked.Load() < int64(len(r.answers))
 }
 
-func (r *Rounds) ask(method string, params []byte) ([]byte, error) {
+func (r *Rounds) ask(method, key string, params []byte) ([]byte, error) {
 	i := int(r.asked.Add(1) - 1)
-	sum := sha256.Sum256(append([]byte(method+"\x00"), params...))
+	sum := sha256.Sum256(append([]byte(method+"\x00"+key+"\x00"), params...))
 	sumHex := hex.EncodeToString(sum[:])
+	id := key
+	if id == "" {
+		id = RoundID(i)
+	}
 	if i < len(r.answers) {
 		a := r.answers[i]
 		if a.Method != method || a.Sum != sumHex {
@@ -212,12 +243,20 @@ func (r *Rounds) ask(method string, params []byte) ([]byte, error) {
 		}
 		return a.Answer, nil
 	}
-	st := roundState{Tool: r.tool, Args: r.args, Answers: r.answers, Pending: round{Method: method, Sum: sumHex}}
+	if resp, ok := r.loose[id]; ok {
+		answer, err := json.Marshal(resp)
+		if err != nil {
+			return nil, fmt.Errorf("the answer to %s cannot be read: %v", id, err)
+		}
+		r.answers = append(r.answers, round{Key: key, Method: method, Sum: sumHex, Answer: answer})
+		return answer, nil
+	}
+	st := roundState{Tool: r.tool, Args: r.args, Answers: r.answers, Pending: round{Key: key, Method: method, Sum: sumHex}}
 	body, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
 	}
-	return nil, &InputRequired{ID: RoundID(i), Method: method, Params: params, State: r.seal(body)}
+	return nil, &InputRequired{ID: id, Method: method, Params: params, State: r.seal(body)}
 }
 
 func (r *Rounds) seal(body []byte) string {

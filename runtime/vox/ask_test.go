@@ -17,7 +17,7 @@ type fakeClient struct {
 	asked   chan string
 }
 
-func (f *fakeClient) Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
+func (f *fakeClient) Ask(ctx context.Context, method, _ string, params []byte) ([]byte, error) {
 	if f.asked != nil {
 		f.asked <- method + " " + string(params)
 	}

@@ -409,9 +409,9 @@ type slotClient struct {
 	hint    string
 }
 
-func (c *slotClient) Ask(ctx context.Context, method string, params []byte) ([]byte, error) {
+func (c *slotClient) Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
 	c.sem.Release(1)
-	raw, err := c.inner.Ask(ctx, method, params)
+	raw, err := c.inner.Ask(ctx, method, key, params)
 	var deadline time.Time
 	if c.timeout > 0 {
 		deadline = time.Now().Add(c.timeout)

@@ -20,11 +20,13 @@ import (
 
 // Client reaches the MCP client that made a call. Ask sends the request
 // method with its params (JSON) and returns the client's result (JSON);
+// key, when not "", names the request where the protocol keys requests
+// (the inputRequests of protocol 2026-07-28);
 // it returns when ctx is done. An error that the caller must see as it
 // is (the server's request for input under protocol 2026-07-28) is kept
 // as the Cause of the call's error.
 type Client interface {
-	Ask(ctx context.Context, method string, params []byte) ([]byte, error)
+	Ask(ctx context.Context, method, key string, params []byte) ([]byte, error)
 }
 
 // DefaultWait bounds one wait for the client's answer when Options.Wait
@@ -58,7 +60,7 @@ func biElicit(th *Thread, args []Value) Value {
 	p := &Object{}
 	p.Set("message", args[0])
 	p.Set("requestedSchema", args[1])
-	raw := th.ask("elicit", ask.MethodElicit, NewObject(p))
+	raw := th.ask("elicit", ask.MethodElicit, th.askKey("elicit", args, 2), NewObject(p))
 	action, answer, err := ask.CheckAnswer(schema, raw)
 	if err != nil {
 		th.Failf("elicit: %v", err)
@@ -105,7 +107,7 @@ func biSample(th *Thread, args []Value) Value {
 			p.Set("systemPrompt", args[2])
 		}
 	}
-	reply, err := ask.CheckReply(th.ask("sample", ask.MethodSample, NewObject(p)))
+	reply, err := ask.CheckReply(th.ask("sample", ask.MethodSample, th.askKey("sample", args, 3), NewObject(p)))
 	if err != nil {
 		th.Failf("sample: %v", err)
 	}
@@ -156,7 +158,7 @@ func (th *Thread) sampleMessage(i int, v Value) Value {
 
 // ask sends one request to the client and waits for its answer, with the
 // call's limits paused and the wait bounded (see Client).
-func (th *Thread) ask(fn, method string, params Value) []byte {
+func (th *Thread) ask(fn, method, key string, params Value) []byte {
 	c := th.opts.Client
 	if c == nil {
 		th.Failf("%s: there is no MCP client to ask: only a tool called through vox-mcp by a client can ask (not vox run, a resource or a prompt)", fn)
@@ -172,7 +174,7 @@ func (th *Thread) ask(fn, method string, params Value) []byte {
 	}
 	ctx, cancel := context.WithTimeout(th.ctx, wait)
 	start := time.Now()
-	raw, err := c.Ask(ctx, method, []byte(body))
+	raw, err := c.Ask(ctx, method, key, []byte(body))
 	timedOut := ctx.Err() == context.DeadlineExceeded
 	cancel()
 	// The wait is not the call's time: its deadline moves by as much.
@@ -199,6 +201,17 @@ func (th *Thread) ask(fn, method string, params Value) []byte {
 	}
 	th.allocate(int64(len(raw)))
 	return raw
+}
+
+// askKey is the optional key argument i of elicit or sample.
+func (th *Thread) askKey(fn string, args []Value, i int) string {
+	if len(args) <= i {
+		return ""
+	}
+	if args[i].k != KStr {
+		th.Failf("%s: key must be a str, got %s", fn, args[i].typeName())
+	}
+	return args[i].Str()
 }
 
 // answerValue decodes JSON from the client into a Vox value, within the
