@@ -16,6 +16,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
 // EndpointPath is the path of the streamable HTTP endpoint.
@@ -200,7 +202,14 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if modern := isModernMessage(r.Header, &msg); modern || msg.Method == string(mcp.MethodInitialize) {
-			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, &msg, modern)
+			ctx := withHTTP(r.Context())
+			if modern {
+				// A sessionless request keeps its own notifications in
+				// order (delivery.go).
+				d := toolcall.NewDelivery()
+				ctx, w = toolcall.WithDelivery(ctx, d), newDeliveryWriter(w, d)
+			}
+			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return
 		}
 		hs, ok := e.session(w, r)
@@ -209,6 +218,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer done()
+		w = newDeliveryWriter(w, toolcall.DeliveryFrom(ctx))
 		ctx, w = withPriming(ctx, w, r.Header)
 		fw := &finishedWriter{w: w}
 		defer fw.finish()
@@ -258,7 +268,7 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	ctx, cancel := context.WithDeadline(ctx, hs.id.Expires)
 	defer cancel()
-	e.next.ServeHTTP(w, r.WithContext(ctx))
+	e.next.ServeHTTP(newDeliveryWriter(w, toolcall.DeliveryFrom(ctx)), r.WithContext(ctx))
 }
 
 // readBody reads a POST body of at most maxRequestBody bytes before the

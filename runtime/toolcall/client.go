@@ -92,7 +92,17 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 	if message != "" {
 		params["message"] = message
 	}
-	return srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params)
+	return sendInOrder(ctx, srv, string(mcp.MethodNotificationProgress), params)
+}
+
+// sendInOrder sends a call's notification and, over HTTP, waits until it
+// was written (Delivery).
+func sendInOrder(ctx context.Context, srv *mcpserver.MCPServer, method string, params map[string]any) error {
+	err := srv.SendNotificationToClient(ctx, method, params)
+	if d := deliveryFrom(ctx); d != nil && err == nil {
+		d.sentOne(ctx)
+	}
+	return err
 }
 
 // SendLog sends notifications/message to the session of ctx when level is
@@ -111,7 +121,7 @@ func SendLog(ctx context.Context, level mcp.LoggingLevel, logger string, data an
 	if logger != "" {
 		params["logger"] = logger
 	}
-	return srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationMessage), params)
+	return sendInOrder(ctx, srv, string(mcp.MethodNotificationMessage), params)
 }
 
 // LogLevel maps a slog level to the MCP level of the same severity.
