@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -194,8 +195,20 @@ func (w *workspaceSource) promptHandler(name string) mcpserver.PromptHandlerFunc
 			return nil, fmt.Errorf("workspace prompt %s is gone since the last refresh: prompts/list shows the current prompts: %w", name, mcpserver.ErrPromptNotFound)
 		}
 		ctx = toolcall.WithClient(ctx, w.s.clientOf(ctx, req.Params.Meta))
-		msgs, err := surface.GetPrompt(ctx, p, req.Params.Arguments, toolcall.ClientLogger(ctx, w.s.log.With("prompt", name), name))
+		// A prompt may ask its client as a tool does (workspace_call.go).
+		args, _ := json.Marshal(req.Params.Arguments) // a map of strings always encodes
+		ctx, err := w.withRounds(ctx, "prompt "+name, args, req.Params.MultiRoundTripParams)
 		if err != nil {
+			return nil, err
+		}
+		msgs, err := surface.GetPromptAsking(ctx, p, req.Params.Arguments, toolcall.ClientLogger(ctx, w.s.log.With("prompt", name), name), toolcall.Asker{})
+		if err != nil {
+			var input *toolcall.InputRequired
+			if errors.As(err, &input) {
+				if b, berr := input.Builder(); berr == nil {
+					return b.PromptResult(), nil
+				}
+			}
 			return nil, errors.New(workspace.ErrorText(err))
 		}
 		out := make([]mcp.PromptMessage, len(msgs))

@@ -51,6 +51,11 @@ fn ask_named(message: str) to str {
     "Hello, " + r["content"]["name"] + "!"
 }
 
+@mcp.prompt("Asks the user for the context of the prompt")
+fn ask_prompt() to str {
+    "Context: " + elicit("What context should the prompt use?", {type: "object", properties: {context: {type: "string"}}, required: ["context"]}, "user_context")["content"]["context"]
+}
+
 @tool "Asks with a schema MCP does not allow"
 fn ask_nested(message: str) to str {
     elicit("?", {type: "object", properties: {where: {type: "object", properties: {}}}})["action"]
@@ -235,7 +240,7 @@ func TestWorkspaceAskRefused(t *testing.T) {
 	}
 	c, _ = askConnect(t, url, "2025-06-18", &askingClient{})
 	text, isErr = askCall(t, context.Background(), c, "ask_nested", "?")
-	if !isErr || !strings.Contains(text, `tools/ask.vox:34:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
+	if !isErr || !strings.Contains(text, `tools/ask.vox:39:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
 		t.Errorf("ask_nested = %v %q", isErr, text)
 	}
 	c, _ = askConnect(t, url, "2026-07-28", &askingClient{})
@@ -288,13 +293,18 @@ func TestWorkspaceAskCancelled(t *testing.T) {
 // params and returns the JSON-RPC reply.
 func modernPost(t *testing.T, url, tool, params string) map[string]any {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	return modernPostMethod(t, url, "tools/call", tool, params)
+}
+
+func modernPostMethod(t *testing.T, url, method, tool, params string) map[string]any {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},` + params + `}}`
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Mcp-Name", tool)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -348,5 +358,23 @@ func TestWorkspaceAskRounds(t *testing.T) {
 	r := modernPost(t, url, "ask_named", `"name":"ask_named","arguments":{"message":"Someone else?"},`+answer+`,"requestState":"`+state+`"`)
 	if e, _ := r["error"].(map[string]any); e["code"] != float64(mcp.INVALID_PARAMS) || !strings.Contains(e["message"].(string), "belongs to another call") {
 		t.Errorf("a state of other arguments = %v", r)
+	}
+}
+
+// TestWorkspacePromptAsks: a workspace prompt asks under 2026-07-28 as a
+// tool does: prompts/get gets the input_required result, then the
+// messages once answered.
+func TestWorkspacePromptAsks(t *testing.T) {
+	url := askServer(t, askConfig)
+	r1 := modernPostMethod(t, url, "prompts/get", "ask_prompt", `"name":"ask_prompt"`)
+	res, _ := r1["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if res["resultType"] != "input_required" || reqs["user_context"] == nil || state == "" {
+		t.Fatalf("round 1 = %v", r1)
+	}
+	r2 := modernPostMethod(t, url, "prompts/get", "ask_prompt", `"name":"ask_prompt","inputResponses":{"user_context":{"action":"accept","content":{"context":"tests"}}},"requestState":"`+state+`"`)
+	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `"text":"Context: tests"`) {
+		t.Errorf("round 2 = %s", got)
 	}
 }

@@ -38,17 +38,11 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 		}
 		args = b
 	}
-	c, _ := toolcall.ClientFrom(ctx)
-	if toolcall.Modern(ctx) {
-		rounds, err := toolcall.NewRounds(w.inputKey(), t.Name, args, req.Params.MultiRoundTripParams)
-		if err != nil {
-			return errorResult(err.Error()), nil
-		}
-		c.Rounds = rounds
-		ctx = toolcall.WithClient(ctx, c)
-		// fs.write writes nothing the earlier rounds wrote.
-		ctx = capability.WithReplaying(ctx, rounds.Replaying)
+	ctx, err := w.withRounds(ctx, t.Name, args, req.Params.MultiRoundTripParams)
+	if err != nil {
+		return errorResult(err.Error()), nil
 	}
+	c, _ := toolcall.ClientFrom(ctx)
 	// What the tool prints also goes to the calling session (logging.go).
 	log := toolcall.ClientLogger(ctx, base, t.Name)
 	// progress() reaches the caller when it sent a progress token.
@@ -60,8 +54,8 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 	if err != nil {
 		var input *toolcall.InputRequired
 		if errors.As(err, &input) {
-			if r, rerr := input.Result(); rerr == nil {
-				return r, nil
+			if b, berr := input.Builder(); berr == nil {
+				return b.ToolResult(), nil
 			}
 		}
 		return errorResult(workspace.ErrorText(err)), nil
@@ -100,6 +94,24 @@ func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.S
 		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: r.MIMEType, Blob: text}}, nil
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: r.MIMEType, Text: text}}, nil
+}
+
+// withRounds gives ctx, under protocol 2026-07-28, the journal of the
+// call's earlier rounds (toolcall.Rounds) for elicit and sample, named
+// by what is called (a tool, or "prompt <name>") and its arguments.
+func (w *workspaceSource) withRounds(ctx context.Context, name string, args []byte, p mcp.MultiRoundTripParams) (context.Context, error) {
+	if !toolcall.Modern(ctx) {
+		return ctx, nil
+	}
+	rounds, err := toolcall.NewRounds(w.inputKey(), name, args, p)
+	if err != nil {
+		return ctx, err
+	}
+	c, _ := toolcall.ClientFrom(ctx)
+	c.Rounds = rounds
+	ctx = toolcall.WithClient(ctx, c)
+	// fs.write writes nothing the earlier rounds wrote.
+	return capability.WithReplaying(ctx, rounds.Replaying), nil
 }
 
 // contentBlocks converts checked content blocks to mcp-go's.

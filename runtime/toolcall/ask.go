@@ -318,8 +318,9 @@ func (e *InputRequired) Error() string {
 // runtime/vox/eval.Suspend).
 func (e *InputRequired) Suspends() {}
 
-// Result is the input_required result of the call.
-func (e *InputRequired) Result() (*mcp.CallToolResult, error) {
+// Builder holds the question, for the input_required result of a tool
+// call (ToolResult) or of prompts/get (PromptResult).
+func (e *InputRequired) Builder() (*mcpserver.InputRequestBuilder, error) {
 	b := mcpserver.NewInputRequestBuilder(e.State)
 	switch e.Method {
 	case string(mcp.MethodElicitationCreate):
@@ -337,5 +338,5 @@ func (e *InputRequired) Result() (*mcp.CallToolResult, error) {
 	default:
 		return nil, errors.New("unknown input request method " + e.Method)
 	}
-	return b.ToolResult(), nil
+	return b, nil
 }

@@ -99,11 +99,18 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string
 // missing optional one is None) through the same interpreter path and
 // limits as a tool call, and returns its messages.
 func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger) ([]content.Message, error) {
+	return s.GetPromptAsking(ctx, p, args, log, nil)
+}
+
+// GetPromptAsking is GetPrompt with client answering the prompt's
+// elicit() and sample() (nil fails them).
+func (s *Surface) GetPromptAsking(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger, client vox.Client) ([]content.Message, error) {
 	m, err := s.PromptModule(p)
 	if err != nil {
 		return nil, err
 	}
 	env := s.env(log)
+	env.Client = client
 	return m.GetPrompt(ctx, p.Name, args, &env)
 }
 

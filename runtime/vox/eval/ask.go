@@ -161,7 +161,7 @@ func (th *Thread) sampleMessage(i int, v Value) Value {
 func (th *Thread) ask(fn, method, key string, params Value) []byte {
 	c := th.opts.Client
 	if c == nil {
-		th.Failf("%s: there is no MCP client to ask: only a tool called through vox-mcp by a client can ask (not vox run, a resource or a prompt)", fn)
+		th.Failf("%s: there is no MCP client to ask: only a tool or prompt called through vox-mcp by a client can ask (not vox run or a resource)", fn)
 	}
 	if th.asks >= maxAsks {
 		th.Failf("%s: a call may ask its client at most %d times", fn, maxAsks)
