@@ -21,19 +21,14 @@ const conformanceWorkspace = "conformance"
 // baseline: it must end empty.
 var conformancePending = map[string]map[string]string{
 	"0.1.16": {
-		"prompts-get-embedded-resource": "needs prompts returning role messages with content (issue 14, uriresources)",
-		"prompts-get-with-image":        "needs prompts returning role messages with content (issue 14, uriresources)",
-		"server-sse-polling":            "test_reconnection: a tool call whose SSE stream the server closes mid-call, resumed with Last-Event-ID (not built yet)",
-		"tools-call-with-progress":      "mcp-go's GET pump reads the session's notification channel as the call's POST stream does, so progress reports leave on two connections and the TypeScript client may see 100 before 50 (the server sends each only once the last was flushed: docs/federation.md §9)",
+		"server-sse-polling":       "test_reconnection: a tool call whose SSE stream the server closes mid-call, resumed with Last-Event-ID (not built yet)",
+		"tools-call-with-progress": "mcp-go's GET pump reads the session's notification channel as the call's POST stream does, so progress reports leave on two connections and the TypeScript client may see 100 before 50 (the server sends each only once the last was flushed: docs/federation.md §9)",
 	},
 	"0.2.0-alpha.12": {
 		"input-required-result-basic-list-roots":        "Vox has no way to ask for the client's roots (roots/list) (issue 14, elicit)",
 		"input-required-result-capability-check":        "a tool cannot see which capabilities the request declared, to ask only for those (issue 14, elicit)",
 		"input-required-result-validate-input":          "an answer that is not an elicitation result (42 for user_name) fails the call with an isError result, which the suite takes as complete; it wants a JSON-RPC error or a new input_required result (issue 14, elicit)",
 		"input-required-result-multiple-input-requests": "a call asks one question per round: an elicitation, a sampling and a roots/list cannot go out in one input_required result (issue 14, elicit)",
-		"input-required-result-non-tool-request":        "prompts/get takes no input_required rounds: a prompt cannot elicit (issue 14, elicit)",
-		"prompts-get-embedded-resource":                 "needs prompts returning role messages with content (issue 14, uriresources)",
-		"prompts-get-with-image":                        "needs prompts returning role messages with content (issue 14, uriresources)",
 	},
 }
 
