@@ -61,7 +61,7 @@ func (s *Server) missingCapabilityReply(ctx context.Context, id, params json.Raw
 	if len(missing) == 0 {
 		return nil, false
 	}
-	msg := fmt.Sprintf("tool %s asks the client (elicit or sample) and needs the client capabilities %s, which the request's _meta %q does not declare: declare them, or call a tool that does not ask",
+	msg := fmt.Sprintf("tool %s asks the client (elicit, sample or roots) and needs the client capabilities %s, which the request's _meta %q does not declare: declare them, or call a tool that does not ask",
 		t.Name, strings.Join(names, ", "), mcp.MetaKeyClientCapabilities)
 	return rpcReply(id, nil, &rpcError{Code: mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, Message: msg,
 		Data: map[string]any{"requiredCapabilities": missing}}), true

@@ -51,6 +51,11 @@ fn ask_named(message: str) to str {
     "Hello, " + r["content"]["name"] + "!"
 }
 
+@tool "Lists the client's roots"
+fn ask_roots(message: str) to str {
+    "roots: " + json.stringify(roots("client_roots"))
+}
+
 @mcp.prompt("Asks the user for the context of the prompt")
 fn ask_prompt() to str {
     "Context: " + elicit("What context should the prompt use?", {type: "object", properties: {context: {type: "string"}}, required: ["context"]}, "user_context")["content"]["context"]
@@ -240,7 +245,7 @@ func TestWorkspaceAskRefused(t *testing.T) {
 	}
 	c, _ = askConnect(t, url, "2025-06-18", &askingClient{})
 	text, isErr = askCall(t, context.Background(), c, "ask_nested", "?")
-	if !isErr || !strings.Contains(text, `tools/ask.vox:39:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
+	if !isErr || !strings.Contains(text, `tools/ask.vox:44:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
 		t.Errorf("ask_nested = %v %q", isErr, text)
 	}
 	c, _ = askConnect(t, url, "2026-07-28", &askingClient{})
@@ -298,8 +303,15 @@ func modernPost(t *testing.T, url, tool, params string) map[string]any {
 
 func modernPostMethod(t *testing.T, url, method, tool, params string) map[string]any {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},` + params + `}}`
+	return modernPostRaw(t, url, method, tool, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},`+params)
+}
+
+// modernPostRaw posts method with params (their JSON members, _meta
+// included).
+func modernPostRaw(t *testing.T, url, method, tool, params string) map[string]any {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `}}`
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -375,6 +387,25 @@ func TestWorkspacePromptAsks(t *testing.T) {
 	}
 	r2 := modernPostMethod(t, url, "prompts/get", "ask_prompt", `"name":"ask_prompt","inputResponses":{"user_context":{"action":"accept","content":{"context":"tests"}}},"requestState":"`+state+`"`)
 	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `"text":"Context: tests"`) {
+		t.Errorf("round 2 = %s", got)
+	}
+}
+
+// TestWorkspaceAskRoots: roots() under 2026-07-28 is a roots/list input
+// request; the answer's roots reach the tool.
+func TestWorkspaceAskRoots(t *testing.T) {
+	url := askServer(t, askConfig)
+	caps := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},`
+	r1 := modernPostRaw(t, url, "tools/call", "ask_roots", caps+`"name":"ask_roots","arguments":{"message":"?"}`)
+	res, _ := r1["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	q, _ := reqs["client_roots"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if res["resultType"] != "input_required" || q["method"] != "roots/list" || state == "" {
+		t.Fatalf("round 1 = %v", r1)
+	}
+	r2 := modernPostRaw(t, url, "tools/call", "ask_roots", caps+`"name":"ask_roots","arguments":{"message":"?"},"inputResponses":{"client_roots":{"roots":[{"uri":"file:///work","name":"work"}]}},"requestState":"`+state+`"`)
+	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `roots: [{\"uri\":\"file:///work\",\"name\":\"work\"}]`) {
 		t.Errorf("round 2 = %s", got)
 	}
 }

@@ -32,6 +32,7 @@ import (
 var askCapability = map[string]string{
 	string(mcp.MethodElicitationCreate):     "elicitation",
 	string(mcp.MethodSamplingCreateMessage): "sampling",
+	string(mcp.MethodListRoots):             "roots",
 }
 
 // Ask sends method (elicitation/create or sampling/createMessage) with
@@ -63,6 +64,8 @@ func Ask(ctx context.Context, method, key string, params []byte) ([]byte, error)
 			return nil, perr
 		}
 		res, err = srv.RequestElicitation(ctx, mcp.ElicitationRequest{Request: mcp.Request{Method: method}, Params: p})
+	case string(mcp.MethodListRoots):
+		res, err = srv.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: method}})
 	default:
 		var p mcp.CreateMessageParams
 		if perr := json.Unmarshal(params, &p); perr != nil {
@@ -117,8 +120,11 @@ func declared(ctx context.Context, capName string) bool {
 	} else if s, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo); ok {
 		caps = s.GetClientCapabilities()
 	}
-	if capName == "elicitation" {
+	switch capName {
+	case "elicitation":
 		return caps.Elicitation != nil
+	case "roots":
+		return caps.Roots != nil
 	}
 	return caps.Sampling != nil
 }
@@ -335,6 +341,8 @@ func (e *InputRequired) Builder() (*mcpserver.InputRequestBuilder, error) {
 			return nil, err
 		}
 		b.Sample(e.ID, p)
+	case string(mcp.MethodListRoots):
+		b.Roots(e.ID)
 	default:
 		return nil, errors.New("unknown input request method " + e.Method)
 	}

@@ -47,6 +47,8 @@ fn model() {
     r["text"] + " " + r["model"] + " " + r["stop_reason"] + " " + r["content"]["type"]
 }
 
+fn client_roots() { json.stringify(roots()) }
+
 fn bad_messages() { sample([{role: "system", content: "x"}], 10) }
 fn bad_tokens() { sample("hi", 0) }
 fn bad_schema() { elicit("?", {type: "object", properties: {n: {type: "number", default: "one"}}}) }
@@ -138,6 +140,22 @@ func TestAskShapes(t *testing.T) {
 		if !errors.As(err, &e) || e.Kind != RuntimeError || !strings.Contains(e.Message, c.want) || e.Line == 0 {
 			t.Errorf("%s = %v, want %q at a position", c.fn, err, c.want)
 		}
+	}
+}
+
+func TestAskRoots(t *testing.T) {
+	m := compileOK(t, askSrc)
+	f := &fakeClient{answer: `{"roots":[{"uri":"file:///work","name":"work"},{"uri":"file:///tmp"}]}`, asked: make(chan string, 1)}
+	res, err := m.Call(context.Background(), "client_roots", nil, &Env{Client: f})
+	if err != nil || res.Text != `[{"uri":"file:///work","name":"work"},{"uri":"file:///tmp","name":""}]` {
+		t.Fatalf("roots = %q, %v", res.Text, err)
+	}
+	if got := <-f.asked; got != "roots/list {}" {
+		t.Errorf("asked %s", got)
+	}
+	_, err = m.Call(context.Background(), "client_roots", nil, &Env{Client: &fakeClient{answer: `{"roots":[{"name":"x"}]}`}})
+	if err == nil || !strings.Contains(err.Error(), "roots: the client's root 0 has no uri") {
+		t.Errorf("a root without a uri = %v", err)
 	}
 }
 

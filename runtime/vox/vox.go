@@ -319,12 +319,13 @@ func (m *Module) HasFunc(name string) bool {
 var clientAsks = [...]struct{ builtin, capability string }{
 	{"elicit", "elicitation"},
 	{"sample", "sampling"},
+	{"roots", "roots"},
 }
 
 // ClientCapabilities returns the MCP client capabilities a call of the
 // tool, resource or prompt function fn may need: "elicitation" when its
 // body, or a function or constant it uses at any depth, names elicit, and
-// "sampling" for sample. A user function of that name shadows the
+// "sampling" for sample, "roots" for roots. A user function of that name shadows the
 // builtin and needs nothing.
 func (m *Module) ClientCapabilities(fn string) []string {
 	if m.res == nil {

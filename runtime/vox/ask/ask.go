@@ -21,6 +21,7 @@ import (
 const (
 	MethodElicit = "elicitation/create"
 	MethodSample = "sampling/createMessage"
+	MethodRoots  = "roots/list"
 )
 
 // decode reads JSON keeping numbers exact.
@@ -479,6 +480,30 @@ func CheckReply(raw []byte) (*Reply, error) {
 		out.Text = block.Text
 	}
 	return out, nil
+}
+
+// Root is one root of the client: a URI (file:// as MCP has it) and
+// an optional name.
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// CheckRoots checks the JSON result of roots/list: {roots: [{uri,
+// name?}]}, every root with a URI.
+func CheckRoots(raw []byte) ([]Root, error) {
+	var r struct {
+		Roots *[]Root `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.Roots == nil {
+		return nil, fmt.Errorf("the client's answer is not a list of roots {roots: [{uri, name}]}")
+	}
+	for i, root := range *r.Roots {
+		if root.URI == "" {
+			return nil, fmt.Errorf("the client's root %d has no uri", i)
+		}
+	}
+	return *r.Roots, nil
 }
 
 func kind(v any) string {

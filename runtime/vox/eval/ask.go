@@ -120,6 +120,24 @@ func biSample(th *Thread, args []Value) Value {
 	return NewObject(r)
 }
 
+func biRoots(th *Thread, args []Value) Value {
+	roots, err := ask.CheckRoots(th.ask("roots", ask.MethodRoots, th.askKey("roots", args, 0), NewObject(&Object{})))
+	if err != nil {
+		th.Failf("roots: %v", err)
+	}
+	out := make([]Value, len(roots))
+	var size int64
+	for i, r := range roots {
+		o := &Object{}
+		o.Set("uri", Str(r.URI))
+		o.Set("name", Str(r.Name))
+		out[i] = NewObject(o)
+		size += 16 + int64(len(r.URI)+len(r.Name))
+	}
+	th.checkSize(size)
+	return NewList(out)
+}
+
 // sampleMessage reads message i of sample(): a str is the user's text; a
 // map is {role: "user" | "assistant", content: str or a content block of
 // text, image or audio}.

@@ -33,6 +33,9 @@ var builtins = []*BuiltinSpec{
 	{Name: "sample", fn: biSample, Sig: Signature{
 		Params: []Param{{Name: "messages", Type: "str | list[any]"}, {Name: "max_tokens", Type: "int"}, {Name: "system", Type: "str", Optional: true, Default: `""`}, {Name: "key", Type: "str", Optional: true, Default: `""`}}, Result: "map[str, any]",
 		Notes: "asks the client's model (MCP `sampling/createMessage`): messages is a str (the user's) or a list of str and `{role, content}` maps, content a str or content.text/image/audio; the result is `{role, content, text, model, stop_reason}`, text the reply's text (`\"\"` when it is not text); the client must have declared sampling; waits and takes a key as elicit (extension)"}},
+	{Name: "roots", fn: biRoots, Sig: Signature{
+		Params: []Param{{Name: "key", Type: "str", Optional: true, Default: `""`}}, Result: "list[map[str, str]]",
+		Notes: "asks the client for its roots (MCP `roots/list`): a list of `{uri, name}` (name `\"\"` when it has none); the client must have declared roots; waits and takes a key as elicit (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
