@@ -61,6 +61,13 @@ func inspector(t *testing.T, wantExit int, args ...string) map[string]any {
 	return res
 }
 
+// TestInspectorCLI runs every one-shot method of the Inspector CLI 2.12.0
+// that vox-mcp serves. Completion and subscriptions are not among them:
+// the CLI rejects --method resources/subscribe in one-shot mode (a stream
+// method of its REPL), and its prompts/complete branch reads options the
+// command line never sets; completion/complete and resources/subscribe
+// are tested through the TypeScript client (skills.test.mjs,
+// workspace.test.mjs) and the Go wire tests instead.
 func TestInspectorCLI(t *testing.T) {
 	t.Run("tools/list", func(t *testing.T) {
 		res := inspector(t, inspectorOK, "--method", "tools/list")
@@ -155,6 +162,43 @@ func TestInspectorCLI(t *testing.T) {
 		text := str(msgs[0].(map[string]any)["content"].(map[string]any)["text"])
 		if !strings.HasSuffix(text, "\n\nTask: notes for v1.2") || len(msgs) < 2 {
 			t.Errorf("prompts/get release-notes: %v", got)
+		}
+	})
+	// Workspace resources with URI parameters are templates beside the
+	// skill file template (docs/vox-language.md, Tools and resources).
+	t.Run("resources/templates/list", func(t *testing.T) {
+		list := inspector(t, inspectorOK, "--method", "resources/templates/list")
+		byURI := map[string]map[string]any{}
+		for _, tp := range list["resourceTemplates"].([]any) {
+			m := tp.(map[string]any)
+			byURI[str(m["uriTemplate"])] = m
+		}
+		skill, example := byURI["skill://{id}/{+path}"], byURI["vox-mcp://examples/files/{+path}"]
+		if skill == nil || skill["name"] != "skill-file" || example == nil || example["name"] != "example_file" ||
+			example["_meta"].(map[string]any)["vox_source"] != "workspace" {
+			t.Fatalf("resources/templates/list: %v", list)
+		}
+		read := inspector(t, inspectorOK, "--method", "resources/read", "--uri", "vox-mcp://examples/files/data/notes.txt")
+		notes, err := os.ReadFile(filepath.Join(repoRoot, "examples", "data", "notes.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		contents, _ := read["contents"].([]any)
+		if len(contents) != 1 || contents[0].(map[string]any)["text"] != strings.ReplaceAll(string(notes), "\r\n", "\n") ||
+			contents[0].(map[string]any)["uri"] != "vox-mcp://examples/files/data/notes.txt" {
+			t.Errorf("resources/read of the template: %v", read)
+		}
+	})
+	t.Run("initialize", func(t *testing.T) {
+		caps, _ := inspector(t, inspectorOK, "--method", "initialize")["capabilities"].(map[string]any)
+		res, _ := caps["resources"].(map[string]any)
+		for _, c := range []string{"tools", "resources", "prompts", "logging", "completions"} {
+			if caps[c] == nil {
+				t.Errorf("initialize declares no %s: %v", c, caps)
+			}
+		}
+		if res["subscribe"] != true || res["listChanged"] != true {
+			t.Errorf("resources capability %v", res)
 		}
 	})
 	t.Run("logging/setLevel", func(t *testing.T) {

@@ -8,7 +8,11 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ToolListChangedNotificationSchema, ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ToolListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { connect, repoRoot, tempDir, textOf } from "./helpers.mjs";
 
 const greetVox = `@tool "Greet someone by name"
@@ -242,6 +246,22 @@ fn test_prompt_with_embedded_resource(resourceUri: str) to list[Message] {
     { role: "user", content: { type: "resource", resource: { uri: "test://example-resource", mimeType: "text/plain", text: "Embedded resource content for testing." } } },
     { role: "assistant", content: { type: "text", text: "Please process the embedded resource above." } },
   ]);
+});
+
+test("a subscriber of a workspace resource is told when a refresh may have changed it, until it unsubscribes", async () => {
+  const root = newRoot();
+  const { client } = await start({ root });
+  await client.callTool({ name: "greet", arguments: { name: "x" } }); // the first scan is in
+  const updates = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.push(n.params.uri));
+  await client.subscribeResource({ uri: "docs://guide.md" });
+  await client.callTool({ name: "vox_workspace_mcp_refresh", arguments: {} });
+  for (let i = 0; i < 200 && updates.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(updates, ["docs://guide.md"]);
+  await client.unsubscribeResource({ uri: "docs://guide.md" });
+  await client.callTool({ name: "vox_workspace_mcp_refresh", arguments: {} });
+  await client.ping(); // a notification sent before the reply to ping would be in by now
+  assert.deepEqual(updates, ["docs://guide.md"]);
 });
 
 test("vox-mcp --watch refreshes when a .vox file is added", async () => {

@@ -42,7 +42,7 @@ var Snapshot = &loader.Snapshot{
 			Signature: "file_summary(path: str, head: int = 3)",
 			Path:      "examples/files.vox",
 			Line:      5,
-			Hash:      "110a51348a84d3cc8637f1363d9d7d4b48220dded204378694ab35ac31f40927",
+			Hash:      "d0e54298708c2612a8f68e5437452d2866a3237f8898595ea52dd36d9b539752",
 		},
 		{
 			Name:        "slugify",
@@ -68,18 +68,36 @@ var Snapshot = &loader.Snapshot{
 			Hash:        "9a547a808bf40a10bba8cd80a3e7dfd0c61dee70f980f4f3b2b99476f8e19c84",
 		},
 		{
+			URI:         "vox-mcp://examples/files/{+path}",
+			Description: "A file of the examples folder, by its path in it",
+			MIMEType:    "text/plain",
+			Func:        "example_file",
+			Variables: []string{
+				"path",
+			},
+			Completions: []loader.Completion{
+				{
+					Param: "path",
+					Func:  "example_paths",
+				},
+			},
+			Path: "examples/files.vox",
+			Line: 33,
+			Hash: "d0e54298708c2612a8f68e5437452d2866a3237f8898595ea52dd36d9b539752",
+		},
+		{
 			URI:         "vox-mcp://examples/notes.txt",
 			Description: "The release notes of the examples, read from examples/data/notes.txt",
 			MIMEType:    "text/plain",
 			Func:        "notes",
 			Path:        "examples/files.vox",
 			Line:        21,
-			Hash:        "110a51348a84d3cc8637f1363d9d7d4b48220dded204378694ab35ac31f40927",
+			Hash:        "d0e54298708c2612a8f68e5437452d2866a3237f8898595ea52dd36d9b539752",
 		},
 	},
 	Result: loader.Result{
 		ToolCount:          3,
-		ResourceCount:      2,
+		ResourceCount:      3,
 		Shadowed:           []string{},
 		DuplicateTools:     []string{},
 		DuplicateResources: []string{},
