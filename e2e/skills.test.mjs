@@ -205,7 +205,8 @@ test("every skill is a prompt, and the skill file template completes", async () 
   assert.ok(got.messages.slice(1).every((m) => m.content.type === "resource"), "the other messages embed the skill's small files");
 
   const { resourceTemplates } = await conn.client.listResourceTemplates();
-  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["skill://{id}/{+path}"]);
+  // The skill file template, beside the repository's own workspace template (examples/files.vox).
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ["skill://{id}/{+path}", "vox-mcp://examples/files/{+path}"]);
   const ids = await conn.client.complete({ ref: { type: "ref/resource", uri: "skill://{id}/{+path}" }, argument: { name: "id", value: "re" } });
   assert.deepEqual(ids.completion.values, ["release-notes"]);
   const paths = await conn.client.complete({
