@@ -5,7 +5,10 @@
 //   - the official TypeScript SDK (*.test.mjs, run with the machine's
 //     Node.js, 20 or later, by Node's test runner) over stdio and HTTP;
 //   - the MCP conformance suite against `vox-mcp --http`, with the
-//     expected-failures baseline in conformance-baseline.yml;
+//     expected-failures baseline in conformance-baseline.yml, and both
+//     pinned suites (0.1.16; 0.2.0-alpha.12 as conformance-next, for
+//     protocol 2026-07-28) against the conformance workspace in Vox,
+//     conformance/, with none (conformance_workspace_test.go);
 //   - the MCP Inspector CLI over stdio;
 //   - Go clients (mcp-go) for the soak test and the load benchmarks
 //     (BenchmarkToolsCall, BenchmarkIdleRSS; `make load`);
