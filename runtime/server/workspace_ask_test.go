@@ -56,6 +56,16 @@ fn ask_roots(message: str) to str {
     "roots: " + json.stringify(roots("client_roots"))
 }
 
+@tool "Asks the user, the model and for the roots at once"
+fn ask_three(message: str) to str {
+    let a = ask_all({
+        user_name: {elicit: "What is your name?", schema: {type: "object", properties: {name: {type: "string"}}, required: ["name"]}},
+        greeting: {sample: "Generate a greeting", max_tokens: 50},
+        client_roots: {roots: true},
+    })
+    format("{} / {} / {}", a["user_name"]["content"]["name"], a["greeting"]["text"], len(a["client_roots"]))
+}
+
 @mcp.prompt("Asks the user for the context of the prompt")
 fn ask_prompt() to str {
     "Context: " + elicit("What context should the prompt use?", {type: "object", properties: {context: {type: "string"}}, required: ["context"]}, "user_context")["content"]["context"]
@@ -245,7 +255,7 @@ func TestWorkspaceAskRefused(t *testing.T) {
 	}
 	c, _ = askConnect(t, url, "2025-06-18", &askingClient{})
 	text, isErr = askCall(t, context.Background(), c, "ask_nested", "?")
-	if !isErr || !strings.Contains(text, `tools/ask.vox:44:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
+	if !isErr || !strings.Contains(text, `tools/ask.vox:54:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
 		t.Errorf("ask_nested = %v %q", isErr, text)
 	}
 	c, _ = askConnect(t, url, "2026-07-28", &askingClient{})
@@ -407,5 +417,34 @@ func TestWorkspaceAskRoots(t *testing.T) {
 	r2 := modernPostRaw(t, url, "tools/call", "ask_roots", caps+`"name":"ask_roots","arguments":{"message":"?"},"inputResponses":{"client_roots":{"roots":[{"uri":"file:///work","name":"work"}]}},"requestState":"`+state+`"`)
 	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `roots: [{\"uri\":\"file:///work\",\"name\":\"work\"}]`) {
 		t.Errorf("round 2 = %s", got)
+	}
+}
+
+// TestWorkspaceAskAll: ask_all sends an elicitation, a sampling and a
+// roots request in one input_required round under 2026-07-28.
+func TestWorkspaceAskAll(t *testing.T) {
+	url := askServer(t, askConfig)
+	caps := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{},"sampling":{},"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},`
+	r1 := modernPostRaw(t, url, "tools/call", "ask_three", caps+`"name":"ask_three","arguments":{"message":"?"}`)
+	res, _ := r1["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	methods := map[string]any{}
+	for k, v := range reqs {
+		methods[k] = v.(map[string]any)["method"]
+	}
+	if res["resultType"] != "input_required" || state == "" || len(methods) != 3 || methods["user_name"] != "elicitation/create" || methods["greeting"] != "sampling/createMessage" || methods["client_roots"] != "roots/list" {
+		t.Fatalf("round 1 = %v", r1)
+	}
+	answers := `"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ada"}},` +
+		`"greeting":{"role":"assistant","content":{"type":"text","text":"Hi!"},"model":"m"},"client_roots":{"roots":[{"uri":"file:///a"},{"uri":"file:///b"}]}}`
+	r2 := modernPostRaw(t, url, "tools/call", "ask_three", caps+`"name":"ask_three","arguments":{"message":"?"},`+answers+`,"requestState":"`+state+`"`)
+	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `"text":"Ada / Hi! / 2"`) {
+		t.Errorf("round 2 = %s", got)
+	}
+	// A retry that leaves one answer out is refused.
+	r3 := modernPostRaw(t, url, "tools/call", "ask_three", caps+`"name":"ask_three","arguments":{"message":"?"},"inputResponses":{"user_name":{"action":"decline"}},"requestState":"`+state+`"`)
+	if got, _ := json.Marshal(r3["result"]); !strings.Contains(string(got), "the retry does not answer the input request") {
+		t.Errorf("a partial retry = %s", got)
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/ask"
 )
 
 // Asking the client mid-call (docs/tool-results.md §6): a tool sends
@@ -35,43 +37,63 @@ var askCapability = map[string]string{
 	string(mcp.MethodListRoots):             "roots",
 }
 
-// Ask sends method (elicitation/create or sampling/createMessage) with
-// params to the client of ctx and returns its result as JSON. It fails
-// when the client did not declare the method's capability, and returns
-// an *InputRequired under protocol 2026-07-28 when the answer is not yet
-// recorded; key names the request there ("" for vox-<n>).
-func Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
+// Ask sends the requests (elicitation/create, sampling/createMessage,
+// roots/list) to the client of ctx and returns its results as JSON, in
+// order. It fails when the client did not declare a method's capability,
+// and returns an *InputRequired under protocol 2026-07-28 when the
+// answers are not yet recorded, the requests under their keys ("" for
+// vox-<n>). Before 2026-07-28 the requests go out one after another.
+func Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	c, ok := ClientFrom(ctx)
 	srv := mcpserver.ServerFromContext(ctx)
-	capName := askCapability[method]
-	if !ok || srv == nil || capName == "" {
+	if !ok || srv == nil {
 		return nil, fmt.Errorf("there is no MCP client to ask")
 	}
-	if !declared(ctx, capName) {
-		return nil, fmt.Errorf("the client did not declare the %s capability (in initialize, or in the request's _meta under protocol 2026-07-28): this tool needs a client that supports MCP %s", capName, capName)
+	for _, q := range reqs {
+		capName := askCapability[q.Method]
+		if capName == "" {
+			return nil, fmt.Errorf("unknown request method %s", q.Method)
+		}
+		if !declared(ctx, capName) {
+			return nil, fmt.Errorf("the client did not declare the %s capability (in initialize, or in the request's _meta under protocol 2026-07-28): this tool needs a client that supports MCP %s", capName, capName)
+		}
 	}
 	if c.Rounds != nil {
-		return c.Rounds.ask(method, key, params)
+		return c.Rounds.ask(reqs)
 	}
+	out := make([][]byte, len(reqs))
+	for i, q := range reqs {
+		raw, err := askSession(ctx, srv, q)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = raw
+	}
+	return out, nil
+}
+
+// askSession sends one request on the session of ctx and waits for the
+// answer.
+func askSession(ctx context.Context, srv *mcpserver.MCPServer, q ask.Request) ([]byte, error) {
 	var (
 		res any
 		err error
 	)
-	switch method {
+	switch q.Method {
 	case string(mcp.MethodElicitationCreate):
-		p, perr := elicitationParams(params)
+		p, perr := elicitationParams(q.Params)
 		if perr != nil {
 			return nil, perr
 		}
-		res, err = srv.RequestElicitation(ctx, mcp.ElicitationRequest{Request: mcp.Request{Method: method}, Params: p})
+		res, err = srv.RequestElicitation(ctx, mcp.ElicitationRequest{Request: mcp.Request{Method: q.Method}, Params: p})
 	case string(mcp.MethodListRoots):
-		res, err = srv.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: method}})
+		res, err = srv.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: q.Method}})
 	default:
 		var p mcp.CreateMessageParams
-		if perr := json.Unmarshal(params, &p); perr != nil {
+		if perr := json.Unmarshal(q.Params, &p); perr != nil {
 			return nil, perr
 		}
-		res, err = srv.RequestSampling(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: method}, CreateMessageParams: p})
+		res, err = srv.RequestSampling(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: q.Method}, CreateMessageParams: p})
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,8 +126,8 @@ func elicitationParams(params []byte) (mcp.ElicitationParams, error) {
 type Asker struct{}
 
 // Ask is Ask.
-func (Asker) Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
-	return Ask(ctx, method, key, params)
+func (Asker) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
+	return Ask(ctx, reqs)
 }
 
 // declared reports whether the client of ctx declared the capability:
@@ -148,8 +170,8 @@ const MaxRequestState = 8 << 20
 type Rounds struct {
 	key     []byte
 	tool    string
-	args    string // the hash of the canonical arguments
-	answers []round
+	args    string    // the hash of the canonical arguments
+	answers [][]round // by round, the questions asked together
 	asked   atomic.Int64
 	// loose are the answers of a request without a request state: a
 	// question takes the one under its key (the client answered what it
@@ -158,17 +180,17 @@ type Rounds struct {
 }
 
 type round struct {
-	Key    string          `json:"k,omitempty"` // "" for vox-<n>
+	Key    string          `json:"k,omitempty"` // "" for vox-<n> (vox-<n>-<i> in a round of several)
 	Method string          `json:"m"`
 	Sum    string          `json:"s"` // sha256 of the request's params
 	Answer json.RawMessage `json:"a,omitempty"`
 }
 
 type roundState struct {
-	Tool    string  `json:"t"`
-	Args    string  `json:"h"`
-	Answers []round `json:"r"`
-	Pending round   `json:"p"`
+	Tool    string    `json:"t"`
+	Args    string    `json:"h"`
+	Answers [][]round `json:"r"`
+	Pending []round   `json:"p"`
 }
 
 // NewRounds starts the journal of a call of tool with args, from the
@@ -183,21 +205,33 @@ func NewRounds(key []byte, tool string, args []byte, p mcp.MultiRoundTripParams)
 	if err != nil {
 		return nil, err
 	}
-	id := st.Pending.Key
-	if id == "" {
-		id = RoundID(len(st.Answers))
+	n := len(st.Answers)
+	for k := range st.Pending {
+		id := questionID(n, k, len(st.Pending), st.Pending[k].Key)
+		resp, ok := p.InputResponses[id]
+		if !ok {
+			return nil, fmt.Errorf("the retry does not answer the input request %s", id)
+		}
+		answer, err := json.Marshal(resp)
+		if err != nil {
+			return nil, fmt.Errorf("the answer to %s cannot be read: %v", id, err)
+		}
+		st.Pending[k].Answer = answer
 	}
-	resp, ok := p.InputResponses[id]
-	if !ok {
-		return nil, fmt.Errorf("the retry does not answer the input request %s", id)
-	}
-	answer, err := json.Marshal(resp)
-	if err != nil {
-		return nil, fmt.Errorf("the answer to %s cannot be read: %v", id, err)
-	}
-	st.Pending.Answer = answer
 	r.answers = append(st.Answers, st.Pending)
 	return r, nil
+}
+
+// questionID is the key of question k of the n questions of round i:
+// the tool's key, else vox-<i>, or vox-<i>-<k> in a round of several.
+func questionID(i, k, n int, key string) string {
+	switch {
+	case key != "":
+		return key
+	case n == 1:
+		return RoundID(i)
+	}
+	return fmt.Sprintf("%s-%d", RoundID(i), k)
 }
 
 // CheckState verifies the request state of a retried call of tool with
@@ -234,35 +268,58 @@ func (r *Rounds) Replaying() bool {
 	return r != nil && r.asked.Load() < int64(len(r.answers))
 }
 
-func (r *Rounds) ask(method, key string, params []byte) ([]byte, error) {
+func (r *Rounds) ask(reqs []ask.Request) ([][]byte, error) {
 	i := int(r.asked.Add(1) - 1)
-	sum := sha256.Sum256(append([]byte(method+"\x00"+key+"\x00"), params...))
-	sumHex := hex.EncodeToString(sum[:])
-	id := key
-	if id == "" {
-		id = RoundID(i)
+	asked := make([]round, len(reqs))
+	for k, q := range reqs {
+		sum := sha256.Sum256(append([]byte(q.Method+"\x00"+q.Key+"\x00"), q.Params...))
+		asked[k] = round{Key: q.Key, Method: q.Method, Sum: hex.EncodeToString(sum[:])}
 	}
 	if i < len(r.answers) {
-		a := r.answers[i]
-		if a.Method != method || a.Sum != sumHex {
-			return nil, fmt.Errorf("this call asked something else than in the round the client answered (question %d): a tool that asks must be deterministic up to its questions (no time.now, crypto.uuid or changing files before them); call the tool again", i+1)
+		got := r.answers[i]
+		same := len(got) == len(asked)
+		for k := 0; same && k < len(got); k++ {
+			same = got[k].Method == asked[k].Method && got[k].Sum == asked[k].Sum
 		}
-		return a.Answer, nil
-	}
-	if resp, ok := r.loose[id]; ok {
-		answer, err := json.Marshal(resp)
-		if err != nil {
-			return nil, fmt.Errorf("the answer to %s cannot be read: %v", id, err)
+		if !same {
+			return nil, fmt.Errorf("this call asked something else than in the round the client answered (round %d): a tool that asks must be deterministic up to its questions (no time.now, crypto.uuid or changing files before them); call the tool again", i+1)
 		}
-		r.answers = append(r.answers, round{Key: key, Method: method, Sum: sumHex, Answer: answer})
-		return answer, nil
+		out := make([][]byte, len(got))
+		for k := range got {
+			out[k] = got[k].Answer
+		}
+		return out, nil
 	}
-	st := roundState{Tool: r.tool, Args: r.args, Answers: r.answers, Pending: round{Key: key, Method: method, Sum: sumHex}}
+	// Without a request state, the client may have answered already.
+	if r.loose != nil {
+		out := make([][]byte, len(asked))
+		for k := range asked {
+			resp, ok := r.loose[questionID(i, k, len(asked), asked[k].Key)]
+			if !ok {
+				out = nil
+				break
+			}
+			answer, err := json.Marshal(resp)
+			if err != nil {
+				return nil, fmt.Errorf("the answer to %s cannot be read: %v", questionID(i, k, len(asked), asked[k].Key), err)
+			}
+			asked[k].Answer, out[k] = answer, answer
+		}
+		if out != nil {
+			r.answers = append(r.answers, asked)
+			return out, nil
+		}
+	}
+	st := roundState{Tool: r.tool, Args: r.args, Answers: r.answers, Pending: asked}
 	body, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
 	}
-	return nil, &InputRequired{ID: id, Method: method, Params: params, State: r.seal(body)}
+	in := &InputRequired{State: r.seal(body)}
+	for k, q := range reqs {
+		in.Requests = append(in.Requests, ask.Request{Method: q.Method, Key: questionID(i, k, len(reqs), q.Key), Params: q.Params})
+	}
+	return nil, in
 }
 
 func (r *Rounds) seal(body []byte) string {
@@ -306,45 +363,50 @@ func argsHash(args []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// InputRequired ends a call under protocol 2026-07-28 that asks a
-// question not yet answered: the server returns it as an input_required
-// result (Result) and the client calls again with the answer.
+// InputRequired ends a call under protocol 2026-07-28 that asks
+// questions not yet answered: the server returns them as an
+// input_required result (Builder), each under its key, and the client
+// calls again with the answers.
 type InputRequired struct {
-	ID     string
-	Method string
-	Params []byte
-	State  string
+	Requests []ask.Request // Key is the key in inputRequests
+	State    string
 }
 
 func (e *InputRequired) Error() string {
-	return "the call waits for the client's answer to " + e.ID
+	keys := make([]string, len(e.Requests))
+	for i, q := range e.Requests {
+		keys[i] = q.Key
+	}
+	return "the call waits for the client's answers to " + strings.Join(keys, ", ")
 }
 
 // Suspends marks the error as a suspension, not a failure (see
 // runtime/vox/eval.Suspend).
 func (e *InputRequired) Suspends() {}
 
-// Builder holds the question, for the input_required result of a tool
+// Builder holds the questions, for the input_required result of a tool
 // call (ToolResult) or of prompts/get (PromptResult).
 func (e *InputRequired) Builder() (*mcpserver.InputRequestBuilder, error) {
 	b := mcpserver.NewInputRequestBuilder(e.State)
-	switch e.Method {
-	case string(mcp.MethodElicitationCreate):
-		p, err := elicitationParams(e.Params)
-		if err != nil {
-			return nil, err
+	for _, q := range e.Requests {
+		switch q.Method {
+		case string(mcp.MethodElicitationCreate):
+			p, err := elicitationParams(q.Params)
+			if err != nil {
+				return nil, err
+			}
+			b.Elicit(q.Key, p)
+		case string(mcp.MethodSamplingCreateMessage):
+			var p mcp.CreateMessageParams
+			if err := json.Unmarshal(q.Params, &p); err != nil {
+				return nil, err
+			}
+			b.Sample(q.Key, p)
+		case string(mcp.MethodListRoots):
+			b.Roots(q.Key)
+		default:
+			return nil, errors.New("unknown input request method " + q.Method)
 		}
-		b.Elicit(e.ID, p)
-	case string(mcp.MethodSamplingCreateMessage):
-		var p mcp.CreateMessageParams
-		if err := json.Unmarshal(e.Params, &p); err != nil {
-			return nil, err
-		}
-		b.Sample(e.ID, p)
-	case string(mcp.MethodListRoots):
-		b.Roots(e.ID)
-	default:
-		return nil, errors.New("unknown input request method " + e.Method)
 	}
 	return b, nil
 }

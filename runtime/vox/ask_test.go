@@ -2,10 +2,13 @@ package vox
 
 import (
 	"context"
+
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/ask"
 )
 
 // fakeClient answers elicit() and sample() after delay, or when release
@@ -17,7 +20,19 @@ type fakeClient struct {
 	asked   chan string
 }
 
-func (f *fakeClient) Ask(ctx context.Context, method, _ string, params []byte) ([]byte, error) {
+func (f *fakeClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
+	raw, err := f.ask(ctx, reqs[0].Method, reqs[0].Params)
+	if err != nil {
+		return nil, err
+	}
+	out := [][]byte{raw}
+	for range reqs[1:] {
+		out = append(out, raw)
+	}
+	return out, nil
+}
+
+func (f *fakeClient) ask(ctx context.Context, method string, params []byte) ([]byte, error) {
 	if f.asked != nil {
 		f.asked <- method + " " + string(params)
 	}

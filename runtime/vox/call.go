@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/ask"
 	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/content"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
@@ -409,9 +410,9 @@ type slotClient struct {
 	hint    string
 }
 
-func (c *slotClient) Ask(ctx context.Context, method, key string, params []byte) ([]byte, error) {
+func (c *slotClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	c.sem.Release(1)
-	raw, err := c.inner.Ask(ctx, method, key, params)
+	raw, err := c.inner.Ask(ctx, reqs)
 	var deadline time.Time
 	if c.timeout > 0 {
 		deadline = time.Now().Add(c.timeout)

@@ -24,6 +24,15 @@ const (
 	MethodRoots  = "roots/list"
 )
 
+// Request is one question to the client: the MCP method, its params as
+// JSON, and the key that names it among the input requests of protocol
+// 2026-07-28 ("" lets the server name it).
+type Request struct {
+	Method string
+	Key    string
+	Params []byte
+}
+
 // decode reads JSON keeping numbers exact.
 func decode(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -36,6 +36,9 @@ var builtins = []*BuiltinSpec{
 	{Name: "roots", fn: biRoots, Sig: Signature{
 		Params: []Param{{Name: "key", Type: "str", Optional: true, Default: `""`}}, Result: "list[map[str, str]]",
 		Notes: "asks the client for its roots (MCP `roots/list`): a list of `{uri, name}` (name `\"\"` when it has none); the client must have declared roots; waits and takes a key as elicit (extension)"}},
+	{Name: "ask_all", fn: biAskAll, Sig: Signature{
+		Params: []Param{{Name: "requests", Type: "map[str, map[str, any]]"}}, Result: "map[str, any]",
+		Notes: "asks several questions at once, by key: `{elicit: message, schema: {...}}`, `{sample: messages, max_tokens: n, system?: str}` or `{roots: true}`; the result maps each key to what elicit, sample or roots would return; under protocol 2026-07-28 they go out in one input_required result under their keys, before it one after another (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
