@@ -29,7 +29,12 @@ func (s *Server) missingCapabilityReply(ctx context.Context, id, params json.Raw
 	if s.workspace == nil || roleFrom(ctx) == roleRead {
 		return nil, false // the read role is refused workspace tools anyway
 	}
-	if s.workspace.wait(ctx) != nil {
+	select {
+	case <-s.workspace.ready:
+	default:
+		// Before the first scan the tool is not known yet: rather than
+		// hold every call (catalog tools too) until it ends, the check is
+		// left to the call, which fails at its first question.
 		return nil, false
 	}
 	var p struct {
