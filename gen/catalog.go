@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/vox-lang/vox-mcp/contracts"
 	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
@@ -99,30 +96,62 @@ func IsProductRepository(root string) bool {
 }
 
 // ParseCatalog validates catalog source and compiles it into a table.
-// path is the repo-relative path used in errors.
+// path is the repo-relative path used in errors. The rows are read,
+// validated and compiled one at a time (contractdoc.ParseYAMLRows), so
+// memory holds the compiled table and one row's tree, not the whole
+// document's (docs/contracts.md §1).
 func ParseCatalog(path string, src []byte, opts CatalogOptions) (*registry.Catalog, Errors) {
-	doc, perrs := contractdoc.ParseYAML(src, "a mapping with schema_version and operations")
+	var v *catalogValidator
+	doc, perrs := contractdoc.ParseYAMLRows(src, "operations", "a mapping with schema_version and operations", contractdoc.RowsLimits,
+		func() func(contractdoc.Row) {
+			v = newCatalogValidator(path, opts)
+			return v.row
+		})
 	errs := contractdoc.At(path, perrs)
 	if doc == nil {
 		return nil, errs
 	}
-	v := &catalogValidator{path: path, doc: doc, opts: opts, errs: errs}
-	// The extra rules run even when the schema failed, so one run reports
-	// every problem; their accessors tolerate values of the wrong type.
-	v.errs = append(v.errs, contractdoc.At(path, v.validateSchema())...)
-	v.buildAndCheck()
+	v.doc = doc
+	v.errs = append(v.errs, errs...)
+	// The top level's rules run even when the rows failed, so one run
+	// reports every problem; their accessors tolerate values of the
+	// wrong type.
+	v.errs = append(v.errs, contractdoc.At(path, catalogSchema().Validate(doc, v.describe))...)
+	v.finish()
 	if len(v.errs) > 0 {
 		return nil, v.errs.Dedupe()
 	}
 	return v.cat, nil
 }
 
+// catalogValidator checks and compiles a catalog row by row, then its
+// top level.
 type catalogValidator struct {
 	path string
-	doc  *contractdoc.Doc
+	doc  *contractdoc.Doc // the top level, once the rows are read
 	opts CatalogOptions
 	errs Errors
 	cat  *registry.Catalog
+
+	// What the rules across rows need of the rows read so far.
+	firstID, firstName, firstPath map[string]contractdoc.Pos
+	aliases                       map[string]aliasUse
+	idsAndNames                   map[string]string // id or canonical_name -> the row id it belongs to
+	aliasChecks                   []aliasUse        // compared with idsAndNames once every row is read
+}
+
+type aliasUse struct {
+	pos   contractdoc.Pos
+	id    string
+	alias string
+}
+
+func newCatalogValidator(path string, opts CatalogOptions) *catalogValidator {
+	return &catalogValidator{
+		path: path, opts: opts, cat: &registry.Catalog{Source: path},
+		firstID: map[string]contractdoc.Pos{}, firstName: map[string]contractdoc.Pos{}, firstPath: map[string]contractdoc.Pos{},
+		aliases: map[string]aliasUse{}, idsAndNames: map[string]string{},
+	}
 }
 
 func (v *catalogValidator) errorAt(p contractdoc.Pos, format string, args ...any) {
@@ -132,57 +161,45 @@ func (v *catalogValidator) errorAt(p contractdoc.Pos, format string, args ...any
 // rowSchema is the schema of one operation row.
 var rowSchema = sync.OnceValue(func() *contractdoc.Schema { return catalogSchema().Sub("/$defs/operation") })
 
-// validateSchema checks the document against the catalog schema. A
-// catalog holds hundreds to tens of thousands of rows, so the top level is
-// validated with the rows left out and the rows are validated on their
-// own, in parallel: less live memory at once and both cores busy.
-func (v *catalogValidator) validateSchema() []contractdoc.PosError {
-	root := v.doc.Root
-	ops, ok := root.Get("operations")
-	if !ok || ops.Kind != schemajson.Array {
-		return catalogSchema().Validate(v.doc, v.describe)
-	}
-	top := root
-	top.Members = slices.Clone(root.Members)
-	for i := range top.Members {
-		if top.Members[i].Key == "operations" {
-			top.Members[i].Value = schemajson.ArrayValue()
-		}
-	}
-	errs := catalogSchema().ValidateValue(v.doc, top, nil, v.describe)
-
-	perRow := make([][]contractdoc.PosError, len(ops.Items))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ops.Items)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(ops.Items); i = int(next.Add(1)) - 1 {
-				perRow[i] = rowSchema().ValidateValue(v.doc, ops.Items[i], []string{"operations", strconv.Itoa(i)}, v.describe)
-			}
-		})
-	}
-	wg.Wait()
-	for _, e := range perRow {
-		errs = append(errs, e...)
-	}
-	return errs
+// row validates one operation row against the row schema and compiles
+// it. Its rules run even when the schema failed, so one run reports every
+// problem.
+func (v *catalogValidator) row(r contractdoc.Row) {
+	v.errs = append(v.errs, contractdoc.At(v.path, r.Errs)...)
+	describe := func(loc []string) string { return describeRow(r.Doc.Root, loc) }
+	at := []string{"operations", strconv.Itoa(r.Index)}
+	v.errs = append(v.errs, contractdoc.At(v.path, rowSchema().ValidateValue(r.Doc, r.Doc.Root, at, describe))...)
+	v.buildRow(row{doc: r.Doc, pointer: contractdoc.PointerOf(at), obj: r.Doc.Root})
 }
 
-// describe names an instance location for messages: "top level",
-// "operation \"skill.search\"", "mcp of operation \"skill.search\"", ...
+// describe names an instance location of the top level for messages:
+// "top level", "exemptions.mcp_tools", and the rows' locations when the
+// rows could not be read one by one.
 func (v *catalogValidator) describe(loc []string) string {
+	if len(loc) >= 2 && loc[0] == "operations" {
+		idx, _ := strconv.Atoi(loc[1])
+		if ops, ok := v.doc.Root.Get("operations"); ok && ops.Kind == schemajson.Array && idx < len(ops.Items) {
+			return describeRow(ops.Items[idx], loc)
+		}
+		return describeRow(schemajson.Value{}, loc)
+	}
 	if len(loc) == 0 {
 		return "top level"
 	}
-	if loc[0] != "operations" || len(loc) < 2 {
+	return strings.Join(loc, ".")
+}
+
+// describeRow names a location within the operation row obj (at
+// operations.<index>): "operation \"skill.search\"", "mcp of operation
+// \"skill.search\"", or "operations[3]" for a row without an id.
+func describeRow(obj schemajson.Value, loc []string) string {
+	if len(loc) < 2 {
 		return strings.Join(loc, ".")
 	}
 	idx, _ := strconv.Atoi(loc[1])
 	row := fmt.Sprintf("operations[%d]", idx)
-	if ops, ok := v.doc.Root.Get("operations"); ok && ops.Kind == schemajson.Array && idx < len(ops.Items) {
-		if id, ok := ops.Items[idx].Get("id"); ok && id.Kind == schemajson.String {
-			row = fmt.Sprintf("operation %q", id.Text)
-		}
+	if id, ok := obj.Get("id"); ok && id.Kind == schemajson.String {
+		row = fmt.Sprintf("operation %q", id.Text)
 	}
 	if len(loc) == 2 {
 		return row

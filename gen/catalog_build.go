@@ -14,7 +14,7 @@ import (
 // row reads the members of one operation row, which the schema has
 // already validated, so a missing or null member is simply absent.
 type row struct {
-	v       *catalogValidator
+	doc     *contractdoc.Doc
 	pointer string
 	obj     schemajson.Value
 }
@@ -67,17 +67,96 @@ func (r row) strings(keys ...string) []string {
 func (r row) pos(keys ...string) contractdoc.Pos {
 	_, ptr, ok := r.get(keys...)
 	if !ok {
-		return r.v.doc.Pos(r.pointer)
+		return r.doc.Pos(r.pointer)
 	}
-	return r.v.doc.Pos(ptr)
+	return r.doc.Pos(ptr)
 }
 
-// buildAndCheck compiles the validated document into the table and checks
-// the rules the JSON Schema cannot express.
-func (v *catalogValidator) buildAndCheck() {
-	root := v.doc.Root
-	cat := &registry.Catalog{Source: v.path}
-	top := row{v: v, obj: root}
+// buildRow compiles one row into the table and checks the rules the JSON
+// Schema cannot express, against the rows before it.
+func (v *catalogValidator) buildRow(r row) {
+	at := r.doc.Pos(r.pointer)
+	op := registry.Operation{
+		ID:                    r.str("id"),
+		Title:                 r.str("title"),
+		Description:           r.str("description"),
+		DescriptionHuman:      r.str("description_human"),
+		ProductLane:           r.str("product_lane"),
+		IntentTags:            r.strings("intent_tags"),
+		SideEffectClass:       r.str("side_effect_class"),
+		ScopeKind:             r.str("scope_kind"),
+		Reversible:            r.optBool("reversible"),
+		RequiresRepo:          r.optBool("requires_repo"),
+		PreferredForModels:    r.optBool("preferred_for_models"),
+		HumanTakeoverFriendly: r.optBool("human_takeover_friendly"),
+		MensPlannerVisible:    r.optBool("mens_planner_visible"),
+		CanonicalName:         r.str("canonical_name"),
+		LatinAliases:          r.strings("latin_aliases"),
+		Line:                  at.Line,
+		Col:                   at.Col,
+	}
+	// side_effect_class is one class or a list of them; the first is the
+	// row's class (docs/contracts.md §1), all of them decide the
+	// annotations.
+	if classes := r.strings("side_effect_class"); len(classes) > 0 {
+		op.SideEffectClass = classes[0]
+		if len(classes) > 1 {
+			op.SideEffects = classes
+		}
+	}
+	if p, dup := v.firstID[op.ID]; dup {
+		v.errorAt(r.pos("id"), "duplicate id %q (first at line %d)", op.ID, p.Line)
+	} else {
+		v.firstID[op.ID] = r.pos("id")
+	}
+	v.idsAndNames[op.ID] = op.ID
+	if op.CanonicalName != "" {
+		v.idsAndNames[op.CanonicalName] = op.ID
+	}
+	for j, alias := range op.LatinAliases {
+		use := aliasUse{pos: r.doc.Pos(r.pointer + "/latin_aliases/" + strconv.Itoa(j)), id: op.ID, alias: alias}
+		if !latinAliasRE.MatchString(alias) {
+			continue // the schema reported it
+		}
+		if prev, dup := v.aliases[alias]; dup {
+			v.errorAt(use.pos, "latin alias %q of operation %q is already an alias of operation %q (line %d): aliases are unique across the catalog", alias, op.ID, prev.id, prev.pos.Line)
+			continue
+		}
+		v.aliases[alias] = use
+		v.aliasChecks = append(v.aliasChecks, use)
+	}
+	if _, _, ok := r.get("mcp"); ok {
+		op.MCP = v.buildMCP(r, op.ID)
+	}
+	if _, _, ok := r.get("cli"); ok {
+		op.CLI = &registry.CLI{
+			Path:                 r.strings("cli", "path"),
+			Status:               r.str("cli", "status"),
+			LatinNS:              r.str("cli", "latin_ns"),
+			Handler:              r.str("cli", "handler"),
+			FeatureGate:          r.str("cli", "feature_gate"),
+			CatalogGroup:         r.str("cli", "catalog_group"),
+			RefCLIRequired:       r.optBool("cli", "ref_cli_required"),
+			ReachabilityRequired: r.optBool("cli", "reachability_required"),
+		}
+		if op.CLI.Handler == "" {
+			op.CLI.Handler = r.str("cli", "handler_rust")
+		}
+		key := strings.Join(op.CLI.Path, " ")
+		if p, dup := v.firstPath[key]; dup {
+			v.errorAt(r.pos("cli", "path"), "duplicate CLI path %q in operation %q (first at line %d)", key, op.ID, p.Line)
+		} else {
+			v.firstPath[key] = r.pos("cli", "path")
+		}
+	}
+	v.cat.Operations = append(v.cat.Operations, op)
+}
+
+// finish compiles the top level, once every row is read, and checks the
+// rules across all rows.
+func (v *catalogValidator) finish() {
+	cat := v.cat
+	top := row{doc: v.doc, obj: v.doc.Root}
 	sv, _, _ := top.get("schema_version")
 	cat.SchemaVersion, _ = strconv.Atoi(sv.Text)
 	if x, _, ok := top.get("x-vox-version"); ok {
@@ -96,112 +175,17 @@ func (v *catalogValidator) buildAndCheck() {
 			cat.Exemptions.CLIPaths = append(cat.Exemptions.CLIPaths, path)
 		}
 	}
-
-	ops, _ := root.Get("operations")
-	firstID := map[string]contractdoc.Pos{}
-	firstName := map[string]contractdoc.Pos{}
-	firstPath := map[string]contractdoc.Pos{}
-	type aliasUse struct {
-		pos contractdoc.Pos
-		id  string
-	}
-	aliases := map[string]aliasUse{}
-	idsAndNames := map[string]string{} // id or canonical_name -> the row id it belongs to
-	var aliasChecks []func()
-
-	for i, item := range ops.Items {
-		r := row{v: v, pointer: "/operations/" + strconv.Itoa(i), obj: item}
-		op := registry.Operation{
-			ID:                    r.str("id"),
-			Title:                 r.str("title"),
-			Description:           r.str("description"),
-			DescriptionHuman:      r.str("description_human"),
-			ProductLane:           r.str("product_lane"),
-			IntentTags:            r.strings("intent_tags"),
-			SideEffectClass:       r.str("side_effect_class"),
-			ScopeKind:             r.str("scope_kind"),
-			Reversible:            r.optBool("reversible"),
-			RequiresRepo:          r.optBool("requires_repo"),
-			PreferredForModels:    r.optBool("preferred_for_models"),
-			HumanTakeoverFriendly: r.optBool("human_takeover_friendly"),
-			MensPlannerVisible:    r.optBool("mens_planner_visible"),
-			CanonicalName:         r.str("canonical_name"),
-			LatinAliases:          r.strings("latin_aliases"),
-			Line:                  v.doc.Pos(r.pointer).Line,
-			Col:                   v.doc.Pos(r.pointer).Col,
+	for _, use := range v.aliasChecks {
+		if owner, clash := v.idsAndNames[use.alias]; clash {
+			v.errorAt(use.pos, "latin alias %q of operation %q equals the id or canonical_name of operation %q: aliases must differ from every id and canonical_name", use.alias, use.id, owner)
 		}
-		// side_effect_class is one class or a list of them; the first is
-		// the row's class (docs/contracts.md §1), all of them decide the
-		// annotations.
-		if classes := r.strings("side_effect_class"); len(classes) > 0 {
-			op.SideEffectClass = classes[0]
-			if len(classes) > 1 {
-				op.SideEffects = classes
-			}
-		}
-		if p, dup := firstID[op.ID]; dup {
-			v.errorAt(r.pos("id"), "duplicate id %q (first at line %d)", op.ID, p.Line)
-		} else {
-			firstID[op.ID] = r.pos("id")
-		}
-		idsAndNames[op.ID] = op.ID
-		if op.CanonicalName != "" {
-			idsAndNames[op.CanonicalName] = op.ID
-		}
-		for j, alias := range op.LatinAliases {
-			alias, apos := alias, v.doc.Pos(r.pointer+"/latin_aliases/"+strconv.Itoa(j))
-			opID := op.ID
-			if !latinAliasRE.MatchString(alias) {
-				continue // the schema reported it
-			}
-			if prev, dup := aliases[alias]; dup {
-				v.errorAt(apos, "latin alias %q of operation %q is already an alias of operation %q (line %d): aliases are unique across the catalog", alias, opID, prev.id, prev.pos.Line)
-				continue
-			}
-			aliases[alias] = aliasUse{apos, opID}
-			// Compare with ids and canonical names once all rows are read.
-			aliasChecks = append(aliasChecks, func() {
-				if owner, clash := idsAndNames[alias]; clash {
-					v.errorAt(apos, "latin alias %q of operation %q equals the id or canonical_name of operation %q: aliases must differ from every id and canonical_name", alias, opID, owner)
-				}
-			})
-		}
-		if _, _, ok := r.get("mcp"); ok {
-			op.MCP = v.buildMCP(r, op.ID, firstName)
-		}
-		if _, _, ok := r.get("cli"); ok {
-			op.CLI = &registry.CLI{
-				Path:                 r.strings("cli", "path"),
-				Status:               r.str("cli", "status"),
-				LatinNS:              r.str("cli", "latin_ns"),
-				Handler:              r.str("cli", "handler"),
-				FeatureGate:          r.str("cli", "feature_gate"),
-				CatalogGroup:         r.str("cli", "catalog_group"),
-				RefCLIRequired:       r.optBool("cli", "ref_cli_required"),
-				ReachabilityRequired: r.optBool("cli", "reachability_required"),
-			}
-			if op.CLI.Handler == "" {
-				op.CLI.Handler = r.str("cli", "handler_rust")
-			}
-			key := strings.Join(op.CLI.Path, " ")
-			if p, dup := firstPath[key]; dup {
-				v.errorAt(r.pos("cli", "path"), "duplicate CLI path %q in operation %q (first at line %d)", key, op.ID, p.Line)
-			} else {
-				firstPath[key] = r.pos("cli", "path")
-			}
-		}
-		cat.Operations = append(cat.Operations, op)
-	}
-	for _, check := range aliasChecks {
-		check()
 	}
 	sort.SliceStable(cat.Operations, func(i, j int) bool { return cat.Operations[i].ID < cat.Operations[j].ID })
-	v.cat = cat
 }
 
 // buildMCP compiles the MCP projection of row r and checks its name and
 // schemas.
-func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contractdoc.Pos) *registry.MCP {
+func (v *catalogValidator) buildMCP(r row, id string) *registry.MCP {
 	m := &registry.MCP{
 		Name:                 r.str("mcp", "name"),
 		Title:                r.str("mcp", "title"),
@@ -220,10 +204,10 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contr
 	case v.opts.RequireVoxPrefix && !strings.HasPrefix(m.Name, "vox_"):
 		v.errorAt(namePos, "operation %q: tool name %q must start with vox_ (the convention of this product's catalog)", id, m.Name)
 	}
-	if p, dup := firstName[m.Name]; dup {
+	if p, dup := v.firstName[m.Name]; dup {
 		v.errorAt(namePos, "duplicate MCP tool name %q in operation %q (first at line %d)", m.Name, id, p.Line)
 	} else {
-		firstName[m.Name] = namePos
+		v.firstName[m.Name] = namePos
 	}
 	if tier := r.str("mcp", "tier"); tier != "" {
 		if m.Exposure != "" && m.Exposure != tier {
@@ -241,13 +225,13 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contr
 
 	m.InputSchema = []byte(registry.DefaultInputSchema)
 	if s, ptr, ok := r.get("mcp", "input_schema"); ok {
-		if lit, ok := v.checkSchema(s, ptr, id, "input_schema"); ok {
+		if lit, ok := v.checkSchema(r.doc, s, ptr, id, "input_schema"); ok {
 			m.InputSchema = lit
-			v.checkDefaults(s, ptr, id)
+			v.checkDefaults(r.doc, s, ptr, id)
 		}
 	}
 	if s, ptr, ok := r.get("mcp", "output_schema"); ok {
-		if lit, ok := v.checkSchema(s, ptr, id, "output_schema"); ok {
+		if lit, ok := v.checkSchema(r.doc, s, ptr, id, "output_schema"); ok {
 			m.OutputSchema = lit
 		}
 	}
@@ -256,16 +240,16 @@ func (v *catalogValidator) buildMCP(r row, id string, firstName map[string]contr
 
 // checkSchema verifies that s is a JSON Schema of type object and returns
 // its canonical literal. Identical schemas are compiled once per run.
-func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) ([]byte, bool) {
+func (v *catalogValidator) checkSchema(doc *contractdoc.Doc, s schemajson.Value, ptr, id, key string) ([]byte, bool) {
 	lit := schemajson.Schema(s)
-	pos := v.doc.Pos(ptr)
+	pos := doc.Pos(ptr)
 	if t, ok := s.Get("type"); !ok || t.Kind != schemajson.String || t.Text != "object" {
 		v.errorAt(pos, "operation %q: %s must be a JSON Schema with \"type\": \"object\"", id, key)
 		return nil, false
 	}
 	if problems := contractdoc.CheckSchemaDocument(s); len(problems) > 0 {
 		for _, p := range problems {
-			v.errorAt(v.doc.Pos(ptr+p.Pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.Message)
+			v.errorAt(doc.Pos(ptr+p.Pointer), "operation %q: %s is not a valid JSON Schema: %s", id, key, p.Message)
 		}
 		return nil, false
 	}
@@ -276,7 +260,7 @@ func (v *catalogValidator) checkSchema(s schemajson.Value, ptr, id, key string) 
 // property's type: the generated decoder applies defaults as Go values of
 // that type (docs/contracts.md §5), so such a default is an error at its
 // own line, not a surprise at call time.
-func (v *catalogValidator) checkDefaults(s schemajson.Value, ptr, id string) {
+func (v *catalogValidator) checkDefaults(doc *contractdoc.Doc, s schemajson.Value, ptr, id string) {
 	props, ok := s.Get("properties")
 	if !ok || props.Kind != schemajson.Object {
 		return
@@ -287,7 +271,7 @@ func (v *catalogValidator) checkDefaults(s schemajson.Value, ptr, id string) {
 		if !ok || len(types) == 0 || slices.ContainsFunc(types, func(t string) bool { return valueHasType(d, t) }) {
 			continue
 		}
-		at := v.doc.Pos(ptr + "/properties/" + pointerToken(p.Key) + "/default")
+		at := doc.Pos(ptr + "/properties/" + pointerToken(p.Key) + "/default")
 		v.errorAt(at, "operation %q: input_schema property %q: default %s is not %s", id, p.Key, schemajson.Compact(d), typeNoun(types))
 	}
 }

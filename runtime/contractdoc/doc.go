@@ -34,6 +34,10 @@ type Pos struct{ Line, Col int }
 type Doc struct {
 	Root     schemajson.Value
 	yamlRoot *yaml.Node
+	// prefix is the pointer of yamlRoot in its document, for one row of
+	// a document read row by row (ParseYAMLRows); pointers outside it
+	// resolve to the row.
+	prefix   string
 	valuePos map[string]Pos
 	keyPos   map[string]Pos
 }
@@ -46,7 +50,7 @@ func newDoc() *Doc {
 // ancestor that has one.
 func (d *Doc) Pos(pointer string) Pos {
 	if d.yamlRoot != nil {
-		n, _ := walkYAML(d.yamlRoot, pointer)
+		n, _ := walkYAML(d.yamlRoot, d.relative(pointer))
 		return Pos{n.Line, n.Column}
 	}
 	for {
@@ -61,11 +65,23 @@ func (d *Doc) Pos(pointer string) Pos {
 	}
 }
 
+// relative is pointer from the document's yamlRoot: itself, or with the
+// row's prefix removed ("" for a pointer outside the row).
+func (d *Doc) relative(pointer string) string {
+	if d.prefix == "" {
+		return pointer
+	}
+	if rest, ok := strings.CutPrefix(pointer, d.prefix); ok && (rest == "" || rest[0] == '/') {
+		return rest
+	}
+	return ""
+}
+
 // KeyPos returns the position of the key that holds the value at pointer,
 // falling back to the value's position.
 func (d *Doc) KeyPos(pointer string) Pos {
 	if d.yamlRoot != nil {
-		n, key := walkYAML(d.yamlRoot, pointer)
+		n, key := walkYAML(d.yamlRoot, d.relative(pointer))
 		if key != nil {
 			return Pos{key.Line, key.Column}
 		}

@@ -39,6 +39,10 @@ func ParseYAML(src []byte, emptyHint string) (*Doc, []PosError) {
 
 type yamlConverter struct {
 	errs []PosError
+	// placeholders stand for anchors of earlier parts of a document read
+	// part by part (ParseYAMLRows): an alias of one converts to the
+	// anchor's recorded value.
+	placeholders map[*yaml.Node]anchorRecord
 }
 
 // walkYAML follows pointer from root and returns the deepest node reached
@@ -89,6 +93,13 @@ func (c *yamlConverter) convert(n *yaml.Node, depth int) schemajson.Value {
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
+		if rec, ok := c.placeholders[n.Alias]; ok {
+			v, err := schemajson.Parse(rec.value)
+			if err != nil {
+				c.errorf(n, "alias *%s: %v", n.Value, err)
+			}
+			return v
+		}
 		return c.convert(n.Alias, depth+1)
 	case yaml.MappingNode:
 		members := make([]schemajson.Member, 0, len(n.Content)/2)

@@ -93,6 +93,11 @@ type yamlMeter struct {
 	open       map[*yaml.Node]bool // anchored values being walked
 	aliasVals  int                 // values repeated by aliases so far
 	aliasBytes int                 // scalar bytes repeated by aliases so far
+	// shift is added to the line of every node measured: a part of a
+	// document parsed on its own (ParseYAMLRows) starts at line 1.
+	shift int
+	// onAnchor, when set, is told of every anchored value measured.
+	onAnchor func(*yaml.Node)
 }
 
 func (m *yamlMeter) problem(n *yaml.Node, format string, args ...any) *YAMLProblem {
@@ -103,6 +108,7 @@ func (m *yamlMeter) problem(n *yaml.Node, format string, args ...any) *YAMLProbl
 // 1). The recursion follows the tree as written, which the depth limit
 // bounds.
 func (m *yamlMeter) measure(n *yaml.Node, depth int) (yamlCost, *YAMLProblem) {
+	n.Line += m.shift
 	if m.lim.MaxDepth > 0 && depth > m.lim.MaxDepth {
 		return yamlCost{}, m.problem(n, "nested deeper than %d levels: at most %d are allowed", m.lim.MaxDepth, m.lim.MaxDepth)
 	}
@@ -125,6 +131,9 @@ func (m *yamlMeter) measure(n *yaml.Node, depth int) (yamlCost, *YAMLProblem) {
 	if n.Anchor != "" {
 		delete(m.open, n)
 		m.anchored[n] = c
+		if m.onAnchor != nil {
+			m.onAnchor(n)
+		}
 	}
 	return c, nil
 }
