@@ -33,8 +33,8 @@ func BenchmarkGenerate(b *testing.B) {
 			p := filepath.Join(root, "contracts", "operations", "catalog.v1.yaml")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			src := syntheticCatalog(ops, false)
-			if len(src) > contractdoc.ContractLimits.MaxBytes {
-				b.Skipf("the catalog is %d bytes, over the contract limit of %d", len(src), contractdoc.ContractLimits.MaxBytes)
+			if len(src) > contractdoc.RowsLimits.MaxBytes {
+				b.Skipf("the catalog is %d bytes, over the contract limit of %d", len(src), contractdoc.RowsLimits.MaxBytes)
 			}
 			if err := os.WriteFile(p, src, 0o644); err != nil {
 				b.Fatal(err)

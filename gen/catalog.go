@@ -67,7 +67,7 @@ func readCatalog(root string) ([]byte, error) {
 		return nil, err
 	}
 	defer dir.Close()
-	limit := int64(contractdoc.ContractLimits.MaxBytes)
+	limit := int64(contractdoc.RowsLimits.MaxBytes)
 	src, err := dir.ReadFile(registry.CatalogPath, limit)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return src, err

@@ -254,7 +254,8 @@ func (s *rowStream) run(visit func(Row)) (*Doc, []PosError, *YAMLProblem) {
 	for after < 0 && pos < len(s.src) {
 		l := s.line(pos, number)
 		switch {
-		case l.blank || l.comment:
+		case l.blank || l.comment, indent >= 0 && l.indent > indent:
+			// Comments, and the lines of the row being read.
 		case indent < 0 && s.isDash(l, l.indent), s.isDash(l, indent):
 			indent = l.indent
 			if p := endRow(l.start); p != nil {
