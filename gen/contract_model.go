@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
@@ -171,29 +172,76 @@ func exportedName(s string) string {
 	return name
 }
 
-// buildContracts maps every catalog MCP tool that has a handler (not in
+// contractBuilder maps every catalog MCP tool that has a handler (not in
 // exemptions.mcp_tools) to its typed contract. Type names are unique
-// across the package; identifiers of the package's other declarations are
-// reserved.
-func buildContracts(cat *registry.Catalog) []*toolContract {
-	types := newNamer("Catalog", "Handlers", "Bind")
+// across the package, and identifiers of the package's other
+// declarations are reserved, so the tools are named in catalog order; the
+// models are built one file's worth (toolsPerFile) at a time, in order, by
+// the job that writes that file, and dropped when it is written, so a
+// large catalog never holds every tool's model at once. What handlers.go
+// needs of each tool is kept (heads).
+type contractBuilder struct {
+	mu    sync.Mutex
+	built *sync.Cond // signalled when a chunk is built
+	types *namer
+	ops   []*registry.Operation
+	next  int        // chunks built so far
+	heads []toolHead // of the tools built so far
+}
+
+// toolHead is what handlers.go says of one tool.
+type toolHead struct {
+	tool, id, method, args, result string
+}
+
+func newContractBuilder(cat *registry.Catalog) *contractBuilder {
+	b := &contractBuilder{types: newNamer("Catalog", "Handlers", "Bind")}
+	b.built = sync.NewCond(&b.mu)
 	exempt := map[string]bool{}
 	for _, n := range cat.Exemptions.MCPTools {
 		exempt[n] = true
 	}
-	var out []*toolContract
 	for _, op := range cat.MCPTools() {
-		if exempt[op.MCP.Name] {
-			continue
+		if !exempt[op.MCP.Name] {
+			b.ops = append(b.ops, op)
 		}
-		base := exportedName(op.MCP.Name)
+	}
+	return b
+}
+
+// chunks is how many tools_NNN.go files the tools fill.
+func (b *contractBuilder) chunks() int { return (len(b.ops) + toolsPerFile - 1) / toolsPerFile }
+
+// chunk builds the models of the tools of file c, once the files before
+// it are built (their jobs started earlier and build without waiting).
+func (b *contractBuilder) chunk(c int) []*toolContract {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.next < c {
+		b.built.Wait()
+	}
+	var out []*toolContract
+	for _, op := range b.ops[c*toolsPerFile : min(len(b.ops), (c+1)*toolsPerFile)] {
 		tc := &toolContract{op: op}
-		tc.method = types.take(base)
-		tc.args = buildArgs(types.take(tc.method+"Args"), op.MCP.InputSchema)
-		tc.buildResult(types, op.MCP.OutputSchema)
+		tc.method = b.types.take(exportedName(op.MCP.Name))
+		tc.args = buildArgs(b.types.take(tc.method+"Args"), op.MCP.InputSchema)
+		tc.buildResult(b.types, op.MCP.OutputSchema)
+		b.heads = append(b.heads, toolHead{tool: op.MCP.Name, id: op.ID, method: tc.method, args: tc.args.name, result: tc.resultType()})
 		out = append(out, tc)
 	}
+	b.next++
+	b.built.Broadcast()
 	return out
+}
+
+// allHeads waits until every chunk is built and returns every tool's head.
+func (b *contractBuilder) allHeads() []toolHead {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.next < b.chunks() {
+		b.built.Wait()
+	}
+	return b.heads
 }
 
 func parseSchema(lit []byte) (schemajson.Value, bool) {

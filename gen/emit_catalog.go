@@ -44,7 +44,11 @@ const opsPerFile = 500
 // table, operations_NNN.go files holding one variable per operation (table
 // files, emit_table.go), and the typed handler contract (handlers.go,
 // tools_NNN.go, through jennifer).
-func renderCatalog(cat *registry.Catalog) ([]output, error) {
+func renderCatalog(cat *registry.Catalog) ([]output, error) { return renderCatalogTo(cat, nil) }
+
+// renderCatalogTo is renderCatalog handing each file to settle as soon as
+// it is rendered (see renderParallel).
+func renderCatalogTo(cat *registry.Catalog, settle func(*output) error) ([]output, error) {
 	names := opVarNames(cat.Operations)
 	chunks := (len(cat.Operations) + opsPerFile - 1) / opsPerFile
 	jobs := []fileJob{{path: "generated/catalog/catalog.go", render: func() ([]byte, error) {
@@ -65,7 +69,7 @@ func renderCatalog(cat *registry.Catalog) ([]output, error) {
 		}})
 	}
 	jobs = append(jobs, contractJobs(cat)...)
-	outs, err := renderParallel(jobs)
+	outs, err := renderParallel(jobs, settle)
 	if err != nil {
 		return nil, err
 	}
@@ -86,16 +90,21 @@ type fileJob struct {
 
 // renderParallel runs the jobs GOMAXPROCS at a time. Each job builds its
 // file's tree when it starts and drops it when done, so a large catalog
-// holds only that many trees at once, not one per file.
-func renderParallel(jobs []fileJob) ([]output, error) {
+// holds only that many trees at once, not one per file. settle, when not
+// nil, gets each file as soon as it is rendered: Generate compares it with
+// disk there and drops the bytes of a file already up to date, so a large
+// catalog's output is not all held at once (docs/benchmarks.md).
+func renderParallel(jobs []fileJob, settle func(*output) error) ([]output, error) {
 	outs := make([]output, len(jobs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, j := range jobs {
 		outs[i].path = j.path
 		g.Go(func() (err error) {
-			outs[i].data, err = j.render()
-			return err
+			if outs[i].data, err = j.render(); err != nil || settle == nil {
+				return err
+			}
+			return settle(&outs[i])
 		})
 	}
 	return outs, g.Wait()

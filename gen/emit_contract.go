@@ -20,30 +20,30 @@ const toolsPerFile = 100
 // interface and Bind, and tools_NNN.go files with each tool's arguments,
 // result, decoder and encoder. A catalog without MCP tools still gets an
 // empty interface, so that code written against the package keeps
-// compiling. The tools' models are built here; each file is written
-// (emit_code.go) when its job runs.
+// compiling. Each file's job builds its tools' models (contractBuilder)
+// and writes them (emit_code.go).
 func contractJobs(cat *registry.Catalog) []fileJob {
-	tools := buildContracts(cat)
-	const handlersPath = "generated/catalog/handlers.go"
-	jobs := []fileJob{{path: handlersPath, render: func() ([]byte, error) {
-		return handlersFile(cat, tools), nil
-	}}}
-	for c := 0; c*toolsPerFile < len(tools); c++ {
+	b := newContractBuilder(cat)
+	var jobs []fileJob
+	for c := range b.chunks() {
 		path := fmt.Sprintf("generated/catalog/tools_%03d.go", c)
 		jobs = append(jobs, fileJob{path: path, render: func() ([]byte, error) {
 			w := &codeWriter{}
 			w.header("catalog", regenerateCommand, cat.Source, strconv.Quote("encoding/json"), strconv.Quote(toolcallPkg))
-			for _, tc := range tools[c*toolsPerFile : min(len(tools), (c+1)*toolsPerFile)] {
+			for _, tc := range b.chunk(c) {
 				tc.write(w)
 			}
 			return w.bytes(), nil
 		}})
 	}
-	return jobs
+	// Last: it waits for every tool's head.
+	return append(jobs, fileJob{path: "generated/catalog/handlers.go", render: func() ([]byte, error) {
+		return handlersFile(cat, b.allHeads()), nil
+	}})
 }
 
 // handlersFile is handlers.go: the Handlers interface and Bind.
-func handlersFile(cat *registry.Catalog, tools []*toolContract) []byte {
+func handlersFile(cat *registry.Catalog, tools []toolHead) []byte {
 	w := &codeWriter{}
 	w.header("catalog", regenerateCommand, cat.Source, strconv.Quote(toolcallPkg))
 	w.line()
@@ -59,8 +59,8 @@ func handlersFile(cat *registry.Catalog, tools []*toolContract) []byte {
 			if i > 0 {
 				w.line()
 			}
-			w.comment(tc.method + " serves " + tc.op.MCP.Name + " (operation " + strconv.Quote(tc.op.ID) + ").")
-			w.line(tc.method, "(c *toolcall.Call, args ", tc.args.name, ") (", tc.resultType(), ", error)")
+			w.comment(tc.method + " serves " + tc.tool + " (operation " + strconv.Quote(tc.id) + ").")
+			w.line(tc.method, "(c *toolcall.Call, args ", tc.args, ") (", tc.result, ", error)")
 		}
 		w.close("")
 	}
@@ -70,8 +70,8 @@ func handlersFile(cat *registry.Catalog, tools []*toolContract) []byte {
 	w.open("func Bind(h Handlers) map[string]toolcall.Handler")
 	table := goComposite("map[string]toolcall.Handler")
 	for _, tc := range tools {
-		name := strconv.Quote(tc.op.MCP.Name)
-		table.add(name, goText("toolcall.Serve("+name+", decode"+tc.args.name+", h."+tc.method+")"))
+		name := strconv.Quote(tc.tool)
+		table.add(name, goText("toolcall.Serve("+name+", decode"+tc.args+", h."+tc.method+")"))
 	}
 	// The map literal's keys align as in any composite literal: the table
 	// writer lays it out (emit_table.go).

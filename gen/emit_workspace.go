@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -36,7 +35,11 @@ func produceWorkspace(in *inputs) ([]output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []output{{path: "generated/workspace/workspace.go", data: data}}, nil
+	out := output{path: "generated/workspace/workspace.go", data: data}
+	if err := in.settle(&out); err != nil {
+		return nil, err
+	}
+	return []output{out}, nil
 }
 
 // catalogToolNames returns the MCP tool names of the repository's own
@@ -44,22 +47,8 @@ func produceWorkspace(in *inputs) ([]output, error) {
 // reads the catalog file rather than the compiled tables so that it never
 // depends on generated code. An invalid catalog is reported by the catalog
 // producer.
-//
-// The names are read on the first question, so that the loader scans and
-// compiles the .vox files while the catalog producer parses the catalog.
 func catalogToolNames(in *inputs) func(string) bool {
-	names := sync.OnceValue(func() map[string]bool {
-		cat, err := in.catalog()
-		if err != nil {
-			return nil
-		}
-		names := map[string]bool{}
-		for _, op := range cat.MCPTools() {
-			names[op.MCP.Name] = true
-		}
-		return names
-	})
-	return func(n string) bool { return names()[n] }
+	return func(n string) bool { return in.catalogToolNames()[n] }
 }
 
 // genErrors converts the loader's errors into the generator's: positioned
