@@ -138,6 +138,10 @@ type catalogValidator struct {
 	aliases                       map[string]aliasUse
 	idsAndNames                   map[string]string // id or canonical_name -> the row id it belongs to
 	aliasChecks                   []aliasUse        // compared with idsAndNames once every row is read
+
+	// What rows repeat, kept once: schema literals, and short words.
+	literals map[string][]byte
+	words    map[string]string
 }
 
 type aliasUse struct {
@@ -151,6 +155,7 @@ func newCatalogValidator(path string, opts CatalogOptions) *catalogValidator {
 		path: path, opts: opts, cat: &registry.Catalog{Source: path},
 		firstID: map[string]contractdoc.Pos{}, firstName: map[string]contractdoc.Pos{}, firstPath: map[string]contractdoc.Pos{},
 		aliases: map[string]aliasUse{}, idsAndNames: map[string]string{},
+		literals: map[string][]byte{}, words: map[string]string{},
 	}
 }
 

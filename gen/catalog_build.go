@@ -81,10 +81,10 @@ func (v *catalogValidator) buildRow(r row) {
 		Title:                 r.str("title"),
 		Description:           r.str("description"),
 		DescriptionHuman:      r.str("description_human"),
-		ProductLane:           r.str("product_lane"),
+		ProductLane:           v.shared(r.str("product_lane")),
 		IntentTags:            r.strings("intent_tags"),
-		SideEffectClass:       r.str("side_effect_class"),
-		ScopeKind:             r.str("scope_kind"),
+		SideEffectClass:       v.shared(r.str("side_effect_class")),
+		ScopeKind:             v.shared(r.str("scope_kind")),
 		Reversible:            r.optBool("reversible"),
 		RequiresRepo:          r.optBool("requires_repo"),
 		PreferredForModels:    r.optBool("preferred_for_models"),
@@ -99,7 +99,7 @@ func (v *catalogValidator) buildRow(r row) {
 	// row's class (docs/contracts.md §1), all of them decide the
 	// annotations.
 	if classes := r.strings("side_effect_class"); len(classes) > 0 {
-		op.SideEffectClass = classes[0]
+		op.SideEffectClass = v.shared(classes[0])
 		if len(classes) > 1 {
 			op.SideEffects = classes
 		}
@@ -131,7 +131,7 @@ func (v *catalogValidator) buildRow(r row) {
 	if _, _, ok := r.get("cli"); ok {
 		op.CLI = &registry.CLI{
 			Path:                 r.strings("cli", "path"),
-			Status:               r.str("cli", "status"),
+			Status:               v.shared(r.str("cli", "status")),
 			LatinNS:              r.str("cli", "latin_ns"),
 			Handler:              r.str("cli", "handler"),
 			FeatureGate:          r.str("cli", "feature_gate"),
@@ -150,6 +150,19 @@ func (v *catalogValidator) buildRow(r row) {
 		}
 	}
 	v.cat.Operations = append(v.cat.Operations, op)
+}
+
+// shared returns s, or the equal string of an earlier row: the values of
+// a few words (lanes, classes, statuses) repeat in every row, and the
+// table keeps one copy of each.
+func (v *catalogValidator) shared(s string) string {
+	if same, ok := v.words[s]; ok {
+		return same
+	}
+	if len(v.words) < 1024 {
+		v.words[s] = s
+	}
+	return s
 }
 
 // finish compiles the top level, once every row is read, and checks the
@@ -189,7 +202,7 @@ func (v *catalogValidator) buildMCP(r row, id string) *registry.MCP {
 	m := &registry.MCP{
 		Name:                 r.str("mcp", "name"),
 		Title:                r.str("mcp", "title"),
-		Exposure:             r.str("mcp", "exposure"),
+		Exposure:             v.shared(r.str("mcp", "exposure")),
 		Requires:             r.strings("mcp", "requires"),
 		HTTPReadRoleEligible: r.optBool("mcp", "http_read_role_eligible") == registry.True,
 		AllowlistExempt:      r.optBool("mcp", "allowlist_exempt") == registry.True,
@@ -239,7 +252,8 @@ func (v *catalogValidator) buildMCP(r row, id string) *registry.MCP {
 }
 
 // checkSchema verifies that s is a JSON Schema of type object and returns
-// its canonical literal. Identical schemas are compiled once per run.
+// its canonical literal. Identical schemas are compiled once per run, and
+// share one literal.
 func (v *catalogValidator) checkSchema(doc *contractdoc.Doc, s schemajson.Value, ptr, id, key string) ([]byte, bool) {
 	lit := schemajson.Schema(s)
 	pos := doc.Pos(ptr)
@@ -253,6 +267,10 @@ func (v *catalogValidator) checkSchema(doc *contractdoc.Doc, s schemajson.Value,
 		}
 		return nil, false
 	}
+	if same, ok := v.literals[string(lit)]; ok {
+		return same, true
+	}
+	v.literals[string(lit)] = lit
 	return lit, true
 }
 
