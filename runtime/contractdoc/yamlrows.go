@@ -2,6 +2,7 @@ package contractdoc
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strconv"
 
@@ -20,6 +21,14 @@ var RowsLimits = YAMLLimits{
 	MaxAliasValues: ContractLimits.MaxAliasValues,
 	MaxAliasBytes:  ContractLimits.MaxAliasBytes,
 }
+
+// MaxRowBytes bounds one row of a document read row by row, and
+// MaxPartBytes the top level around the rows: what one part's parse may
+// cost is bounded as a whole document's was (docs/security.md).
+const (
+	MaxRowBytes  = 1 << 20
+	MaxPartBytes = 8 << 20
+)
 
 // Row is one item of the list ParseYAMLRows streams.
 type Row struct {
@@ -331,6 +340,20 @@ var aliasName = regexp.MustCompile(`\*([A-Za-z0-9_-]+)`)
 // are taken out again and which measuring and converting replace with
 // the recorded costs and values.
 func (s *rowStream) parsePart(text []byte, first, itemColumn int) (*partNode, *YAMLProblem) {
+	// Within ContractLimits.MaxBytes the document may be read whole, at
+	// the cost it always had.
+	small := len(s.src) <= ContractLimits.MaxBytes
+	if small && (itemColumn > 0 && len(text) > MaxRowBytes || len(text) > MaxPartBytes) {
+		return nil, errLayout(first, "a part is larger than a part may be")
+	}
+	if itemColumn > 0 && len(text) > MaxRowBytes {
+		return nil, &YAMLProblem{PosError: PosError{Pos{first, itemColumn}, fmt.Sprintf(
+			"this row is %d bytes: at most %s are allowed in one row; shorten it", len(text), byteSize(MaxRowBytes))}, OverLimit: true}
+	}
+	if itemColumn == 0 && len(text) > MaxPartBytes {
+		return nil, &YAMLProblem{PosError: PosError{Pos{first, 1}, fmt.Sprintf(
+			"the top level outside the rows is %d bytes from here: at most %s are allowed; shorten it", len(text), byteSize(MaxPartBytes))}, OverLimit: true}
+	}
 	var pre []byte
 	var names []string
 	seen := map[string]bool{}

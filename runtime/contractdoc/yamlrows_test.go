@@ -123,3 +123,21 @@ func TestParseYAMLRowsMeasuresTheWholeDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestParseYAMLRowsBoundsEachRow: beyond the size a document may be read
+// whole at, a row over MaxRowBytes is refused at its dash before it is
+// parsed, so one huge row costs no more than its bytes.
+func TestParseYAMLRowsBoundsEachRow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ops:\n")
+	for b.Len() <= ContractLimits.MaxBytes {
+		b.WriteString("  - name: a long row " + strings.Repeat("x", 64<<10) + "\n")
+	}
+	b.WriteString("  - name: huge\n    tags:\n" + strings.Repeat("      - tag\n", MaxRowBytes/12+1))
+	line := strings.Count(b.String(), "\n") - MaxRowBytes/12 - 2
+	_, errs := ParseYAMLRows([]byte(b.String()), "ops", "x", RowsLimits, func() func(Row) { return func(Row) {} })
+	want := fmt.Sprintf("{{%d 3} this row is %d bytes: at most 1 MiB are allowed in one row; shorten it}", line, 14+11+12*(MaxRowBytes/12+1))
+	if len(errs) != 1 || fmt.Sprint(errs[0]) != want {
+		t.Errorf("errs = %v\nwant %s", errs, want)
+	}
+}
