@@ -103,7 +103,7 @@ func biAskAll(th *Thread, args []Value) Value {
 		_, isElicit := o.Get("elicit")
 		_, isSample := o.Get("sample")
 		_, isRoots := o.Get("roots")
-		allowed := []string{}
+		var allowed []string
 		switch {
 		case isElicit && !isSample && !isRoots:
 			qs[i] = th.elicitQuestion(fn, field("elicit", true, Unit), field("schema", true, Unit), k)
