@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,8 @@ type changeTracker struct {
 	wds  map[int]string // watch descriptor -> directory
 	dirs map[string]int // directory -> watch descriptor
 	refs map[string]int // directory -> owners that want it watched
+	// owners are the owners with watches, whose changes are recorded.
+	owners map[*trackedDirs]bool
 	torn atomic.Uint64  // counts watches the kernel dropped (directory removed) and queue overflows
 	buf  []byte
 }
@@ -47,7 +50,8 @@ var processTracker = sync.OnceValue(func() *changeTracker {
 		return nil
 	}
 	t := &changeTracker{fd: fd, file: os.NewFile(uintptr(fd), "inotify"),
-		wds: map[int]string{}, dirs: map[string]int{}, refs: map[string]int{}, buf: make([]byte, 64<<10)}
+		wds: map[int]string{}, dirs: map[string]int{}, refs: map[string]int{},
+		owners: map[*trackedDirs]bool{}, buf: make([]byte, 64<<10)}
 	t.gen.Store(1)
 	go t.read()
 	return t
@@ -89,16 +93,23 @@ func (t *changeTracker) applyLocked() bool {
 		got = true
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&t.buf[off]))
+			name := t.buf[off+unix.SizeofInotifyEvent : min(n, off+unix.SizeofInotifyEvent+int(ev.Len))]
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 			switch {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 				t.torn.Add(1)
+				t.loseLocked("")
 			case ev.Mask&(unix.IN_IGNORED|unix.IN_MOVE_SELF) != 0:
 				// The kernel dropped the watch (the directory is gone), or
 				// the directory now has another path: what appears at its
 				// path is not watched until the next load watches it.
+				if dir, ok := t.wds[int(ev.Wd)]; ok {
+					t.loseLocked(dir)
+				}
 				t.dropLocked(int(ev.Wd), ev.Mask&unix.IN_MOVE_SELF != 0)
 				t.torn.Add(1)
+			default:
+				t.recordLocked(int(ev.Wd), ev.Mask, name)
 			}
 		}
 	}
@@ -106,6 +117,96 @@ func (t *changeTracker) applyLocked() bool {
 		t.gen.Add(1)
 	}
 	return got
+}
+
+// recordLocked records a change event of the watch wd for the owners
+// watching its directory: the path of the entry named, or the loss of
+// the record when the event concerns a folder (one created, removed,
+// moved or changed beneath a watched one: its files are not watched, or
+// were watched under its old path) or the watched folder itself. t.mu is
+// held.
+func (t *changeTracker) recordLocked(wd int, mask uint32, name []byte) {
+	dir, ok := t.wds[wd]
+	if !ok {
+		return
+	}
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	if len(name) == 0 || mask&unix.IN_ISDIR != 0 {
+		t.loseLocked(dir)
+		return
+	}
+	var p string
+	for o := range t.owners {
+		if o.changed == nil || o.lost || !o.dirs[dir] {
+			continue
+		}
+		if len(o.changed) >= maxRecordedChanges {
+			o.lost, o.changed = true, nil
+			continue
+		}
+		if p == "" {
+			p = dir + string(os.PathSeparator) + string(name)
+		}
+		o.changed[p] = true
+	}
+}
+
+// loseLocked marks the record of the owners watching dir lost (every
+// owner's for ""). t.mu is held.
+func (t *changeTracker) loseLocked(dir string) {
+	for o := range t.owners {
+		if dir == "" || o.dirs[dir] {
+			o.lost, o.changed = true, nil
+		}
+	}
+}
+
+// beginChanges starts recording the owner's changes afresh: called before
+// a walk, which sees everything changed before it.
+func (t *changeTracker) beginChanges(owner *trackedDirs) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.owners[owner] = true
+	owner.changed, owner.lost, owner.failed = map[string]bool{}, false, false
+}
+
+// watchDir watches dir for the owner as a walk enters it, before the walk
+// reads it: a change after that read raises an event.
+func (t *changeTracker) watchDir(owner *trackedDirs, dir string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if owner.dirs[dir] {
+		return
+	}
+	if owner.dirs == nil {
+		owner.dirs = map[string]bool{}
+	}
+	owner.dirs[dir] = true
+	t.refs[dir]++
+	if !t.addWatchLocked(dir) || t.wds[t.dirs[dir]] != dir {
+		owner.failed = true
+	}
+}
+
+// takeChanges returns the paths changed beneath the owner's folders since
+// the last walk or take, once every change made before the call is
+// counted, and starts a new record; ok is false when the record cannot
+// vouch for them (the caller walks instead).
+func (t *changeTracker) takeChanges(owner *trackedDirs) (paths []string, ok bool) {
+	t.settled()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if owner.changed == nil || owner.lost || owner.failed {
+		return nil, false
+	}
+	paths = make([]string, 0, len(owner.changed))
+	for p := range owner.changed {
+		paths = append(paths, p)
+	}
+	owner.changed = map[string]bool{}
+	return paths, true
 }
 
 // tornCount counts the watches the kernel dropped and the queue
@@ -165,23 +266,41 @@ func (t *changeTracker) watch(owner *trackedDirs, dirs map[string]bool) (ok bool
 		if !owner.dirs[dir] {
 			t.refs[dir]++
 		}
-		if _, watched := t.dirs[dir]; watched {
-			continue
-		}
-		wd, err := unix.InotifyAddWatch(t.fd, dir, trackerMask)
-		if err != nil {
+		if !t.addWatchLocked(dir) {
 			ok = false
-			continue
+		} else if t.wds[t.dirs[dir]] != dir {
+			owner.failed = true
 		}
-		if old, taken := t.wds[wd]; taken && old != dir {
-			// Another path of the same directory: both name one watch.
-			t.dirs[dir] = wd
-			continue
-		}
-		t.wds[wd], t.dirs[dir] = dir, wd
 	}
 	owner.dirs = dirs
+	t.owners[owner] = true
+	if !ok {
+		owner.failed = true
+	}
 	return ok, torn
+}
+
+// addWatchLocked watches dir unless it is watched; it reports whether it
+// is. A folder that is another path of a watched one shares its watch,
+// whose events are recorded under one path only: it counts as not
+// watched for the record of changes (but does for the calls' stat). t.mu
+// is held.
+func (t *changeTracker) addWatchLocked(dir string) bool {
+	if _, watched := t.dirs[dir]; watched {
+		return true
+	}
+	wd, err := unix.InotifyAddWatch(t.fd, dir, trackerMask)
+	if err != nil {
+		return false
+	}
+	if old, taken := t.wds[wd]; taken && old != dir {
+		// Another path of the same directory: both name one watch.
+		t.dirs[dir] = wd
+		t.loseLocked(old)
+		return true
+	}
+	t.wds[wd], t.dirs[dir] = dir, wd
+	return true
 }
 
 // release forgets the directories of an owner that is gone.
@@ -192,6 +311,7 @@ func (t *changeTracker) release(owner *trackedDirs) {
 		t.releaseLocked(dir)
 	}
 	owner.dirs = nil
+	delete(t.owners, owner)
 }
 
 func (t *changeTracker) releaseLocked(dir string) {

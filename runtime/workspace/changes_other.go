@@ -17,3 +17,9 @@ func (*changeTracker) release(*trackedDirs) {}
 func (*changeTracker) tornCount() uint64 { return 0 }
 
 func watchedFS(string) bool { return false }
+
+func (*changeTracker) beginChanges(*trackedDirs) {}
+
+func (*changeTracker) watchDir(*trackedDirs, string) {}
+
+func (*changeTracker) takeChanges(*trackedDirs) ([]string, bool) { return nil, false }

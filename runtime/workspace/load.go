@@ -337,6 +337,15 @@ type loadState struct {
 	byPath  map[string]*File // files by path, built when the file list changed
 	surface *Surface
 	merge   mergeState
+	// srcs are the files as scanned, recheck the paths to scan at every
+	// refresh from changes, vouched whether the changes since are
+	// recorded in full; dir and config are the root and config scanned
+	// (refresh.go).
+	srcs    []SourceFile
+	recheck []string
+	vouched bool
+	dir     *safefs.Root
+	config  *Config
 }
 
 // Load reads the scan config, scans and compiles the workspace and merges
@@ -373,12 +382,19 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 	if err != nil {
 		return nil, &ScanError{Msg: fmt.Sprintf("workspace root %s: %s", l.Root, unwrapPathError(err))}
 	}
-	srcs, scanErrs, err := scan(dir, l.Root, cfg)
-	if err != nil {
-		return nil, err
+	found, incremental := l.fromChanges(dir, cfg)
+	if !incremental {
+		if found, err = l.walkTree(dir, cfg); err != nil {
+			return nil, err
+		}
 	}
+	srcs, scanErrs := found.files, found.errs
 	files := l.compileAll(dir, srcs, newFileProgress(progress, len(srcs)))
-	l.root.track(files)
+	if !incremental {
+		// A refresh from changes watches what the walk before it did: a
+		// file it added is in a watched folder.
+		l.root.track(files, found.walked)
+	}
 	s, ms := l.mergeChanges(cfg, files, scanErrs)
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
@@ -396,7 +412,7 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 	for _, uri := range s.Result.DuplicateResources {
 		log.Warn("duplicate workspace resource; the first declaration wins", "uri", uri)
 	}
-	l.last = &loadState{files: files, surface: s, merge: ms}
+	l.last = &loadState{files: files, surface: s, merge: ms, srcs: srcs, recheck: found.recheck, vouched: found.vouched, dir: dir, config: cfg}
 	return s, nil
 }
 

@@ -40,6 +40,13 @@ type SourceFile struct {
 	Abs     string
 	Size    int64
 	ModTime time.Time
+	// glob is the index of the scan glob that found the file: a file's
+	// place in the scan is (glob, Path).
+	glob int
+	// volatile is set for a symlink or a file with other hard links: a
+	// change through another path raises no event in the watched folders,
+	// so a refresh from watched changes (refresh.go) checks it anew.
+	volatile bool
 }
 
 // ScanError is a fatal scan error: the refresh fails and the previous
@@ -81,12 +88,24 @@ func scan(dir *safefs.Root, root string, cfg *Config) ([]SourceFile, []FileError
 	}
 	s := newScanner(cfg.ExcludeGlobs)
 	s.root, s.dir = root, dir
+	s.walkAll(cfg)
+	return s.files, s.errs, nil
+}
+
+// walkAll expands every scan glob of cfg.
+func (s *scanner) walkAll(cfg *Config) {
 	for i, g := range cfg.ScanGlobs {
 		// Only a later glob can match a file again.
+		s.glob = i
 		s.expand(strings.TrimPrefix(g.Pattern, "./"), i < len(cfg.ScanGlobs)-1)
 	}
-	slices.SortFunc(s.errs, func(a, b FileError) int { return strings.Compare(a.Path, b.Path) })
-	return s.files, s.errs, nil
+	sortFileErrors(s.errs)
+}
+
+// sortFileErrors sorts scan errors by path, keeping the order of one
+// path's errors (a refresh from watched changes rebuilds the same list).
+func sortFileErrors(errs []FileError) {
+	slices.SortStableFunc(errs, func(a, b FileError) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // newScanner returns a scanner excluding what excludes match.
@@ -108,6 +127,14 @@ type scanner struct {
 	seen     map[string]bool
 	files    []SourceFile
 	errs     []FileError
+	glob     int // the index of the glob being expanded
+	// onDir, when set, is called with every folder the walk enters,
+	// before its entries are read (the loader watches it then: refresh.go).
+	onDir func(rel string)
+	// recheck are the paths whose scan result a change elsewhere can
+	// change: volatile files and the files refused with an error (a broken
+	// symlink's target may appear).
+	recheck []string
 }
 
 // excluded reports whether rel matches an exclude glob.
@@ -195,6 +222,9 @@ func (s *scanner) expand(pattern string, record bool) {
 			if rel != "." && s.prunable(rel) {
 				return fs.SkipDir
 			}
+			if s.onDir != nil {
+				s.onDir(rel)
+			}
 			return nil
 		}
 		if s.seen[rel] || s.excluded(rel) {
@@ -230,8 +260,13 @@ func (s *scanner) expand(pattern string, record bool) {
 	for _, r := range results {
 		if r.err != nil {
 			s.errs = append(s.errs, *r.err)
+			s.recheck = append(s.recheck, r.err.Path)
 		}
 		if r.ok {
+			r.f.glob = s.glob
+			if r.f.volatile {
+				s.recheck = append(s.recheck, r.f.Path)
+			}
 			found = append(found, r.f)
 		}
 	}
@@ -304,7 +339,8 @@ func (s *scanner) file(rel, abs string, d fs.DirEntry, st *dirStat) (SourceFile,
 		}
 		return SourceFile{}, &FileError{Path: rel, Message: fmt.Sprintf("is %s, not a regular file; not loaded", safefs.KindOf(m))}, false
 	}
-	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil, true
+	volatile := d.Type()&fs.ModeSymlink != 0 || linkCount(info) > 1
+	return SourceFile{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime(), volatile: volatile}, nil, true
 }
 
 // escapeMessage words why the symlink at abs was refused. The kernel

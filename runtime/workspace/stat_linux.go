@@ -3,6 +3,7 @@ package workspace
 import (
 	"io/fs"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -37,7 +38,7 @@ func (st *dirStat) lstat(abs string, d fs.DirEntry) (fs.FileInfo, error) {
 	if err := unix.Fstatat(st.fd, name, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: abs, Err: err}
 	}
-	return &statInfo{name: name, size: s.Size, mode: fileMode(s.Mode), modTime: time.Unix(s.Mtim.Unix())}, nil
+	return &statInfo{name: name, size: s.Size, mode: fileMode(s.Mode), modTime: time.Unix(s.Mtim.Unix()), nlink: uint64(s.Nlink)}, nil
 }
 
 func (st *dirStat) close() {
@@ -82,6 +83,7 @@ type statInfo struct {
 	size    int64
 	mode    fs.FileMode
 	modTime time.Time
+	nlink   uint64
 }
 
 func (i *statInfo) Name() string       { return i.name }
@@ -90,3 +92,16 @@ func (i *statInfo) Mode() fs.FileMode  { return i.mode }
 func (i *statInfo) ModTime() time.Time { return i.modTime }
 func (i *statInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i *statInfo) Sys() any           { return nil }
+
+// linkCount is the number of hard links of the file info describes; 1
+// when the info does not tell.
+func linkCount(info fs.FileInfo) uint64 {
+	switch sys := info.(type) {
+	case *statInfo:
+		return sys.nlink
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

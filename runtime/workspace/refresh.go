@@ -1,0 +1,251 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
+)
+
+// A refresh from watched changes (docs/federation.md §4): where the
+// change tracker (changes_linux.go) watched every folder the last walk
+// entered — each one before the walk read it — the next refresh takes the
+// paths changed beneath them instead of walking the tree, and scans just
+// those paths the way the walk would: so a refresh after one edit costs
+// that file, not a stat of every file. .vox files do not link to each
+// other (an import is recorded, not resolved: docs/vox-language.md), so a
+// changed file is recompiled and checked alone; what one file's change
+// does to others — a duplicate name, a shadowed one — is the merge's,
+// which runs on every refresh.
+//
+// The tree is walked instead when the record cannot vouch: the first
+// load; a platform or file system without watching; a watch that could
+// not be added; a queue overflow; a folder created, removed, moved or
+// changed beneath a watched one (its files are not watched yet); more
+// than maxRecordedChanges changes; a scan config whose globs changed; a
+// glob whose folder is reached through a symlink; a root that is another
+// folder now.
+
+// walkResult is what a walk of the tree or a scan of the changed paths
+// found: the files in scan order, the scan errors sorted by path, and the
+// paths to scan again at every refresh from changes.
+type walkResult struct {
+	files   []SourceFile
+	errs    []FileError
+	recheck []string
+	// walked are the folders the walk entered and the existing folders
+	// above each glob's (repo-relative); nil for a scan of changes.
+	walked []string
+	// vouched is set when the changes of the tree from now on are
+	// recorded in full, as far as the walk can tell.
+	vouched bool
+}
+
+// walkTree walks the tree like Scan, watching every folder it enters when
+// the tracker can.
+func (l *Loader) walkTree(dir *safefs.Root, cfg *Config) (walkResult, error) {
+	for _, g := range append(slicesClone(cfg.ScanGlobs), cfg.ExcludeGlobs...) {
+		if msg := checkGlob(g.Pattern); msg != "" {
+			return walkResult{}, &ScanError{Msg: ConfigPath + ": " + msg}
+		}
+	}
+	s := newScanner(cfg.ExcludeGlobs)
+	s.root, s.dir = l.Root, dir
+	watch := l.root.beginWalk()
+	var walked []string
+	s.onDir = func(rel string) {
+		walked = append(walked, rel)
+		if watch != nil {
+			watch(rel)
+		}
+	}
+	vouched := watch != nil
+	// The folders above each glob's folder are watched too, so that its
+	// creation is seen; one reached through a symlink is not the folder
+	// whose events are recorded.
+	for _, g := range cfg.ScanGlobs {
+		base, _ := doublestar.SplitPattern(strings.TrimPrefix(g.Pattern, "./"))
+		base = path.Clean(base)
+		if base == "." {
+			continue
+		}
+		parts := strings.Split(base, "/")
+		s.onDir(".")
+		for i := range parts {
+			p := strings.Join(parts[:i+1], "/")
+			info, err := dir.Lstat(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			if err != nil || !info.IsDir() {
+				vouched = false
+				break
+			}
+			if i < len(parts)-1 {
+				s.onDir(p)
+			}
+		}
+	}
+	s.walkAll(cfg)
+	slices.Sort(s.recheck)
+	return walkResult{files: s.files, errs: s.errs, recheck: slices.Compact(s.recheck), walked: walked, vouched: vouched}, nil
+}
+
+// fromChanges scans the paths changed since the last load, or reports
+// false when the tree must be walked.
+func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
+	last := l.last
+	if last == nil || !last.vouched || last.dir != dir || !sameGlobs(last.config, cfg) {
+		return walkResult{}, false
+	}
+	changed, ok := l.root.takeChanges()
+	if !ok {
+		return walkResult{}, false
+	}
+	rels := make(map[string]bool, len(changed)+len(last.recheck))
+	prefix := l.Root + string(os.PathSeparator)
+	for _, p := range changed {
+		rel, ok := strings.CutPrefix(p, prefix)
+		if !ok {
+			return walkResult{}, false
+		}
+		rels[filepath.ToSlash(rel)] = true
+	}
+	for _, rel := range last.recheck {
+		rels[rel] = true
+	}
+	if len(rels) == 0 {
+		return walkResult{files: last.srcs, errs: last.merge.scanErrs, recheck: last.recheck, vouched: true}, true
+	}
+	s := newScanner(cfg.ExcludeGlobs)
+	s.root, s.dir = l.Root, dir
+	patterns := make([]string, len(cfg.ScanGlobs))
+	for i, g := range cfg.ScanGlobs {
+		patterns[i] = strings.TrimPrefix(g.Pattern, "./")
+	}
+	st := &dirStat{}
+	defer st.close()
+	var found []SourceFile
+	var errs []FileError
+	var recheck []string
+	for rel := range rels {
+		f, ferrs, ok, walk := s.rescan(rel, patterns, st)
+		if walk {
+			return walkResult{}, false
+		}
+		errs = append(errs, ferrs...)
+		if len(ferrs) > 0 {
+			recheck = append(recheck, rel)
+		}
+		if ok {
+			found = append(found, f)
+			if f.volatile {
+				recheck = append(recheck, rel)
+			}
+		}
+	}
+	// The files keep the walk's order, (glob, path): the changed paths
+	// leave their places and the found ones are merged in.
+	placeOf := func(a, b SourceFile) int {
+		if a.glob != b.glob {
+			return a.glob - b.glob
+		}
+		return strings.Compare(a.Path, b.Path)
+	}
+	slices.SortFunc(found, placeOf)
+	var gone []int
+	for rel := range rels {
+		for gi := range patterns {
+			if i, ok := slices.BinarySearchFunc(last.srcs, SourceFile{Path: rel, glob: gi}, placeOf); ok {
+				gone = append(gone, i)
+			}
+		}
+	}
+	slices.Sort(gone)
+	files := make([]SourceFile, 0, len(last.srcs)-len(gone)+len(found))
+	from := 0
+	for _, i := range append(gone, len(last.srcs)) {
+		// Runs of kept files are copied whole between insertions.
+		for kept := last.srcs[from:i]; len(kept) > 0; {
+			if len(found) == 0 {
+				files = append(files, kept...)
+				break
+			}
+			j, _ := slices.BinarySearchFunc(kept, found[0], placeOf)
+			files = append(files, kept[:j]...)
+			if kept = kept[j:]; len(kept) > 0 {
+				files = append(files, found[0])
+				found = found[1:]
+			}
+		}
+		from = i + 1
+	}
+	files = append(files, found...)
+	for _, e := range last.merge.scanErrs {
+		if !rels[e.Path] {
+			errs = append(errs, e)
+		}
+	}
+	sortFileErrors(errs)
+	for _, rel := range last.recheck {
+		if !rels[rel] {
+			recheck = append(recheck, rel)
+		}
+	}
+	slices.Sort(recheck)
+	return walkResult{files: files, errs: errs, recheck: slices.Compact(recheck), vouched: true}, true
+}
+
+// rescan scans the one path rel as the walk would: the file the first
+// matching glob keeps (ok), the errors of the globs that refused it, and
+// walk when the path is a folder now or cannot be examined (the walk
+// reports that).
+func (s *scanner) rescan(rel string, patterns []string, st *dirStat) (f SourceFile, errs []FileError, ok, walk bool) {
+	if s.excluded(rel) {
+		return SourceFile{}, nil, false, false
+	}
+	var matching []int
+	for i, p := range patterns {
+		if m, _ := doublestar.Match(p, rel); m {
+			matching = append(matching, i)
+		}
+	}
+	if len(matching) == 0 {
+		return SourceFile{}, nil, false, false
+	}
+	abs := s.abs(rel)
+	info, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return SourceFile{}, nil, false, false // removed
+	case err != nil || info.IsDir():
+		return SourceFile{}, nil, false, true
+	}
+	d := fs.FileInfoToDirEntry(info)
+	for _, gi := range matching {
+		f, ferr, ok := s.file(rel, abs, d, st)
+		if ferr != nil {
+			errs = append(errs, *ferr)
+		}
+		if ok {
+			f.glob = gi
+			return f, errs, true, false
+		}
+	}
+	return SourceFile{}, errs, false, false
+}
+
+// sameGlobs reports whether two configs scan the same globs.
+func sameGlobs(a, b *Config) bool {
+	eq := func(x, y []Glob) bool {
+		return slices.EqualFunc(x, y, func(g, h Glob) bool { return g.Pattern == h.Pattern })
+	}
+	return a != nil && b != nil && eq(a.ScanGlobs, b.ScanGlobs) && eq(a.ExcludeGlobs, b.ExcludeGlobs)
+}
