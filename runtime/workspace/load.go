@@ -324,9 +324,10 @@ type Loader struct {
 	// Workers bounds the files compiled at once; 0 means GOMAXPROCS.
 	Workers int
 
-	mu   sync.Mutex
-	last *loadState // the previous load; nil before the first
-	root *rootDir   // Root, open
+	mu    sync.Mutex
+	last  *loadState // the previous load; nil before the first
+	root  *rootDir   // Root, open
+	walks int        // the loads that walked the tree (for tests)
 }
 
 // loadState is what a load leaves to the next: its files in scan order and

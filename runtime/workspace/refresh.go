@@ -56,6 +56,7 @@ func (l *Loader) walkTree(dir *safefs.Root, cfg *Config) (walkResult, error) {
 			return walkResult{}, &ScanError{Msg: ConfigPath + ": " + msg}
 		}
 	}
+	l.walks++
 	s := newScanner(cfg.ExcludeGlobs)
 	s.root, s.dir = l.Root, dir
 	watch := l.root.beginWalk()
