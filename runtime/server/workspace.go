@@ -145,6 +145,9 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 		}
 	}
 	w.s.notifyUpdated(uris...)
+	// The previous surface is unreachable now (calls still running keep
+	// their modules): return its memory after a large load.
+	workspace.ReturnMemory(fresh)
 	return fresh.Result, err
 }
 

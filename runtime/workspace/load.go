@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -222,6 +223,31 @@ type Surface struct {
 	resources map[string]int
 	prompts   map[string]int
 	files     map[string]*File // by path, for snapshot surfaces
+	// compiledBytes is the size of the sources the load compiled anew
+	// (ReturnMemory).
+	compiledBytes int64
+}
+
+// returnMemoryBytes is the size of the sources compiled by a load past
+// which ReturnMemory returns the memory freed to the system: about 600
+// files of 1.5 KB, whose compilation takes some 200 ms, ten times the
+// collection (docs/benchmarks.md, Refresh).
+const returnMemoryBytes = 1 << 20
+
+// ReturnMemory hands the memory freed since the load of s to the system
+// when that load compiled much: the caller installed s and stopped
+// serving the surface before it, so that surface is garbage now. A load
+// holds the old surface and builds the new one beside it (the old one
+// serves calls until the swap, docs/federation.md §3), and the Go
+// runtime would keep the pages of both — and a heap grown to twice the
+// live one — mapped for minutes; debug.FreeOSMemory collects and returns
+// them at once, which costs one collection, a fraction of such a load
+// (docs/benchmarks.md, Refresh). A small load returns nothing: the
+// collection would cost more than the load.
+func ReturnMemory(s *Surface) {
+	if s != nil && s.compiledBytes >= returnMemoryBytes {
+		debug.FreeOSMemory()
+	}
 }
 
 // Prompt returns the prompt with the given name.
@@ -390,7 +416,7 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 		}
 	}
 	srcs, scanErrs := found.files, found.errs
-	files := l.compileAll(dir, srcs, newFileProgress(progress, len(srcs)))
+	files, compiledBytes := l.compileAll(dir, srcs, newFileProgress(progress, len(srcs)))
 	if !incremental {
 		// A refresh from changes watches what the walk before it did: a
 		// file it added is in a watched folder.
@@ -400,7 +426,7 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
 	}
-	s.Root = l.Root
+	s.Root, s.compiledBytes = l.Root, compiledBytes
 	for _, e := range s.Result.Errors {
 		log.Warn("workspace file error", "path", e.Path, "error", e.Message)
 	}
@@ -428,7 +454,7 @@ func (l *Loader) log() *slog.Logger {
 // modification time match the previous load keeps its compilation without
 // being read; a changed one is read and hashed, and keeps its module when
 // the content is the same; the others are compiled in parallel.
-func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileProgress) []*File {
+func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileProgress) ([]*File, int64) {
 	files := make([]*File, len(srcs))
 	olds := make([]*File, len(srcs))
 	var todo []int
@@ -445,7 +471,11 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileP
 	}
 	progress.add(len(srcs) - len(todo))
 	if len(todo) == 0 {
-		return files
+		return files, 0
+	}
+	var compiledBytes int64
+	for _, i := range todo {
+		compiledBytes += srcs[i].Size
 	}
 	workers := l.Workers
 	if workers <= 0 {
@@ -477,7 +507,7 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileP
 		}()
 	}
 	wg.Wait()
-	return files
+	return files, compiledBytes
 }
 
 // fileProgress counts the files of a load that are done and reports the
