@@ -416,13 +416,13 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 		}
 	}
 	srcs, scanErrs := found.files, found.errs
-	files, compiledBytes := l.compileAll(dir, srcs, newFileProgress(progress, len(srcs)))
+	files, compiledBytes := l.compileAll(dir, srcs, found.touched, newFileProgress(progress, len(srcs)))
 	if !incremental {
 		// A refresh from changes watches what the walk before it did: a
 		// file it added is in a watched folder.
 		l.root.track(files, found.walked)
 	}
-	s, ms := l.mergeChanges(cfg, files, scanErrs)
+	s, ms := l.mergeChanges(cfg, files, scanErrs, found.touched)
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
 	}
@@ -453,21 +453,35 @@ func (l *Loader) log() *slog.Logger {
 // compileAll returns one File per source, in order. A file whose size and
 // modification time match the previous load keeps its compilation without
 // being read; a changed one is read and hashed, and keeps its module when
-// the content is the same; the others are compiled in parallel.
-func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, progress *fileProgress) ([]*File, int64) {
-	files := make([]*File, len(srcs))
-	olds := make([]*File, len(srcs))
+// the content is the same; the others are compiled in parallel. When
+// touched is not nil, srcs are the last load's sources in their places
+// with those at touched changed, and the others keep the last load's
+// files unexamined (refresh.go).
+func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, touched []int, progress *fileProgress) ([]*File, int64) {
+	var files, olds []*File
 	var todo []int
-	for i, src := range srcs {
+	check := func(i int) {
+		src := srcs[i]
 		old := l.previous(i, src.Path)
 		olds[i] = old
 		if old != nil && old.Abs == src.Abs && old.root == l.root {
 			if c := old.cur.Load(); c != nil && c.module != nil && c.size == src.Size && c.modTime.Equal(src.ModTime) {
 				files[i] = old
-				continue
+				return
 			}
 		}
 		todo = append(todo, i)
+	}
+	if touched != nil {
+		files, olds = slices.Clone(l.last.files), make([]*File, len(srcs))
+		for _, i := range touched {
+			check(i)
+		}
+	} else {
+		files, olds = make([]*File, len(srcs)), make([]*File, len(srcs))
+		for i := range srcs {
+			check(i)
+		}
 	}
 	progress.add(len(srcs) - len(todo))
 	if len(todo) == 0 {
@@ -789,24 +803,42 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 // surface is the last one with those files' entries replaced in place: it
 // shares the last one's maps and results, and the only work proportional
 // to the workspace is copying the lists of entries. It returns nil when
-// merge is needed.
-func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError) (*Surface, mergeState) {
+// merge is needed. When touched is not nil, only the files at touched can
+// have changed (compileAll).
+func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError, touched []int) (*Surface, mergeState) {
 	last := l.last
 	if last == nil || len(files) != len(last.files) || !slices.Equal(scanErrs, last.merge.scanErrs) {
 		return nil, mergeState{}
 	}
 	prev, pm := last.surface, last.merge
 	// Each file's compilation is read once: a call may swap it meanwhile
-	// (a per-call recompile), which the next refresh then picks up.
+	// (a per-call recompile), which the next refresh then picks up — a
+	// refresh from changes too, since the edit the call found raised an
+	// event.
 	var changed []int
 	var now []*compiled
-	for i, f := range files {
-		if f.Path != last.files[i].Path {
-			return nil, mergeState{}
+	see := func(i int) bool {
+		if files[i].Path != last.files[i].Path {
+			return false
 		}
-		if c := f.cur.Load(); c != pm.compiled[i] {
+		if c := files[i].cur.Load(); c != pm.compiled[i] {
 			changed = append(changed, i)
 			now = append(now, c)
+		}
+		return true
+	}
+	if touched != nil {
+		slices.Sort(touched)
+		for _, i := range touched {
+			if !see(i) {
+				return nil, mergeState{}
+			}
+		}
+	} else {
+		for i := range files {
+			if !see(i) {
+				return nil, mergeState{}
+			}
 		}
 	}
 	for k, i := range changed {

@@ -43,6 +43,10 @@ type walkResult struct {
 	// walked are the folders the walk entered and the existing folders
 	// above each glob's (repo-relative); nil for a scan of changes.
 	walked []string
+	// touched, when not nil, says that the files are the last load's in
+	// the same places but for those at these indices (a scan of changes
+	// that added and removed none).
+	touched []int
 	// vouched is set when the changes of the tree from now on are
 	// recorded in full, as far as the walk can tell.
 	vouched bool
@@ -123,7 +127,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		rels[rel] = true
 	}
 	if len(rels) == 0 {
-		return walkResult{files: last.srcs, errs: last.merge.scanErrs, recheck: last.recheck, vouched: true}, true
+		return walkResult{files: last.srcs, errs: last.merge.scanErrs, recheck: last.recheck, vouched: true, touched: []int{}}, true
 	}
 	s := newScanner(cfg.ExcludeGlobs)
 	s.root, s.dir = l.Root, dir
@@ -161,7 +165,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		return strings.Compare(a.Path, b.Path)
 	}
 	slices.SortFunc(found, placeOf)
-	var gone []int
+	gone := []int{} // not nil: touched below
 	for rel := range rels {
 		for gi := range patterns {
 			if i, ok := slices.BinarySearchFunc(last.srcs, SourceFile{Path: rel, glob: gi}, placeOf); ok {
@@ -170,6 +174,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		}
 	}
 	slices.Sort(gone)
+	added := len(found)
 	files := make([]SourceFile, 0, len(last.srcs)-len(gone)+len(found))
 	from := 0
 	for _, i := range append(gone, len(last.srcs)) {
@@ -189,6 +194,16 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		from = i + 1
 	}
 	files = append(files, found...)
+	var touched []int
+	if added == len(gone) {
+		touched = gone
+		for _, i := range gone {
+			if files[i].Path != last.srcs[i].Path {
+				touched = nil
+				break
+			}
+		}
+	}
 	for _, e := range last.merge.scanErrs {
 		if !rels[e.Path] {
 			errs = append(errs, e)
@@ -201,7 +216,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		}
 	}
 	slices.Sort(recheck)
-	return walkResult{files: files, errs: errs, recheck: slices.Compact(recheck), vouched: true}, true
+	return walkResult{files: files, errs: errs, recheck: slices.Compact(recheck), vouched: true, touched: touched}, true
 }
 
 // rescan scans the one path rel as the walk would: the file the first
