@@ -27,6 +27,13 @@ type trackedDirs struct {
 // that many changes, and a flood of events costs no memory.
 const maxRecordedChanges = 4096
 
+// maxWalkWatches bounds the folders a walk watches to refresh from
+// changes: watches are a per-user resource (fs.inotify.max_user_watches,
+// 8,192 on older kernels) that editors and other tools need too. A tree
+// with more folders is walked at every refresh, and only the folders of
+// its files are watched, for the calls' stat. A variable for tests.
+var maxWalkWatches = 4096
+
 // rootTracking is the change tracking of one rootDir: whether its files
 // may skip the stat before a call (docs/federation.md §3).
 type rootTracking struct {
@@ -64,14 +71,14 @@ func (d *rootDir) tracker() *changeTracker {
 // beginWalk starts a new record of the changes beneath d and returns
 // what the walk calls with each folder it enters, which watches it before
 // the walk reads it (refresh.go); nil when nothing can be watched.
-func (d *rootDir) beginWalk() func(rel string) {
+func (d *rootDir) beginWalk() func(rel string) bool {
 	t := d.tracker()
 	if t == nil {
 		return nil
 	}
 	owner := d.tracking.owner
 	t.beginChanges(owner)
-	return func(rel string) { t.watchDir(owner, filepath.Join(d.path, filepath.FromSlash(rel))) }
+	return func(rel string) bool { return t.watchDir(owner, filepath.Join(d.path, filepath.FromSlash(rel))) }
 }
 
 // takeChanges returns the paths changed beneath the watched folders since

@@ -38,8 +38,8 @@ type changeTracker struct {
 	refs map[string]int // directory -> owners that want it watched
 	// owners are the owners with watches, whose changes are recorded.
 	owners map[*trackedDirs]bool
-	torn atomic.Uint64  // counts watches the kernel dropped (directory removed) and queue overflows
-	buf  []byte
+	torn   atomic.Uint64 // counts watches the kernel dropped (directory removed) and queue overflows
+	buf    []byte
 }
 
 // processTracker is the process's tracker; nil where inotify is
@@ -103,11 +103,13 @@ func (t *changeTracker) applyLocked() bool {
 				// The kernel dropped the watch (the directory is gone), or
 				// the directory now has another path: what appears at its
 				// path is not watched until the next load watches it.
+				// A watch this tracker removed itself (released) is
+				// unknown by then and tears nothing.
 				if dir, ok := t.wds[int(ev.Wd)]; ok {
 					t.loseLocked(dir)
+					t.dropLocked(int(ev.Wd), ev.Mask&unix.IN_MOVE_SELF != 0)
+					t.torn.Add(1)
 				}
-				t.dropLocked(int(ev.Wd), ev.Mask&unix.IN_MOVE_SELF != 0)
-				t.torn.Add(1)
 			default:
 				t.recordLocked(int(ev.Wd), ev.Mask, name)
 			}
@@ -173,12 +175,13 @@ func (t *changeTracker) beginChanges(owner *trackedDirs) {
 }
 
 // watchDir watches dir for the owner as a walk enters it, before the walk
-// reads it: a change after that read raises an event.
-func (t *changeTracker) watchDir(owner *trackedDirs, dir string) {
+// reads it: a change after that read raises an event. It reports whether
+// the changes in dir are recorded.
+func (t *changeTracker) watchDir(owner *trackedDirs, dir string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if owner.dirs[dir] {
-		return
+		return !owner.failed
 	}
 	if owner.dirs == nil {
 		owner.dirs = map[string]bool{}
@@ -188,6 +191,7 @@ func (t *changeTracker) watchDir(owner *trackedDirs, dir string) {
 	if !t.addWatchLocked(dir) || t.wds[t.dirs[dir]] != dir {
 		owner.failed = true
 	}
+	return !owner.failed
 }
 
 // takeChanges returns the paths changed beneath the owner's folders since

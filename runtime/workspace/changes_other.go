@@ -20,6 +20,6 @@ func watchedFS(string) bool { return false }
 
 func (*changeTracker) beginChanges(*trackedDirs) {}
 
-func (*changeTracker) watchDir(*trackedDirs, string) {}
+func (*changeTracker) watchDir(*trackedDirs, string) bool { return false }
 
 func (*changeTracker) takeChanges(*trackedDirs) ([]string, bool) { return nil, false }

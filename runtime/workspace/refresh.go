@@ -65,13 +65,18 @@ func (l *Loader) walkTree(dir *safefs.Root, cfg *Config) (walkResult, error) {
 	s.root, s.dir = l.Root, dir
 	watch := l.root.beginWalk()
 	var walked []string
+	vouched := watch != nil
+	entered := map[string]bool{}
 	s.onDir = func(rel string) {
+		if entered[rel] {
+			return
+		}
+		entered[rel] = true
 		walked = append(walked, rel)
-		if watch != nil {
-			watch(rel)
+		if vouched && (len(walked) > maxWalkWatches || !watch(rel)) {
+			vouched = false
 		}
 	}
-	vouched := watch != nil
 	// The folders above each glob's folder are watched too, so that its
 	// creation is seen; one reached through a symlink is not the folder
 	// whose events are recorded.
@@ -100,6 +105,10 @@ func (l *Loader) walkTree(dir *safefs.Root, cfg *Config) (walkResult, error) {
 	}
 	s.walkAll(cfg)
 	slices.Sort(s.recheck)
+	if !vouched {
+		// The folders of the files alone are watched, for the calls.
+		walked = nil
+	}
 	return walkResult{files: s.files, errs: s.errs, recheck: slices.Compact(s.recheck), walked: walked, vouched: vouched}, nil
 }
 

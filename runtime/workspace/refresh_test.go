@@ -145,3 +145,46 @@ func TestRefreshSeesChangesMadeDuringItsWalk(t *testing.T) {
 		t.Fatalf("the refresh after a walk serves\n%s\na walk serves\n%s", g, w)
 	}
 }
+
+// TestRefreshWalksATreeOfTooManyFolders: past maxWalkWatches folders the
+// walk watches only the folders of the files (watches are shared with
+// the user's other tools), every refresh walks, and calls still skip
+// their stat while nothing changed.
+func TestRefreshWalksATreeOfTooManyFolders(t *testing.T) {
+	files := map[string]string{"tools/a/v.vox": "@tool \"V\"\nfn v() to int { 1 }\n"}
+	for i := range 6 {
+		files[fmt.Sprintf("tools/empty%d/notes.md", i)] = ""
+	}
+	root := workspaceTree(t, cfgExamples, files)
+	if processTracker() == nil || !watchedFS(root) {
+		t.Skip("this host cannot watch the test's folder")
+	}
+	defer func(n int) { maxWalkWatches = n }(maxWalkWatches)
+	maxWalkWatches = 4
+	l := &Loader{Root: root}
+	s := load(t, l)
+	os.WriteFile(filepath.Join(root, "tools", "a", "v.vox"), []byte("@tool \"V2\"\nfn v() to int { 2 }\n"), 0o644)
+	walks := l.walks
+	s = load(t, l)
+	if l.walks == walks {
+		t.Error("a refresh of a tree with more folders than are watched did not walk it")
+	}
+	if tl, ok := s.Tool("v"); !ok || tl.Description != "V2" {
+		t.Fatalf("the edit was not seen: %+v", tl)
+	}
+	tool, _ := s.Tool("v")
+	if _, err := s.ToolModule(tool); err != nil {
+		t.Fatal(err)
+	}
+	if gen, ok := tool.file.root.changes(); !ok || tool.file.checked.Load() != gen {
+		t.Error("the folders of the files are not watched for the calls")
+	}
+	owner := l.root.tracking.owner
+	tr := processTracker()
+	tr.mu.Lock()
+	n := len(owner.dirs)
+	tr.mu.Unlock()
+	if n > 3 { // root, tools, tools/a
+		t.Errorf("%d folders watched, want those of the files and their parents", n)
+	}
+}
