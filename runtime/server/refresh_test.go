@@ -17,7 +17,9 @@ import (
 // makes tools/list answer what a server started on the tree now answers,
 // and tells the client list_changed exactly when the list changed.
 func TestRefreshFromChangesOverTheWire(t *testing.T) {
-	tool := func(name, desc string) string { return "@tool \"" + desc + "\"\nfn " + name + "(x: int = 1) to int { x + 1 }\n" }
+	tool := func(name, desc string) string {
+		return "@tool \"" + desc + "\"\nfn " + name + "(x: int = 1) to int { x + 1 }\n"
+	}
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{
 		"tools/a.vox":     tool("a_tool", "A"),
 		"tools/b.vox":     tool("b_tool", "B"),
