@@ -38,6 +38,7 @@
 //	@remove PATH           remove a file, symlink or empty folder
 //	@mkfifo PATH           create a named pipe
 //	@sleep DURATION        wait, e.g. for a watcher to see the change
+//	@touch N PATTERN       create N empty files, PATTERN with %d replaced by 0..N-1
 //
 // It writes one line per answer to stdout, "<method> <result or error as
 // compact JSON>", and the server's log to stderr. It fails when an answer
@@ -616,8 +617,16 @@ func fileAction(ts *testscript.TestScript, where, line string) {
 		if d, err = time.ParseDuration(f[1]); err == nil {
 			time.Sleep(d)
 		}
+	case len(f) == 3 && f[0] == "touch" && strings.Count(f[2], "%d") == 1:
+		n, nerr := strconv.Atoi(f[1])
+		if nerr != nil {
+			ts.Fatalf("%s: @touch N PATTERN: %v", where, nerr)
+		}
+		for i := 0; i < n && err == nil; i++ {
+			err = os.WriteFile(ts.MkAbs(fmt.Sprintf(f[2], i)), nil, 0o644)
+		}
 	default:
-		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK, @remove PATH, @mkfifo PATH or @sleep DURATION, got %q", where, line)
+		ts.Fatalf("%s: want @rename OLD NEW, @symlink TARGET LINK, @remove PATH, @mkfifo PATH, @sleep DURATION or @touch N PATTERN, got %q", where, line)
 	}
 	if err != nil {
 		ts.Fatalf("%s: %v", where, err)

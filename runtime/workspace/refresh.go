@@ -124,10 +124,10 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		return walkResult{}, false
 	}
 	rels := make(map[string]bool, len(changed)+len(last.recheck))
-	prefix := l.Root + string(os.PathSeparator)
 	for _, p := range changed {
-		rel, ok := strings.CutPrefix(p, prefix)
-		if !ok {
+		// The watched paths are the root joined with the walk's.
+		rel, err := filepath.Rel(l.Root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) {
 			return walkResult{}, false
 		}
 		rels[filepath.ToSlash(rel)] = true

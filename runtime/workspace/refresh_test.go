@@ -188,3 +188,24 @@ func TestRefreshWalksATreeOfTooManyFolders(t *testing.T) {
 		t.Errorf("%d folders watched, want those of the files and their parents", n)
 	}
 }
+
+// TestRefreshFromChangesUnderARelativeRoot: a root given as "." (vox-mcp
+// --root .) refreshes from changes too.
+func TestRefreshFromChangesUnderARelativeRoot(t *testing.T) {
+	root := workspaceTree(t, cfgExamples, map[string]string{"tools/a.vox": "@tool \"A\"\nfn a() to int { 1 }\n"})
+	if processTracker() == nil || !watchedFS(root) {
+		t.Skip("this host cannot watch the test's folder")
+	}
+	t.Chdir(root)
+	l := &Loader{Root: "."}
+	load(t, l)
+	os.WriteFile(filepath.Join("tools", "b.vox"), []byte("@tool \"B\"\nfn b() to int { 2 }\n"), 0o644)
+	walks := l.walks
+	got := load(t, l)
+	if l.walks != walks {
+		t.Error("the refresh walked the tree")
+	}
+	if g, w := describeSurface(t, got), describeSurface(t, load(t, &Loader{Root: "."})); g != w {
+		t.Fatalf("the refresh serves\n%s\na walk serves\n%s", g, w)
+	}
+}
