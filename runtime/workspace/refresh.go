@@ -183,7 +183,27 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		}
 	}
 	slices.Sort(gone)
-	added := len(found)
+	for _, e := range last.merge.scanErrs {
+		if !rels[e.Path] {
+			errs = append(errs, e)
+		}
+	}
+	sortFileErrors(errs)
+	for _, rel := range last.recheck {
+		if !rels[rel] {
+			recheck = append(recheck, rel)
+		}
+	}
+	slices.Sort(recheck)
+	recheck = slices.Compact(recheck)
+	if len(found) == len(gone) && slices.EqualFunc(found, gone, func(f SourceFile, i int) bool { return placeOf(f, last.srcs[i]) == 0 }) {
+		// Files changed in their places, none added or removed (an edit):
+		// the list is updated where it is, which only the last load held.
+		for k, i := range gone {
+			last.srcs[i] = found[k]
+		}
+		return walkResult{files: last.srcs, errs: errs, recheck: recheck, vouched: true, touched: gone}, true
+	}
 	files := make([]SourceFile, 0, len(last.srcs)-len(gone)+len(found))
 	from := 0
 	for _, i := range append(gone, len(last.srcs)) {
@@ -203,29 +223,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		from = i + 1
 	}
 	files = append(files, found...)
-	var touched []int
-	if added == len(gone) {
-		touched = gone
-		for _, i := range gone {
-			if files[i].Path != last.srcs[i].Path {
-				touched = nil
-				break
-			}
-		}
-	}
-	for _, e := range last.merge.scanErrs {
-		if !rels[e.Path] {
-			errs = append(errs, e)
-		}
-	}
-	sortFileErrors(errs)
-	for _, rel := range last.recheck {
-		if !rels[rel] {
-			recheck = append(recheck, rel)
-		}
-	}
-	slices.Sort(recheck)
-	return walkResult{files: files, errs: errs, recheck: slices.Compact(recheck), vouched: true, touched: touched}, true
+	return walkResult{files: files, errs: errs, recheck: recheck, vouched: true}, true
 }
 
 // rescan scans the one path rel as the walk would: the file the first
