@@ -162,10 +162,10 @@ func TestRefreshWalksATreeOfTooManyFolders(t *testing.T) {
 	defer func(n int) { maxWalkWatches = n }(maxWalkWatches)
 	maxWalkWatches = 4
 	l := &Loader{Root: root}
-	s := load(t, l)
+	load(t, l)
 	os.WriteFile(filepath.Join(root, "tools", "a", "v.vox"), []byte("@tool \"V2\"\nfn v() to int { 2 }\n"), 0o644)
 	walks := l.walks
-	s = load(t, l)
+	s := load(t, l)
 	if l.walks == walks {
 		t.Error("a refresh of a tree with more folders than are watched did not walk it")
 	}
