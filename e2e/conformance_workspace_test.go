@@ -22,7 +22,7 @@ const conformanceWorkspace = "conformance"
 var conformancePending = map[string]map[string]string{
 	"0.1.16": {
 		"server-sse-polling":       "test_reconnection is not built: a call cannot have vox-mcp close its POST stream mid-call for the client to resume it with Last-Event-ID (SEP-1699 polling); and the suite's raw POST says protocol 2025-03-26, for which vox-mcp sends no priming event or retry",
-		"tools-call-with-progress": "mcp-go's GET pump reads the session's notification channel as the call's POST stream does, so progress reports leave on two connections and the TypeScript client may see 100 before 50 (the server sends each only once the last was flushed: docs/federation.md §9)",
+		"tools-call-with-progress": "mcp-go's GET pump reads the session's notification channel as the call's POST stream does, so progress reports leave on two connections and the TypeScript client may see 100 before 50: request notifications belong on the POST stream (docs/federation.md §9)",
 	},
 	"0.2.0-alpha.12": {
 		"input-required-result-basic-list-roots":        "Vox has no way to ask for the client's roots (roots/list) (issue 14, elicit)",

@@ -204,8 +204,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if modern := isModernMessage(r.Header, &msg); modern || msg.Method == string(mcp.MethodInitialize) {
 			ctx := withHTTP(r.Context())
 			if modern {
-				// A sessionless request keeps its own notifications in
-				// order (delivery.go).
+				// A sessionless request's notifications are all written
+				// before its response (delivery.go).
 				d := toolcall.NewDelivery()
 				ctx, w = toolcall.WithDelivery(ctx, d), newDeliveryWriter(w, d)
 			}
@@ -218,7 +218,6 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer done()
-		w = newDeliveryWriter(w, toolcall.DeliveryFrom(ctx))
 		ctx, w = withPriming(ctx, w, r.Header)
 		fw := &finishedWriter{w: w}
 		defer fw.finish()
@@ -268,7 +267,7 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	ctx, cancel := context.WithDeadline(ctx, hs.id.Expires)
 	defer cancel()
-	e.next.ServeHTTP(newDeliveryWriter(w, toolcall.DeliveryFrom(ctx)), r.WithContext(ctx))
+	e.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // readBody reads a POST body of at most maxRequestBody bytes before the

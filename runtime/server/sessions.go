@@ -17,7 +17,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/session"
-	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
 // Environment variables of the HTTP sessions (docs/federation.md §8).
@@ -82,9 +81,6 @@ type sessionPlane struct {
 
 	openMu sync.Mutex
 	open   map[string]map[*openRequest]struct{} // by session key
-	// delivery keeps each session's call notifications in order while it
-	// has open requests (toolcall.Delivery; delivery.go).
-	delivery map[string]*toolcall.Delivery
 }
 
 type openRequest struct{ cancel context.CancelFunc }
@@ -372,23 +368,13 @@ func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context
 		p.open[key] = set
 	}
 	set[o] = struct{}{}
-	if p.delivery == nil {
-		p.delivery = map[string]*toolcall.Delivery{}
-	}
-	d := p.delivery[key]
-	if d == nil {
-		d = toolcall.NewDelivery()
-		p.delivery[key] = d
-	}
 	p.openMu.Unlock()
-	ctx = toolcall.WithDelivery(ctx, d)
 	return ctx, func() {
 		p.openMu.Lock()
 		// A set is removed only once empty, so o is still in it.
 		delete(set, o)
 		if len(set) == 0 {
 			delete(p.open, key)
-			delete(p.delivery, key)
 		}
 		p.openMu.Unlock()
 		cancel()

@@ -7,30 +7,30 @@ import (
 	"time"
 )
 
-// Delivery keeps the notifications of a request in order (docs/federation.md
-// §9). mcp-go puts every notification of a session on one channel, which
-// each POST stream of the session and the session's GET stream read: the
-// progress reports of one call may leave on two connections, and the
-// client may see 50 before 0; and a notification taken off the channel
-// just as the response is written is dropped. So over HTTP a call's
-// notification (progress, log message) is sent only once the previous one
-// of its session was written to a connection: SendProgress and SendLog
-// wait for it, as the HTTP transport's writers report (Wrote). Each wait
-// is bounded (deliveryWait): a notification that no connection takes —
-// the client left its GET stream, and the event store keeps it for a
-// resume — holds the call up no longer.
+// Delivery gets every notification of a sessionless request (protocol
+// 2026-07-28) to its client (docs/federation.md §9). mcp-go's forwarder
+// takes a call's notifications off a channel and writes them to the
+// request's stream; one it takes just as the response is being written is
+// dropped, so a call's last progress report could be lost. Over HTTP such
+// a request's notification (progress, log message) is therefore sent only
+// once the previous one was written and flushed: SendProgress and SendLog
+// wait for it, as the transport's writer reports (Wrote), and when the
+// call returns nothing of it is still in flight. The wait is bounded
+// (deliveryWait), and a Delivery whose notification was not written in
+// that time stops waiting for good, so that a stream that cannot carry
+// notifications costs a call one bound at most.
 type Delivery struct {
 	mu      sync.Mutex
 	changed *sync.Cond
-	sent    int64 // notifications of calls put on the session's channel
-	written int64 // notifications of calls written to a connection
+	sent    int64 // notifications of the request put on the channel
+	written int64 // notifications of the request written and flushed
+	gaveUp  bool  // a wait ran out: the writes are not awaited any more
 }
 
 // deliveryWait bounds one wait for a notification to be written.
 const deliveryWait = time.Second
 
-// NewDelivery returns the Delivery of one session (or of one sessionless
-// request).
+// NewDelivery returns the Delivery of one sessionless request.
 func NewDelivery() *Delivery {
 	d := &Delivery{}
 	d.changed = sync.NewCond(&d.mu)
@@ -67,8 +67,8 @@ func Count(p []byte) int {
 	return n
 }
 
-// Wrote is told that n call notifications reached a connection of the
-// session (written and flushed).
+// Wrote is told that n call notifications of the request were written
+// and flushed.
 func (d *Delivery) Wrote(n int) {
 	if n == 0 {
 		return
@@ -86,7 +86,7 @@ func (d *Delivery) sentOne(ctx context.Context) {
 	defer d.mu.Unlock()
 	d.sent++
 	want := d.sent
-	if d.written >= want {
+	if d.written >= want || d.gaveUp {
 		return
 	}
 	deadline := time.Now().Add(deliveryWait)
@@ -97,9 +97,7 @@ func (d *Delivery) sentOne(ctx context.Context) {
 	for d.written < want && ctx.Err() == nil && time.Now().Before(deadline) {
 		d.changed.Wait()
 	}
-	if d.written < want {
-		// Not written (a resume will replay it): the next ones need not
-		// wait for it.
-		d.written = want
+	if d.written < want && ctx.Err() == nil {
+		d.gaveUp = true
 	}
 }

@@ -6,9 +6,9 @@ import (
 )
 
 // TestDeliveryWaitsForTheWrite: a call's notification is counted sent,
-// and the wait ends once a connection reports it written; one that no
-// connection writes ends the wait at its bound, or when the call ends,
-// and the next notifications do not wait for it.
+// and the wait ends once the transport reports it written; one that is
+// not written ends the wait when the call ends, or at its bound, after
+// which no notification of the request waits any more.
 func TestDeliveryWaitsForTheWrite(t *testing.T) {
 	d := NewDelivery()
 	done := make(chan struct{})
@@ -25,9 +25,16 @@ func TestDeliveryWaitsForTheWrite(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	d.sentOne(ctx) // the call ended: no wait
-	d.sentOne(context.Background())
-	if d.sent != 3 || d.written != 3 {
-		t.Errorf("after two unwritten notifications: sent %d, written %d; want 3 and 3", d.sent, d.written)
+	if d.gaveUp {
+		t.Error("a call that ended gave the Delivery up")
+	}
+	d.sentOne(context.Background()) // never written: the bound ends it
+	if !d.gaveUp {
+		t.Error("an unwritten notification did not give the Delivery up")
+	}
+	d.sentOne(context.Background()) // returns at once
+	if d.sent != 4 {
+		t.Errorf("sent %d, want 4", d.sent)
 	}
 	if n := Count([]byte(`{"method":"notifications/tools/list_changed"}`)); n != 0 {
 		t.Errorf("a list change counts %d, want 0: it is no call's", n)
