@@ -131,7 +131,11 @@ func validName(name string) bool {
 
 // Match reports whether uri is an expansion of the template and returns
 // the percent-decoded value of each variable. A value that does not
-// decode to UTF-8 text does not match.
+// decode to UTF-8 text does not match, and neither does a {name} value
+// that decodes to a path separator ('/' or '\\', written %2F or %5C):
+// authors take {name} for one path segment (fs.read("notes/" + id)), so
+// a separator smuggled in encoded would reach other folders; {+name} is
+// the variable for paths.
 func (t *Template) Match(uri string) (map[string]string, bool) {
 	m := t.re.FindStringSubmatch(uri)
 	if m == nil {
@@ -140,7 +144,7 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	vals := make(map[string]string, len(t.Variables))
 	for i, v := range t.Variables {
 		s, err := url.PathUnescape(m[i+1])
-		if err != nil || !utf8.ValidString(s) {
+		if err != nil || !utf8.ValidString(s) || !v.Reserved && strings.ContainsAny(s, `/\`) {
 			return nil, false
 		}
 		vals[v.Name] = s

@@ -18,6 +18,9 @@ func TestMatch(t *testing.T) {
 		{"notes://{id}", "notes://abc", "map[id:abc]"},
 		{"notes://{id}", "notes://a%20b", "map[id:a b]"},
 		{"notes://{id}", "notes://a/b", "-"},
+		{"notes://{id}", "notes://..%2Fsecret", "-"}, // no separator, even encoded
+		{"notes://{id}", "notes://..%5csecret", "-"},
+		{"files://{+path}", "files://a%2Fb", "map[path:a/b]"},
 		{"notes://{id}", "notes://", "-"},
 		{"notes://{id}", "notes://a b", "-"},
 		{"notes://{id}", "notes://%ff", "-"}, // not UTF-8
