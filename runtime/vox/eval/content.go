@@ -55,15 +55,7 @@ func (th *Thread) contentBlocks(pos syntax.Pos, v Value, list bool) []content.Bl
 	if !list {
 		return []content.Block{th.contentBlock(pos, "the result", v)}
 	}
-	if v.k != KList && v.k != KTuple {
-		th.Fail(pos, "the result must be a list of content (content.text, content.image, ...), got %s", v.typeName())
-	}
-	var elems []Value
-	if v.k == KList {
-		elems = v.List().elems
-	} else {
-		elems = v.Tuple()
-	}
+	elems := th.resultList(pos, v, "a list of content (content.text, content.image, ...)")
 	out := make([]content.Block, len(elems))
 	for i, e := range elems {
 		out[i] = th.contentBlock(pos, fmt.Sprintf("the result's element %d", i), e)
@@ -129,15 +121,7 @@ func (th *Thread) promptMessages(pos syntax.Pos, v Value) []content.Message {
 	for v.k == KOk || v.k == KSome {
 		v = v.Inner()
 	}
-	if v.k != KList && v.k != KTuple {
-		th.Fail(pos, "the prompt's result must be a list of messages {role: \"user\" or \"assistant\", content: str or content}, got %s", v.typeName())
-	}
-	var elems []Value
-	if v.k == KList {
-		elems = v.List().elems
-	} else {
-		elems = v.Tuple()
-	}
+	elems := th.resultList(pos, v, "a list of messages {role: \"user\" or \"assistant\", content: str or content}")
 	out := make([]content.Message, len(elems))
 	for i, e := range elems {
 		what := fmt.Sprintf("message %d", i)
@@ -165,4 +149,17 @@ func (th *Thread) promptMessages(pos syntax.Pos, v Value) []content.Message {
 		}
 	}
 	return out
+}
+
+// resultList returns the elements of a result that must be a list (or a
+// tuple) of what; anything else fails the call at pos.
+func (th *Thread) resultList(pos syntax.Pos, v Value, what string) []Value {
+	switch v.k {
+	case KList:
+		return v.List().elems
+	case KTuple:
+		return v.Tuple()
+	}
+	th.Fail(pos, "the result must be %s, got %s", what, v.typeName())
+	return nil
 }
