@@ -66,6 +66,14 @@ fn ask_three(message: str) to str {
     format("{} / {} / {}", a["user_name"]["content"]["name"], a["greeting"]["text"], len(a["client_roots"]))
 }
 
+@tool "Asks only what the client can answer"
+fn ask_caps(message: str) to str {
+    let reqs = {}
+    if client_has("elicitation") { reqs["user_name"] = {elicit: "Name?", schema: {type: "object", properties: {name: {type: "string"}}}} }
+    if client_has("sampling") { reqs["greeting"] = {sample: "Generate a greeting", max_tokens: 20} }
+    json.stringify(ask_all(reqs).keys())
+}
+
 @mcp.prompt("Asks the user for the context of the prompt")
 fn ask_prompt() to str {
     "Context: " + elicit("What context should the prompt use?", {type: "object", properties: {context: {type: "string"}}, required: ["context"]}, "user_context")["content"]["context"]
@@ -255,7 +263,7 @@ func TestWorkspaceAskRefused(t *testing.T) {
 	}
 	c, _ = askConnect(t, url, "2025-06-18", &askingClient{})
 	text, isErr = askCall(t, context.Background(), c, "ask_nested", "?")
-	if !isErr || !strings.Contains(text, `tools/ask.vox:54:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
+	if !isErr || !strings.Contains(text, `tools/ask.vox:62:89: elicit: property "where": type must be one of string, number, integer, boolean or array`) {
 		t.Errorf("ask_nested = %v %q", isErr, text)
 	}
 	c, _ = askConnect(t, url, "2026-07-28", &askingClient{})
@@ -365,6 +373,10 @@ func TestWorkspaceAskRounds(t *testing.T) {
 	if got, _ := json.Marshal(r2["result"]); !strings.Contains(string(got), `"text":"Hello, Alice!"`) {
 		t.Errorf("round 2 = %s", got)
 	}
+	junk := modernPost(t, url, "ask_named", `"name":"ask_named","arguments":{"message":"Who?"},"inputResponses":{"user_name":12345}`)
+	if res, _ := junk["result"].(map[string]any); res["resultType"] != "input_required" {
+		t.Errorf("an answer that is not one = %v, want the question again", junk)
+	}
 	loose := modernPost(t, url, "ask_named", `"name":"ask_named","arguments":{"message":"Who?"},"inputResponses":{"user_name":{"action":"accept","content":{"name":"Bob"}},"other":{"action":"accept"}}`)
 	if got, _ := json.Marshal(loose["result"]); !strings.Contains(string(got), `"text":"Hello, Bob!"`) {
 		t.Errorf("an answer without a state = %s", got)
@@ -446,5 +458,18 @@ func TestWorkspaceAskAll(t *testing.T) {
 	r3 := modernPostRaw(t, url, "tools/call", "ask_three", caps+`"name":"ask_three","arguments":{"message":"?"},"inputResponses":{"user_name":{"action":"decline"}},"requestState":"`+state+`"`)
 	if got, _ := json.Marshal(r3["result"]); !strings.Contains(string(got), "the retry does not answer the input request") {
 		t.Errorf("a partial retry = %s", got)
+	}
+}
+
+// TestWorkspaceAskCapabilities: a tool asks only what the request's
+// client declared (client_has).
+func TestWorkspaceAskCapabilities(t *testing.T) {
+	url := askServer(t, askConfig)
+	caps := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}},`
+	r := modernPostRaw(t, url, "tools/call", "ask_caps", caps+`"name":"ask_caps","arguments":{"message":"?"}`)
+	res, _ := r["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	if res["resultType"] != "input_required" || len(reqs) != 1 || reqs["greeting"] == nil {
+		t.Errorf("with sampling only = %v", r)
 	}
 }

@@ -125,6 +125,14 @@ func elicitationParams(params []byte) (mcp.ElicitationParams, error) {
 // interpreter's context of the wait is the call's, with its Client.
 type Asker struct{}
 
+// Declared reports whether the client of ctx declared the capability.
+func (Asker) Declared(ctx context.Context, capability string) bool {
+	if _, ok := ClientFrom(ctx); !ok {
+		return false
+	}
+	return declared(ctx, capability)
+}
+
 // Ask is Ask.
 func (Asker) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	return Ask(ctx, reqs)
@@ -222,6 +230,12 @@ func NewRounds(key []byte, tool string, args []byte, p mcp.MultiRoundTripParams)
 	return r, nil
 }
 
+// isObject reports whether raw is a JSON object, as every answer is.
+func isObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
 // questionID is the key of question k of the n questions of round i:
 // the tool's key, else vox-<i>, or vox-<i>-<k> in a round of several.
 func questionID(i, k, n int, key string) string {
@@ -290,7 +304,8 @@ func (r *Rounds) ask(reqs []ask.Request) ([][]byte, error) {
 		}
 		return out, nil
 	}
-	// Without a request state, the client may have answered already.
+	// Without a request state, the client may have answered already; an
+	// answer that is not an object is no answer, and the call asks.
 	if r.loose != nil {
 		out := make([][]byte, len(asked))
 		for k := range asked {
@@ -300,8 +315,10 @@ func (r *Rounds) ask(reqs []ask.Request) ([][]byte, error) {
 				break
 			}
 			answer, err := json.Marshal(resp)
-			if err != nil {
-				return nil, fmt.Errorf("the answer to %s cannot be read: %v", questionID(i, k, len(asked), asked[k].Key), err)
+			if err != nil || !isObject(answer) {
+				// Not an answer (12345, null): asked again below.
+				out = nil
+				break
 			}
 			asked[k].Answer, out[k] = answer, answer
 		}

@@ -32,6 +32,10 @@ func (f *fakeClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, err
 	return out, nil
 }
 
+func (f *fakeClient) Declared(_ context.Context, capability string) bool {
+	return capability == "sampling"
+}
+
 func (f *fakeClient) ask(ctx context.Context, method string, params []byte) ([]byte, error) {
 	if f.asked != nil {
 		f.asked <- method + " " + string(params)
@@ -63,6 +67,9 @@ fn model() {
 }
 
 fn client_roots() { json.stringify(roots()) }
+
+fn caps() { format("{} {}", client_has("sampling"), client_has("elicitation")) }
+fn bad_cap() { client_has("tools") }
 
 fn bad_messages() { sample([{role: "system", content: "x"}], 10) }
 fn bad_tokens() { sample("hi", 0) }
@@ -171,6 +178,22 @@ func TestAskRoots(t *testing.T) {
 	_, err = m.Call(context.Background(), "client_roots", nil, &Env{Client: &fakeClient{answer: `{"roots":[{"name":"x"}]}`}})
 	if err == nil || !strings.Contains(err.Error(), "roots: the client's root 0 has no uri") {
 		t.Errorf("a root without a uri = %v", err)
+	}
+}
+
+func TestClientHas(t *testing.T) {
+	m := compileOK(t, askSrc)
+	res, err := m.Call(context.Background(), "caps", nil, &Env{Client: &fakeClient{}})
+	if err != nil || res.Text != "true false" {
+		t.Errorf("caps = %q, %v", res.Text, err)
+	}
+	res, err = m.Call(context.Background(), "caps", nil, &Env{})
+	if err != nil || res.Text != "false false" {
+		t.Errorf("caps without a client = %q, %v", res.Text, err)
+	}
+	_, err = m.Call(context.Background(), "bad_cap", nil, &Env{})
+	if err == nil || !strings.Contains(err.Error(), "client_has: capability must be one of elicitation, sampling, roots, got tools") {
+		t.Errorf("bad_cap = %v", err)
 	}
 }
 

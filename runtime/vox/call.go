@@ -410,6 +410,10 @@ type slotClient struct {
 	hint    string
 }
 
+func (c *slotClient) Declared(ctx context.Context, capability string) bool {
+	return c.inner.Declared(ctx, capability)
+}
+
 func (c *slotClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	c.sem.Release(1)
 	raw, err := c.inner.Ask(ctx, reqs)

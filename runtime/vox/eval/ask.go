@@ -30,6 +30,9 @@ import (
 // as the Cause of the call's error.
 type Client interface {
 	Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error)
+	// Declared reports whether the client declared the capability
+	// (elicitation, sampling, roots) for this call.
+	Declared(ctx context.Context, capability string) bool
 }
 
 // DefaultWait bounds one wait for the client's answer when Options.Wait
@@ -72,6 +75,17 @@ func biSample(th *Thread, args []Value) Value {
 func biRoots(th *Thread, args []Value) Value {
 	q := th.rootsQuestion("roots", th.askKey("roots", args, 0))
 	return q.answer(th.ask("roots", q)[0])
+}
+
+// askCapabilities are the client capabilities client_has knows.
+var askCapabilities = []string{"elicitation", "sampling", "roots"}
+
+func biClientHas(th *Thread, args []Value) Value {
+	if args[0].k != KStr || !slices.Contains(askCapabilities, args[0].Str()) {
+		th.Failf("client_has: capability must be one of %s, got %s", strings.Join(askCapabilities, ", "), th.display(args[0]))
+	}
+	c := th.opts.Client
+	return Bool(c != nil && c.Declared(th.ctx, args[0].Str()))
 }
 
 // biAskAll asks several questions at once: under protocol 2026-07-28 they

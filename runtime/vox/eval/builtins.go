@@ -39,6 +39,9 @@ var builtins = []*BuiltinSpec{
 	{Name: "ask_all", fn: biAskAll, Sig: Signature{
 		Params: []Param{{Name: "requests", Type: "map[str, map[str, any]]"}}, Result: "map[str, any]",
 		Notes: "asks several questions at once, by key: `{elicit: message, schema: {...}}`, `{sample: messages, max_tokens: n, system?: str}` or `{roots: true}`; the result maps each key to what elicit, sample or roots would return; under protocol 2026-07-28 they go out in one input_required result under their keys, before it one after another (extension)"}},
+	{Name: "client_has", fn: biClientHas, Sig: Signature{
+		Params: []Param{{Name: "capability", Type: "str"}}, Result: "bool",
+		Notes: "whether the client that called the tool or prompt declared the capability `\"elicitation\"`, `\"sampling\"` or `\"roots\"` (at initialize, or in the request's _meta under protocol 2026-07-28), so a tool asks only what it may; false elsewhere (`vox run`, resources) (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
