@@ -142,6 +142,9 @@ type Server struct {
 
 	// workspace serves the .vox tools and resources (workspace.go).
 	workspace *workspaceSource
+	// expanded are the subscribed URIs that a workspace resource template
+	// expands (subscriptions.go).
+	expanded expandedSubscriptions
 	// resourceSources contribute resources; resMu serialises
 	// syncResources and registeredResources is what mcp-go has.
 	resourceSources     []resourceSource

@@ -3,11 +3,16 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // recordSubscription serves recordSessionState: mcp-go answers
@@ -38,7 +43,82 @@ func (s *Server) recordSubscription(ctx context.Context, req sessionRequest) err
 	if err := s.sessions.state.Subscribe(ctx, ref.key, ref.expires, address, params.URI); err != nil {
 		return fmt.Errorf("resources/subscribe %s: %w", params.URI, err)
 	}
+	if s.workspace != nil {
+		surface := s.workspace.surface.Load()
+		if _, plain := surface.Resource(params.URI); !plain {
+			if _, _, expands := surface.MatchResource(params.URI); expands {
+				s.expanded.add(params.URI, s.log)
+			}
+		}
+	}
 	return nil
+}
+
+// maxExpandedSubscriptions bounds the URIs kept for expandedSubscriptions:
+// every refresh asks the session state for each one's subscribers.
+const maxExpandedSubscriptions = 4096
+
+// expandedSubscriptions are the subscribed URIs that a workspace resource
+// template expands, such as notes://7 of notes://{id}. The session state
+// finds a URI's subscribers but cannot list the subscribed URIs, so this
+// process keeps the ones subscribed through it, for the refresh to tell
+// (docs/federation.md §11). A URI nobody subscribes to any more is dropped
+// at the next refresh; past maxExpandedSubscriptions new ones are not
+// kept, and the log says so once.
+type expandedSubscriptions struct {
+	mu     sync.Mutex
+	uris   map[string]struct{}
+	warned bool
+}
+
+func (e *expandedSubscriptions) add(uri string, log *slog.Logger) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.uris[uri]; ok {
+		return
+	}
+	if len(e.uris) >= maxExpandedSubscriptions {
+		if !e.warned {
+			e.warned = true
+			log.Warn("too many subscribed URIs of resource templates: the subscribers of the others are not told of refreshes", "kept", maxExpandedSubscriptions)
+		}
+		return
+	}
+	if e.uris == nil {
+		e.uris = map[string]struct{}{}
+	}
+	e.uris[uri] = struct{}{}
+}
+
+// current returns the kept URIs that surface still expands and someone
+// still subscribes to, forgetting the others.
+func (e *expandedSubscriptions) current(ctx context.Context, surface *workspace.Surface, state session.Store) []string {
+	e.mu.Lock()
+	uris := make([]string, 0, len(e.uris))
+	for u := range e.uris {
+		uris = append(uris, u)
+	}
+	e.mu.Unlock()
+	var keep []string
+	for _, u := range uris {
+		_, _, expands := surface.MatchResource(u)
+		subs, err := state.Subscribers(ctx, u)
+		if err != nil {
+			keep = append(keep, u) // the store cannot answer now: keep it, try at the next refresh
+			continue
+		}
+		if len(subs) == 0 || !expands {
+			if len(subs) == 0 {
+				e.mu.Lock()
+				delete(e.uris, u)
+				e.mu.Unlock()
+			}
+			continue
+		}
+		keep = append(keep, u)
+	}
+	sort.Strings(keep)
+	return keep
 }
 
 // notifyUpdated sends notifications/resources/updated for each URI to the

@@ -137,13 +137,15 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 	w.s.syncResources()
 	w.s.syncPrompts()
 	// A resource function may read any file, so every refresh tells the
-	// subscribers of every workspace resource (docs/federation.md §11).
+	// subscribers of every workspace resource, and of every subscribed URI
+	// a template expands (docs/federation.md §11).
 	uris := make([]string, 0, len(fresh.Resources))
 	for _, r := range fresh.Resources {
 		if !r.IsTemplate() {
 			uris = append(uris, r.URI)
 		}
 	}
+	uris = append(uris, w.s.expanded.current(context.Background(), fresh, w.s.sessions.state)...)
 	w.s.notifyUpdated(uris...)
 	// The previous surface is unreachable now (calls still running keep
 	// their modules): return its memory after a large load.

@@ -367,3 +367,44 @@ func TestSkillFolderChangesReachSubscribers(t *testing.T) {
 		t.Errorf("the prompt's description after the edit: %v", d)
 	}
 }
+
+// A subscription to a URI that a workspace resource template expands
+// (notes://7 of notes://{id}) hears every refresh, like a plain workspace
+// resource's; once the session unsubscribes it hears nothing, and a URI
+// no template expands is not told.
+func TestExpandedURISubscriptions(t *testing.T) {
+	s, _ := skillServer(t, server.Options{})
+	writeFiles(t, s.Root(), map[string]string{"notes.vox": "@mcp.resource(\"notes://{id}\", \"A note\")\nfn note(id: str) to str { \"note \" + id }\n"})
+	ok(t, s, "vox_workspace_mcp_refresh", `{}`)
+	watcher := &notifySession{id: "watcher", ch: make(chan mcp.JSONRPCNotification, 100)}
+	if err := s.MCP().RegisterSession(context.Background(), watcher); err != nil {
+		t.Fatal(err)
+	}
+	send := func(msg string) {
+		t.Helper()
+		b, _ := json.Marshal(s.MCP().HandleMessage(s.MCP().WithContext(context.Background(), watcher), json.RawMessage(msg)))
+		if strings.Contains(string(b), `"error"`) {
+			t.Fatalf("%s: %s", msg, b)
+		}
+	}
+	updated := func() []string {
+		var uris []string
+		for len(watcher.ch) > 0 {
+			if n := <-watcher.ch; n.Method == "notifications/resources/updated" {
+				uris = append(uris, n.Params.AdditionalFields["uri"].(string))
+			}
+		}
+		return uris
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"notes://7"}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"other://7"}}`)
+	ok(t, s, "vox_workspace_mcp_refresh", `{}`)
+	if got := updated(); fmt.Sprint(got) != "[notes://7]" {
+		t.Errorf("after a refresh: %v", got)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"notes://7"}}`)
+	ok(t, s, "vox_workspace_mcp_refresh", `{}`)
+	if got := updated(); len(got) != 0 {
+		t.Errorf("after unsubscribing: %v", got)
+	}
+}

@@ -1,0 +1,29 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// The URIs kept for expanded-URI subscriptions are bounded: past
+// maxExpandedSubscriptions a new one is not kept, and the log says so
+// once, so that sessions subscribing to many expanded URIs cannot make
+// every refresh ask the session state about an unbounded set.
+func TestExpandedSubscriptionsAreBounded(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	var e expandedSubscriptions
+	for i := range maxExpandedSubscriptions + 10 {
+		e.add(fmt.Sprintf("notes://%d", i), log)
+	}
+	e.add("notes://0", log) // kept already: no change
+	if len(e.uris) != maxExpandedSubscriptions {
+		t.Errorf("%d URIs kept, want %d", len(e.uris), maxExpandedSubscriptions)
+	}
+	if n := strings.Count(logs.String(), "too many subscribed URIs of resource templates"); n != 1 {
+		t.Errorf("the cap was logged %d times, want once:\n%s", n, logs.String())
+	}
+}
