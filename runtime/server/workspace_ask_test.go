@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,7 @@ func askServer(t *testing.T, config string) string {
 
 // askConnect connects over HTTP in version; a nil answerer declares no
 // capability.
-func askConnect(t *testing.T, url, version string, a *askingClient) (*client.Client, *[]float64) {
+func askConnect(t *testing.T, url, version string, a *askingClient) (*client.Client, func() []float64) {
 	t.Helper()
 	// mcp-go sends sampling requests on the GET stream only, which
 	// protocol 2026-07-28 does not have.
@@ -178,7 +179,13 @@ func askConnect(t *testing.T, url, version string, a *askingClient) (*client.Cli
 	if c.ProtocolVersion() != version {
 		t.Fatalf("the client speaks %s, want %s", c.ProtocolVersion(), version)
 	}
-	return c, progress
+	// A report may arrive on the GET stream after the call: read under
+	// the lock.
+	return c, func() []float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(*progress)
+	}
 }
 
 func askCall(t *testing.T, ctx context.Context, c *client.Client, tool, message string) (string, bool) {
@@ -222,7 +229,7 @@ func TestWorkspaceAsk(t *testing.T) {
 			// may drop a notification that races the response on its
 			// stream, so not every one is required).
 			time.Sleep(100 * time.Millisecond)
-			got := *progress
+			got := progress()
 			for i := 1; i < len(got); i++ {
 				if got[i] <= got[i-1] {
 					t.Errorf("progress = %v: a report came twice or out of order", got)
