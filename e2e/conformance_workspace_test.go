@@ -24,12 +24,7 @@ var conformancePending = map[string]map[string]string{
 		"server-sse-polling":       "test_reconnection is not built: a call cannot have vox-mcp close its POST stream mid-call for the client to resume it with Last-Event-ID (SEP-1699 polling); and the suite's raw POST says protocol 2025-03-26, for which vox-mcp sends no priming event or retry",
 		"tools-call-with-progress": "mcp-go's GET pump reads the session's notification channel as the call's POST stream does, so progress reports leave on two connections and the TypeScript client may see 100 before 50: request notifications belong on the POST stream (docs/federation.md §9)",
 	},
-	"0.2.0-alpha.12": {
-		"input-required-result-basic-list-roots":        "Vox has no way to ask for the client's roots (roots/list) (issue 14, elicit)",
-		"input-required-result-capability-check":        "a tool cannot see which capabilities the request declared, to ask only for those (issue 14, elicit)",
-		"input-required-result-validate-input":          "an answer that is not an elicitation result (42 for user_name) fails the call with an isError result, which the suite takes as complete; it wants a JSON-RPC error or a new input_required result (issue 14, elicit)",
-		"input-required-result-multiple-input-requests": "a call asks one question per round: an elicitation, a sampling and a roots/list cannot go out in one input_required result (issue 14, elicit)",
-	},
+	"0.2.0-alpha.12": {},
 }
 
 // TestConformanceWorkspace runs both conformance suites whole (--suite
