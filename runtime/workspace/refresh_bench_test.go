@@ -65,6 +65,36 @@ func BenchmarkRefresh(b *testing.B) {
 				}
 				reportMemory(b)
 			})
+			b.Run("one-added-or-removed", func(b *testing.B) {
+				p := filepath.Join(root, "tools", fmt.Sprintf("f%04d_new.vox", n/2))
+				base, err := os.ReadFile(filepath.Join(root, "tools", fmt.Sprintf("f%04d.vox", n/2)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				src := bytes.ReplaceAll(base, []byte("fn t"), []byte("fn new_t"))
+				i := 0
+				for b.Loop() {
+					b.StopTimer()
+					if i++; i%2 == 1 {
+						os.WriteFile(p, src, 0o644)
+					} else {
+						os.Remove(p)
+					}
+					b.StartTimer()
+					next, err := l.Load()
+					if want := 8*n + 8*(i%2); err != nil || next.Result.ToolCount != want {
+						b.Fatalf("%v %+v, want %d tools", err, next.Result, want)
+					}
+					cur = next
+					ReturnMemory(cur)
+				}
+				b.StopTimer()
+				reportMemory(b)
+				os.Remove(p)
+				if _, err := l.Load(); err != nil {
+					b.Fatal(err)
+				}
+			})
 			b.Run("all-renamed", func(b *testing.B) {
 				prefix := []string{"f", "g"}
 				i := 0
