@@ -323,16 +323,18 @@ var clientAsks = [...]struct{ builtin, capability string }{
 }
 
 // ClientCapabilities returns the MCP client capabilities a call of the
-// tool, resource or prompt function fn may need: "elicitation" when its
-// body, or a function or constant it uses at any depth, names elicit, and
-// "sampling" for sample, "roots" for roots. A user function of that name shadows the
-// builtin and needs nothing.
+// tool, resource or prompt function fn needs: "elicitation" when its
+// body, or a function or constant it uses at any depth, names elicit,
+// "sampling" for sample, "roots" for roots. A function that also names
+// client_has asks according to what the client declared, and so needs
+// none; a user function of a builtin's name shadows the builtin and needs
+// nothing.
 func (m *Module) ClientCapabilities(fn string) []string {
 	if m.res == nil {
 		return nil
 	}
 	i, ok := m.res.FuncIndex[fn]
-	if !ok {
+	if !ok || m.res.Reaches(i, "client_has") {
 		return nil
 	}
 	var out []string
