@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,47 +44,55 @@ type CatalogOptions struct {
 // A missing file is reported as fs.ErrNotExist; an invalid one as Errors
 // holding every problem with its position.
 func LoadCatalog(root string) (*registry.Catalog, error) {
-	src, err := readCatalog(root)
+	dir, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
+	defer dir.Close()
+	f, size, err := openCatalog(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	opts := CatalogOptions{RequireVoxPrefix: IsProductRepository(root)}
-	cat, errs := ParseCatalog(registry.CatalogPath, src, opts)
+	cat, errs := parseCatalog(registry.CatalogPath, opts, func(start func() func(contractdoc.Row)) (*contractdoc.Doc, []contractdoc.PosError) {
+		return contractdoc.ParseYAMLRowsFrom(f, size, "operations", catalogEmptyHint, contractdoc.RowsLimits, start)
+	})
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return cat, nil
 }
 
-// readCatalog reads the catalog beneath root through runtime/safefs, like
+// openCatalog opens the catalog beneath root through runtime/safefs, like
 // the server reads the workspace: a named pipe, socket or device in its
 // place is refused at once instead of blocking vox gen on an open that
-// waits for a writer, and a file over the contract size limit is refused
-// before a byte is read (docs/security.md). A missing catalog is
+// waits for a writer, and a file over the catalog's size limit is refused
+// before a byte is read (docs/security.md). The catalog is then read
+// piece by piece as its rows are parsed. A missing catalog is
 // fs.ErrNotExist; every other problem is a positioned Error.
-func readCatalog(root string) ([]byte, error) {
-	dir, err := safefs.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
-	limit := int64(contractdoc.RowsLimits.MaxBytes)
-	src, err := dir.ReadFile(registry.CatalogPath, limit)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return src, err
-	}
+func openCatalog(dir *safefs.Root) (*os.File, int64, error) {
 	at := Error{Path: registry.CatalogPath, Line: 1, Col: 1}
-	var tooLarge *safefs.TooLargeError
+	limit := int64(contractdoc.RowsLimits.MaxBytes)
+	f, info, err := dir.Open(registry.CatalogPath)
 	var pe *fs.PathError
 	switch {
-	case errors.As(err, &tooLarge):
-		at.Message = contractdoc.TooLargeMessage(tooLarge.Size, limit)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, err
 	case errors.As(err, &pe):
 		at.Message = "cannot read: " + pe.Err.Error() + "; the catalog must be a regular file beneath the repository root"
-	default:
+	case err != nil:
 		at.Message = "cannot read: " + err.Error()
+	case info.IsDir():
+		f.Close()
+		at.Message = "cannot read: is a folder, not a file; the catalog must be a regular file beneath the repository root"
+	case info.Size() > limit:
+		f.Close()
+		at.Message = contractdoc.TooLargeMessage(info.Size(), limit)
+	default:
+		return f, info.Size(), nil
 	}
-	return nil, Errors{at}
+	return nil, 0, Errors{at}
 }
 
 // ProductModule is the module path of this product.
@@ -95,18 +104,28 @@ func IsProductRepository(root string) bool {
 	return workspace.ModulePath(root) == ProductModule
 }
 
+// catalogEmptyHint completes the message for an empty catalog.
+const catalogEmptyHint = "a mapping with schema_version and operations"
+
 // ParseCatalog validates catalog source and compiles it into a table.
 // path is the repo-relative path used in errors. The rows are read,
 // validated and compiled one at a time (contractdoc.ParseYAMLRows), so
 // memory holds the compiled table and one row's tree, not the whole
 // document's (docs/contracts.md §1).
 func ParseCatalog(path string, src []byte, opts CatalogOptions) (*registry.Catalog, Errors) {
+	return parseCatalog(path, opts, func(start func() func(contractdoc.Row)) (*contractdoc.Doc, []contractdoc.PosError) {
+		return contractdoc.ParseYAMLRows(src, "operations", catalogEmptyHint, contractdoc.RowsLimits, start)
+	})
+}
+
+// parseCatalog validates and compiles the catalog that read hands row by
+// row to the visitor it starts.
+func parseCatalog(path string, opts CatalogOptions, read func(start func() func(contractdoc.Row)) (*contractdoc.Doc, []contractdoc.PosError)) (*registry.Catalog, Errors) {
 	var v *catalogValidator
-	doc, perrs := contractdoc.ParseYAMLRows(src, "operations", "a mapping with schema_version and operations", contractdoc.RowsLimits,
-		func() func(contractdoc.Row) {
-			v = newCatalogValidator(path, opts)
-			return v.row
-		})
+	doc, perrs := read(func() func(contractdoc.Row) {
+		v = newCatalogValidator(path, opts)
+		return v.row
+	})
 	errs := contractdoc.At(path, perrs)
 	if doc == nil {
 		return nil, errs

@@ -48,6 +48,9 @@ type YAMLProblem struct {
 	// the limits; otherwise the problem is a syntax error, and Message is the
 	// parser's message.
 	OverLimit bool
+	// layout is set when a document read row by row (ParseYAMLRows) is
+	// not in the layout its rows are found by.
+	layout bool
 }
 
 // ReadYAML is the one YAML reader of the product: every contract and every

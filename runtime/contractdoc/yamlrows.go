@@ -3,6 +3,7 @@ package contractdoc
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 
@@ -67,7 +68,7 @@ func ParseYAMLRows(src []byte, listKey, emptyHint string, lim YAMLLimits, start 
 	if lim.MaxBytes > 0 && len(src) > lim.MaxBytes {
 		return nil, []PosError{{Pos{1, 1}, TooLargeMessage(int64(len(src)), int64(lim.MaxBytes))}}
 	}
-	s := &rowStream{src: src, listKey: listKey, lim: lim, names: map[string]anchorRecord{}}
+	s := &rowStream{src: src, size: len(src), listKey: listKey, lim: lim, names: map[string]anchorRecord{}}
 	doc, errs, problem := s.run(start())
 	if problem == nil {
 		return doc, errs
@@ -80,11 +81,50 @@ func ParseYAMLRows(src []byte, listKey, emptyHint string, lim YAMLLimits, start 
 	return parseWholeRows(src, listKey, emptyHint, whole, start())
 }
 
+// ParseYAMLRowsFrom is ParseYAMLRows reading the document from r, whose
+// size the open file's stat said: a document over ContractLimits.MaxBytes
+// is read piece by piece, and only the part being parsed is held, not the
+// whole source (docs/benchmarks.md, generation); a smaller one is read
+// whole and handed to ParseYAMLRows. A file that grew past lim.MaxBytes
+// since its stat is refused when the growth is read.
+func ParseYAMLRowsFrom(r io.Reader, size int64, listKey, emptyHint string, lim YAMLLimits, start func() func(Row)) (*Doc, []PosError) {
+	max := int64(lim.MaxBytes)
+	tooLarge := func(n int64) []PosError { return []PosError{{Pos{1, 1}, TooLargeMessage(n, max)}} }
+	if size > max {
+		return nil, tooLarge(size)
+	}
+	r = io.LimitReader(r, max+1)
+	if size <= int64(ContractLimits.MaxBytes) {
+		src, err := io.ReadAll(r)
+		if err != nil {
+			return nil, []PosError{{Pos{1, 1}, "cannot read: " + err.Error()}}
+		}
+		if int64(len(src)) > max {
+			return nil, tooLarge(int64(len(src)))
+		}
+		return ParseYAMLRows(src, listKey, emptyHint, lim, start)
+	}
+	s := &rowStream{r: r, size: int(size), listKey: listKey, lim: lim, names: map[string]anchorRecord{}}
+	doc, errs, problem := s.run(start())
+	switch {
+	case s.readErr != nil:
+		return nil, []PosError{{Pos{1, 1}, "cannot read: " + s.readErr.Error()}}
+	case s.read > max:
+		return nil, tooLarge(s.read)
+	case problem != nil:
+		return nil, []PosError{contractProblem(problem)}
+	}
+	return doc, errs
+}
+
 // contractProblem words a YAMLProblem as a contract error: a syntax error
 // names the line's start, as ParseYAML does.
 func contractProblem(p *YAMLProblem) PosError {
 	if p.OverLimit {
 		return p.PosError
+	}
+	if p.layout {
+		return PosError{Pos{p.Pos.Line, 1}, fmt.Sprintf("%s: a file over %s is read row by row, and must be a block mapping with a line \"key:\" at column 1 followed by its rows, each starting with \"-\" at one indentation", p.Message, byteSize(int64(ContractLimits.MaxBytes)))}
 	}
 	return PosError{Pos{p.Pos.Line, 1}, "invalid YAML: " + p.Message}
 }
@@ -149,7 +189,16 @@ type anchorRecord struct {
 // rowStream reads one document part by part: the top level up to the
 // list's key, each row, and the top level after the list.
 type rowStream struct {
+	// src is the source, or the window of it being read: r, when set, is
+	// read into it as lines are needed, and drop discards what the parts
+	// before no longer need.
 	src     []byte
+	r       io.Reader
+	eof     bool
+	readErr error
+	read    int64 // bytes read from r
+	size    int   // of the whole source
+
 	listKey string
 	lim     YAMLLimits
 	names   map[string]anchorRecord // anchors defined so far, by name
@@ -160,7 +209,42 @@ type rowStream struct {
 // errLayout is the problem of a document not in the layout rows are
 // streamed from; it sends the document to the whole reader.
 func errLayout(line int, msg string) *YAMLProblem {
-	return &YAMLProblem{PosError: PosError{Pos{line, 0}, msg}}
+	return &YAMLProblem{PosError: PosError{Pos{line, 0}, msg}, layout: true}
+}
+
+// readChunk is how much fill reads at once.
+const readChunk = 64 << 10
+
+// fill reads from r until the window holds n bytes, and reports whether
+// it does.
+func (s *rowStream) fill(n int) bool {
+	for len(s.src) < n && s.r != nil && !s.eof {
+		if cap(s.src)-len(s.src) < readChunk {
+			// A new buffer, so that what drop discarded is freed.
+			grown := make([]byte, len(s.src), len(s.src)+max(len(s.src), readChunk))
+			copy(grown, s.src)
+			s.src = grown
+		}
+		k, err := s.r.Read(s.src[len(s.src):cap(s.src)])
+		s.src = s.src[:len(s.src)+k]
+		s.read += int64(k)
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.readErr = err
+			}
+		}
+	}
+	return len(s.src) >= n
+}
+
+// drop discards the first n bytes of the window, when reading from r.
+func (s *rowStream) drop(n int) int {
+	if s.r == nil {
+		return 0
+	}
+	s.src = s.src[n:]
+	return n
 }
 
 // srcLine is one line of the source: its byte range and its class.
@@ -174,6 +258,9 @@ type srcLine struct {
 
 func (s *rowStream) line(start, number int) srcLine {
 	end := bytes.IndexByte(s.src[start:], '\n')
+	for end < 0 && s.fill(len(s.src)+1) {
+		end = bytes.IndexByte(s.src[start:], '\n')
+	}
 	if end < 0 {
 		end = len(s.src)
 	} else {
@@ -217,7 +304,7 @@ func (s *rowStream) run(visit func(Row)) (*Doc, []PosError, *YAMLProblem) {
 	pos, number := 0, 1
 	var keyLine srcLine
 	for found := false; !found; {
-		if pos >= len(s.src) {
+		if !s.fill(pos + 1) {
 			return nil, nil, errLayout(1, "no line "+s.listKey+":")
 		}
 		keyLine = s.line(pos, number)
@@ -236,6 +323,7 @@ func (s *rowStream) run(visit func(Row)) (*Doc, []PosError, *YAMLProblem) {
 	if key.Line != keyLine.number || key.Column != 1 || value.Kind != yaml.ScalarNode || value.Tag != "!!null" || value.Anchor != "" {
 		return nil, nil, errLayout(keyLine.number, "the list's key is not the last of the top level")
 	}
+	pos -= s.drop(pos)
 
 	// The rows: items at the indentation of the first one, each parsed,
 	// converted and visited before the next is read.
@@ -259,36 +347,50 @@ func (s *rowStream) run(visit func(Row)) (*Doc, []PosError, *YAMLProblem) {
 		index++
 		return nil
 	}
-	after := -1
-	for after < 0 && pos < len(s.src) {
+	// The rows end where the top level goes on (after), or at the end of
+	// the document.
+	after, rowsEnd := -1, -1
+	for after < 0 && rowsEnd < 0 && s.fill(pos+1) {
 		l := s.line(pos, number)
 		switch {
 		case l.blank || l.comment, indent >= 0 && l.indent > indent:
-			// Comments, and the lines of the row being read.
+			// Comments, and the lines of the row being read: a row over
+			// its limit is refused before the rest of it is read.
+			if rowStart >= 0 && l.end-rowStart > MaxRowBytes {
+				if p := endRow(l.end); p != nil {
+					return nil, nil, p
+				}
+			}
 		case indent < 0 && s.isDash(l, l.indent), s.isDash(l, indent):
 			indent = l.indent
 			if p := endRow(l.start); p != nil {
 				return nil, nil, p
 			}
+			shift := s.drop(l.start)
+			l.start, l.end = l.start-shift, l.end-shift
 			rowStart, rowLine = l.start, l.number
 		case indent < 0:
 			return nil, nil, errLayout(l.number, "the list's first item does not start a line")
 		case s.endsDocument(l):
-			after = len(s.src) // yaml.v3 reads the first document only
+			rowsEnd = l.start // yaml.v3 reads the first document only
 		case l.indent > 0:
 			return nil, nil, errLayout(l.number, "a line after the rows is indented")
 		default:
 			after = l.start
 		}
-		if after < 0 {
+		if after < 0 && rowsEnd < 0 {
 			pos, number = l.next(), number+1
 		}
 	}
-	end := after
-	if end < 0 {
-		end = len(s.src)
+	if after >= 0 {
+		rowsEnd = after
+		for s.fill(len(s.src) + 1) {
+		}
 	}
-	if p := endRow(end); p != nil {
+	if rowsEnd < 0 {
+		rowsEnd = len(s.src)
+	}
+	if p := endRow(rowsEnd); p != nil {
 		return nil, nil, p
 	}
 	if list == nil {
@@ -299,7 +401,7 @@ func (s *rowStream) run(visit func(Row)) (*Doc, []PosError, *YAMLProblem) {
 	root := &yaml.Node{Kind: head.Kind, Style: head.Style, Tag: head.Tag, Line: head.Line, Column: head.Column}
 	root.Content = append(head.Content[:len(head.Content)-1:len(head.Content)-1], list)
 	c := &yamlConverter{placeholders: head.placeholders}
-	if after >= 0 && after < len(s.src) {
+	if after >= 0 {
 		tail, p := s.parsePart(s.src[after:], number, 0)
 		if p != nil {
 			return nil, nil, p
@@ -342,13 +444,13 @@ var aliasName = regexp.MustCompile(`\*([A-Za-z0-9_-]+)`)
 func (s *rowStream) parsePart(text []byte, first, itemColumn int) (*partNode, *YAMLProblem) {
 	// Within ContractLimits.MaxBytes the document may be read whole, at
 	// the cost it always had.
-	small := len(s.src) <= ContractLimits.MaxBytes
+	small := s.size <= ContractLimits.MaxBytes
 	if small && (itemColumn > 0 && len(text) > MaxRowBytes || len(text) > MaxPartBytes) {
 		return nil, errLayout(first, "a part is larger than a part may be")
 	}
 	if itemColumn > 0 && len(text) > MaxRowBytes {
 		return nil, &YAMLProblem{PosError: PosError{Pos{first, itemColumn}, fmt.Sprintf(
-			"this row is %d bytes: at most %s are allowed in one row; shorten it", len(text), byteSize(MaxRowBytes))}, OverLimit: true}
+			"this row has more than %s: a row may have at most %s; shorten it", byteSize(MaxRowBytes), byteSize(MaxRowBytes))}, OverLimit: true}
 	}
 	if itemColumn == 0 && len(text) > MaxPartBytes {
 		return nil, &YAMLProblem{PosError: PosError{Pos{first, 1}, fmt.Sprintf(

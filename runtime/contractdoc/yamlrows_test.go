@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
@@ -136,8 +137,55 @@ func TestParseYAMLRowsBoundsEachRow(t *testing.T) {
 	b.WriteString("  - name: huge\n    tags:\n" + strings.Repeat("      - tag\n", MaxRowBytes/12+1))
 	line := strings.Count(b.String(), "\n") - MaxRowBytes/12 - 2
 	_, errs := ParseYAMLRows([]byte(b.String()), "ops", "x", RowsLimits, func() func(Row) { return func(Row) {} })
-	want := fmt.Sprintf("{{%d 3} this row is %d bytes: at most 1 MiB are allowed in one row; shorten it}", line, 14+11+12*(MaxRowBytes/12+1))
+	want := fmt.Sprintf("{{%d 3} this row has more than 1 MiB: a row may have at most 1 MiB; shorten it}", line)
 	if len(errs) != 1 || fmt.Sprint(errs[0]) != want {
 		t.Errorf("errs = %v\nwant %s", errs, want)
+	}
+}
+
+// TestParseYAMLRowsFromReadsInPieces: a document over
+// ContractLimits.MaxBytes read from a reader, piece by piece, gives what
+// reading it from memory gives — rows, positions, aliases across rows and
+// the top level after the rows — and a large document not in the rows'
+// layout is refused with what the layout must be.
+func TestParseYAMLRowsFromReadsInPieces(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("defs: &s {type: object}\nops:\n")
+	for i := 0; b.Len() <= ContractLimits.MaxBytes; i++ {
+		fmt.Fprintf(&b, "  - name: &n%d row %d\n    text: %s\n    schema: *s\n    # a comment\n", i, i, strings.Repeat("x", 2000))
+		if i > 0 {
+			fmt.Fprintf(&b, "    prev: *n%d\n", i-1)
+		}
+	}
+	b.WriteString("tail: [*s, *n3]\n")
+	src := b.String()
+	read := func(parse func(start func() func(Row)) (*Doc, []PosError)) string {
+		var out strings.Builder
+		d, errs := parse(func() func(Row) {
+			out.Reset()
+			return func(r Row) {
+				fmt.Fprintf(&out, "%d %v %s\n", r.Index, r.Doc.Pos(fmt.Sprintf("/ops/%d/prev", r.Index)), schemajson.Compact(r.Doc.Root))
+			}
+		})
+		if d == nil || len(errs) > 0 {
+			t.Fatalf("errs = %v", errs)
+		}
+		fmt.Fprintf(&out, "%s %v", schemajson.Compact(d.Root), d.Pos("/tail/1"))
+		return out.String()
+	}
+	want := read(func(start func() func(Row)) (*Doc, []PosError) {
+		return ParseYAMLRows([]byte(src), "ops", "x", RowsLimits, start)
+	})
+	got := read(func(start func() func(Row)) (*Doc, []PosError) {
+		return ParseYAMLRowsFrom(iotest.HalfReader(strings.NewReader(src)), int64(len(src)), "ops", "x", RowsLimits, start)
+	})
+	if got != want {
+		t.Errorf("read in pieces differs from read in memory")
+	}
+
+	flow := "ops: [" + strings.Repeat("{name: x}, ", ContractLimits.MaxBytes/10) + "]\n"
+	_, errs := ParseYAMLRowsFrom(strings.NewReader(flow), int64(len(flow)), "ops", "x", RowsLimits, func() func(Row) { return func(Row) {} })
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, `no line ops:: a file over 8 MiB is read row by row, and must be a block mapping`) {
+		t.Errorf("errs = %v", errs)
 	}
 }
