@@ -44,11 +44,6 @@ func WithDelivery(ctx context.Context, d *Delivery) context.Context {
 	return context.WithValue(ctx, deliveryKey{}, d)
 }
 
-// DeliveryFrom is the Delivery of ctx, nil outside the HTTP transport.
-func DeliveryFrom(ctx context.Context) *Delivery {
-	return deliveryFrom(ctx)
-}
-
 func deliveryFrom(ctx context.Context) *Delivery {
 	d, _ := ctx.Value(deliveryKey{}).(*Delivery)
 	return d
