@@ -259,6 +259,11 @@ func (t *changeTracker) settled() uint64 {
 func (t *changeTracker) watch(owner *trackedDirs, dirs map[string]bool) (ok bool, torn uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// Count what is queued first: a tear made before this load (a folder
+	// removed, the reader goroutine not yet run) must not be counted after
+	// the snapshot below, which would distrust this load's watches until
+	// the next one.
+	t.applyLocked()
 	torn = t.torn.Load()
 	for dir := range owner.dirs {
 		if !dirs[dir] {
