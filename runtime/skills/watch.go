@@ -2,16 +2,16 @@ package skills
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vox-lang/vox-mcp/runtime/fswatch"
 )
 
 // WatchOptions configure Registry.Watch.
@@ -58,68 +58,25 @@ func (r *Registry) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.MaxDirs <= 0 {
 		opts.MaxDirs = maxWatchedDirs
 	}
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		opts.Log.Warn("cannot watch the skill folders; polling instead", "err", err, "every", opts.PollInterval)
-		return r.poll(ctx, opts)
-	}
-	defer fw.Close()
-	w := &skillWatcher{r: r, opts: opts, fw: fw, watched: map[string]bool{}}
-	if err := w.sync(); err != nil {
-		if exhausted(err) {
-			opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling the skill folders instead", "err", err, "every", opts.PollInterval)
-			fw.Close()
-			return r.poll(ctx, opts)
-		}
-		return err
-	}
-	var timer *time.Timer
-	var fire <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			if timer != nil {
-				timer.Stop()
-			}
-			return nil
-		case ev, ok := <-fw.Events:
-			if !ok {
-				return nil
-			}
-			if ev.Op == fsnotify.Chmod {
-				continue
-			}
-			if timer == nil {
-				timer = time.NewTimer(opts.Debounce)
-			} else {
-				timer.Reset(opts.Debounce)
-			}
-			fire = timer.C
-		case err, ok := <-fw.Errors:
-			if !ok {
-				return nil
-			}
+	w := &skillWatcher{r: r, opts: opts, watched: map[string]bool{}}
+	return fswatch.Run(ctx, fswatch.Options{
+		What:     "the skill folders",
+		Log:      opts.Log,
+		Debounce: opts.Debounce,
+		Sync: func(fw *fsnotify.Watcher) error {
+			w.fw = fw
+			return w.sync()
+		},
+		Relevant: func(ev fsnotify.Event) bool { return ev.Op != fsnotify.Chmod },
+		OnError: func(err error) bool {
 			// An overflow lost events: reload to be sure.
 			opts.Log.Warn("skill folder watch error; reloading the skills", "err", err)
-			if timer == nil {
-				timer = time.NewTimer(opts.Debounce)
-			} else {
-				timer.Reset(opts.Debounce)
-			}
-			fire = timer.C
-		case <-fire:
-			fire = nil
-			r.reload(opts)
-			if err := w.sync(); err != nil {
-				if exhausted(err) {
-					opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling the skill folders instead", "err", err, "every", opts.PollInterval)
-					fw.Close()
-					return r.poll(ctx, opts)
-				}
-				opts.Log.Warn("cannot update the skill folder watches", "err", err)
-			}
-		}
-	}
+			return true
+		},
+		OnChange:     func() { r.reload(opts) },
+		Poll:         func(ctx context.Context) error { return r.poll(ctx, opts) },
+		PollInterval: opts.PollInterval,
+	})
 }
 
 // reload rehydrates and reports a change.
@@ -142,12 +99,6 @@ func (r *Registry) poll(ctx context.Context, opts WatchOptions) error {
 			r.reload(opts)
 		}
 	}
-}
-
-// exhausted reports an error of a system out of inotify watches or
-// instances.
-func exhausted(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE)
 }
 
 // skillWatcher keeps the watched folders in step with the registry.
@@ -174,7 +125,7 @@ func (w *skillWatcher) sync() error {
 			continue
 		}
 		if err := w.fw.Add(dir); err != nil {
-			if exhausted(err) {
+			if fswatch.Exhausted(err) {
 				return err
 			}
 			continue // removed meanwhile: the next reload sees it

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/vox-lang/vox-mcp/runtime/fswatch"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
@@ -60,62 +60,26 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 		return err
 	}
 	opts.Root = root
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		opts.Log.Warn("cannot watch files; polling instead", "err", err, "every", opts.PollInterval)
-		return poll(ctx, opts)
-	}
-	defer fw.Close()
-	w := &watcher{opts: opts, fw: fw, watched: map[string]bool{}}
-	if err := w.sync(); err != nil {
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-			opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling instead", "err", err, "every", opts.PollInterval)
-			fw.Close()
-			return poll(ctx, opts)
-		}
-		return err
-	}
-	opts.Log.Debug("watching the workspace", "directories", len(w.watched))
-	var timer *time.Timer
-	var fire <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			if timer != nil {
-				timer.Stop()
-			}
-			return nil
-		case ev, ok := <-fw.Events:
-			if !ok {
-				return nil
-			}
-			if !w.relevant(ev) {
-				continue
-			}
-			if timer == nil {
-				timer = time.NewTimer(opts.Debounce)
-			} else {
-				timer.Reset(opts.Debounce)
-			}
-			fire = timer.C
-		case err, ok := <-fw.Errors:
-			if !ok {
-				return nil
-			}
+	w := &watcher{opts: opts, watched: map[string]bool{}}
+	return fswatch.Run(ctx, fswatch.Options{
+		What:     "the workspace",
+		Log:      opts.Log,
+		Debounce: opts.Debounce,
+		Sync: func(fw *fsnotify.Watcher) error {
+			w.fw = fw
+			err := w.sync()
+			opts.Log.Debug("watching the workspace", "directories", len(w.watched))
+			return err
+		},
+		Relevant: w.relevant,
+		OnError: func(err error) bool {
 			opts.Log.Warn("file watch error", "err", err)
-		case <-fire:
-			fire = nil
-			opts.OnChange()
-			if err := w.sync(); err != nil {
-				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-					opts.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling instead", "err", err, "every", opts.PollInterval)
-					fw.Close()
-					return poll(ctx, opts)
-				}
-				opts.Log.Warn("cannot update the file watches", "err", err)
-			}
-		}
-	}
+			return false
+		},
+		OnChange:     opts.OnChange,
+		Poll:         func(ctx context.Context) error { return poll(ctx, opts) },
+		PollInterval: opts.PollInterval,
+	})
 }
 
 type watcher struct {
