@@ -131,10 +131,59 @@ func (a *askingClient) CreateMessage(ctx context.Context, req mcp.CreateMessageR
 func askServer(t *testing.T, config string) string {
 	t.Helper()
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox, workspace.ConfigPath: config})
-	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	streams := make(chan struct{}, 16)
+	h := s.HTTPHandler(Auth{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w = &streamOpened{ResponseWriter: w, opened: streams}
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.Close)
+	getStreams.Store(ts.URL, streams)
+	t.Cleanup(func() { getStreams.Delete(ts.URL) })
 	return ts.URL
 }
+
+// getStreams holds, by test server URL, a channel told each time a GET
+// stream of that server is open: mcp-go sends a legacy session's sampling
+// requests on that stream only, and a request sent before the client's
+// stream is open is never seen (the call then waits until wait_ms).
+var getStreams sync.Map // string -> chan struct{}
+
+// streamOpened tells opened when the GET stream's headers go out, which
+// mcp-go does once the stream is registered for its session.
+type streamOpened struct {
+	http.ResponseWriter
+	opened chan<- struct{}
+	told   bool
+}
+
+func (s *streamOpened) tell() {
+	if !s.told {
+		s.told = true
+		select {
+		case s.opened <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (s *streamOpened) WriteHeader(status int) {
+	s.ResponseWriter.WriteHeader(status)
+	if status == http.StatusOK {
+		s.tell()
+	}
+}
+
+func (s *streamOpened) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+	s.tell()
+}
+
+func (s *streamOpened) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // askConnect connects over HTTP in version; a nil answerer declares no
 // capability.
@@ -178,6 +227,16 @@ func askConnect(t *testing.T, url, version string, a *askingClient) (*client.Cli
 	}
 	if c.ProtocolVersion() != version {
 		t.Fatalf("the client speaks %s, want %s", c.ProtocolVersion(), version)
+	}
+	if !mcp.IsModernProtocol(version) {
+		// Wait for the client's GET stream, where sampling requests go.
+		if streams, ok := getStreams.Load(url); ok {
+			select {
+			case <-streams.(chan struct{}):
+			case <-time.After(30 * time.Second):
+				t.Fatal("the client's GET stream did not open within 30s")
+			}
+		}
 	}
 	// A report may arrive on the GET stream after the call: read under
 	// the lock.
