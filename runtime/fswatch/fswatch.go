@@ -35,10 +35,10 @@ type Options struct {
 	// OnChange runs after a burst of relevant events has settled; calls
 	// never overlap.
 	OnChange func()
-	// Poll runs until ctx is done when the system cannot watch: no inotify
-	// instance, or no watches left.
-	Poll func(ctx context.Context) error
-	// PollInterval is Poll's period, for the log.
+	// StartPolling is called when the system cannot watch (no inotify
+	// instance, or no watches left); the poll it returns then runs every
+	// PollInterval until ctx is done.
+	StartPolling func() (poll func())
 	PollInterval time.Duration
 }
 
@@ -57,13 +57,13 @@ func Run(ctx context.Context, o Options) error {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		o.Log.Warn("cannot watch "+o.What+"; polling instead", "err", err, "every", o.PollInterval)
-		return o.Poll(ctx)
+		return poll(ctx, o)
 	}
 	defer fw.Close()
 	exhausted := func(err error) error {
 		o.Log.Warn("the system has no file watches left (raise fs.inotify.max_user_watches); polling "+o.What+" instead", "err", err, "every", o.PollInterval)
 		fw.Close()
-		return o.Poll(ctx)
+		return poll(ctx, o)
 	}
 	if err := o.Sync(fw); err != nil {
 		if Exhausted(err) {
@@ -111,6 +111,21 @@ func Run(ctx context.Context, o Options) error {
 				}
 				o.Log.Warn("cannot update the watches of "+o.What, "err", err)
 			}
+		}
+	}
+}
+
+// poll polls every o.PollInterval until ctx is done.
+func poll(ctx context.Context, o Options) error {
+	tick := o.StartPolling()
+	t := time.NewTicker(o.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			tick()
 		}
 	}
 }

@@ -29,10 +29,10 @@ func TestRunSettlesABurstIntoOneCall(t *testing.T) {
 				defer func() { synced <- struct{}{} }()
 				return w.Add(dir)
 			},
-			Relevant: func(ev fsnotify.Event) bool { return filepath.Ext(ev.Name) == ".vox" },
-			OnError:  func(error) bool { return false },
-			OnChange: func() { calls.Add(1); changed <- struct{}{} },
-			Poll:     func(context.Context) error { t.Error("polled although watching works"); return nil },
+			Relevant:     func(ev fsnotify.Event) bool { return filepath.Ext(ev.Name) == ".vox" },
+			OnError:      func(error) bool { return false },
+			OnChange:     func() { calls.Add(1); changed <- struct{}{} },
+			StartPolling: func() func() { t.Error("polled although watching works"); return func() {} },
 		})
 	}()
 	<-synced
@@ -62,15 +62,17 @@ func TestRunSettlesABurstIntoOneCall(t *testing.T) {
 
 // A system without watches left polls instead.
 func TestRunPollsWhenWatchesAreExhausted(t *testing.T) {
-	polled := false
-	err := Run(context.Background(), Options{
-		Sync:     func(*fsnotify.Watcher) error { return syscall.ENOSPC },
-		Relevant: func(fsnotify.Event) bool { return true },
-		OnError:  func(error) bool { return false },
-		OnChange: func() {},
-		Poll:     func(context.Context) error { polled = true; return nil },
+	ctx, cancel := context.WithCancel(context.Background())
+	polls := 0
+	err := Run(ctx, Options{
+		Sync:         func(*fsnotify.Watcher) error { return syscall.ENOSPC },
+		Relevant:     func(fsnotify.Event) bool { return true },
+		OnError:      func(error) bool { return false },
+		OnChange:     func() {},
+		StartPolling: func() func() { return func() { polls++; cancel() } },
+		PollInterval: time.Millisecond,
 	})
-	if err != nil || !polled {
-		t.Errorf("Run = %v, polled %v; want nil and polled", err, polled)
+	if err != nil || polls == 0 {
+		t.Errorf("Run = %v after %d polls; want nil after polling", err, polls)
 	}
 }

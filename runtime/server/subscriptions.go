@@ -10,7 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -90,40 +89,32 @@ func (e *expandedSubscriptions) add(uri string, log *slog.Logger) {
 	e.uris[uri] = struct{}{}
 }
 
-// current returns the kept URIs that surface still expands and someone
-// still subscribes to, forgetting the others.
-func (e *expandedSubscriptions) current(ctx context.Context, surface *workspace.Surface, state session.Store) []string {
+// expandedBy returns the kept URIs that surface expands, sorted.
+func (e *expandedSubscriptions) expandedBy(surface *workspace.Surface) []string {
 	e.mu.Lock()
-	uris := make([]string, 0, len(e.uris))
+	defer e.mu.Unlock()
+	var out []string
 	for u := range e.uris {
-		uris = append(uris, u)
+		if _, _, ok := surface.MatchResource(u); ok {
+			out = append(out, u)
+		}
 	}
-	e.mu.Unlock()
-	var keep []string
+	sort.Strings(out)
+	return out
+}
+
+// forget drops URIs nobody subscribes to any more.
+func (e *expandedSubscriptions) forget(uris []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, u := range uris {
-		_, _, expands := surface.MatchResource(u)
-		subs, err := state.Subscribers(ctx, u)
-		if err != nil {
-			keep = append(keep, u) // the store cannot answer now: keep it, try at the next refresh
-			continue
-		}
-		if len(subs) == 0 || !expands {
-			if len(subs) == 0 {
-				e.mu.Lock()
-				delete(e.uris, u)
-				e.mu.Unlock()
-			}
-			continue
-		}
-		keep = append(keep, u)
+		delete(e.uris, u)
 	}
-	sort.Strings(keep)
-	return keep
 }
 
 // notifyUpdated sends notifications/resources/updated for each URI to the
-// sessions subscribed to it.
-func (s *Server) notifyUpdated(uris ...string) {
+// sessions subscribed to it, and returns the URIs nobody subscribes to.
+func (s *Server) notifyUpdated(uris ...string) (unsubscribed []string) {
 	ctx := context.Background()
 	for _, uri := range uris {
 		addrs, err := s.sessions.state.Subscribers(ctx, uri)
@@ -131,12 +122,16 @@ func (s *Server) notifyUpdated(uris ...string) {
 			s.log.Warn("the subscribers of a resource cannot be read; they miss its update", "uri", uri, "err", err)
 			continue
 		}
+		if len(addrs) == 0 {
+			unsubscribed = append(unsubscribed, uri)
+		}
 		for _, a := range addrs {
 			// A session that is gone or not listening misses it, as a
 			// client without a stream open would.
 			_ = s.mcp.SendNotificationToSpecificClient(a, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
 		}
 	}
+	return unsubscribed
 }
 
 // changedSkillURIs are the skill:// URIs whose contents differ between

@@ -145,8 +145,9 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 			uris = append(uris, r.URI)
 		}
 	}
-	uris = append(uris, w.s.expanded.current(context.Background(), fresh, w.s.sessions.state)...)
+	expanded := w.s.expanded.expandedBy(fresh)
 	w.s.notifyUpdated(uris...)
+	w.s.expanded.forget(w.s.notifyUpdated(expanded...))
 	// The previous surface is unreachable now (calls still running keep
 	// their modules): return its memory after a large load.
 	workspace.ReturnMemory(fresh)

@@ -74,7 +74,7 @@ func (r *Registry) Watch(ctx context.Context, opts WatchOptions) error {
 			return true
 		},
 		OnChange:     func() { r.reload(opts) },
-		Poll:         func(ctx context.Context) error { return r.poll(ctx, opts) },
+		StartPolling: func() func() { return func() { r.reload(opts) } },
 		PollInterval: opts.PollInterval,
 	})
 }
@@ -84,20 +84,6 @@ func (r *Registry) reload(opts WatchOptions) {
 	changed, warnings := r.Rehydrate()
 	if changed && opts.Reloaded != nil {
 		opts.Reloaded(warnings)
-	}
-}
-
-// poll reloads every PollInterval until ctx is done.
-func (r *Registry) poll(ctx context.Context, opts WatchOptions) error {
-	t := time.NewTicker(opts.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			r.reload(opts)
-		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -152,7 +151,7 @@ func TestWatchCapsItsFolders(t *testing.T) {
 	}
 	r := New(testConfig(t, root))
 	r.Hydrate()
-	var logs syncBuffer
+	var logs bytes.Buffer // folders logs synchronously
 	w := &skillWatcher{r: r, opts: WatchOptions{MaxDirs: 5, Log: slog.New(slog.NewTextHandler(&logs, nil))}}
 	if got := len(w.folders()); got != 5 {
 		t.Errorf("watching %d folders, want the cap of 5", got)
@@ -160,22 +159,4 @@ func TestWatchCapsItsFolders(t *testing.T) {
 	if !strings.Contains(logs.String(), "more folders than are watched") {
 		t.Errorf("no warning about the cap: %q", logs.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

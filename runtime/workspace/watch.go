@@ -77,7 +77,7 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 			return false
 		},
 		OnChange:     opts.OnChange,
-		Poll:         func(ctx context.Context) error { return poll(ctx, opts) },
+		StartPolling: func() func() { return poller(opts) },
 		PollInterval: opts.PollInterval,
 	})
 }
@@ -185,20 +185,14 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	return false
 }
 
-// poll compares a fingerprint of the scan every PollInterval.
-func poll(ctx context.Context, opts WatchOptions) error {
+// poller takes a fingerprint of the scan now and returns the poll that
+// compares it at each tick, calling OnChange when it moved.
+func poller(opts WatchOptions) func() {
 	last := fingerprint(opts.Root, opts.Config())
-	t := time.NewTicker(opts.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if fp := fingerprint(opts.Root, opts.Config()); fp != last {
-				last = fp
-				opts.OnChange()
-			}
+	return func() {
+		if fp := fingerprint(opts.Root, opts.Config()); fp != last {
+			last = fp
+			opts.OnChange()
 		}
 	}
 }
