@@ -2,7 +2,8 @@
 // "Fleet mode"): several `vox-mcp --http` instances sharing one Redis or
 // Valkey (`--store redis://HOST:PORT/DB`) keep there what the in-memory
 // default keeps per instance — the per-session state (the active skill,
-// the log level, the resource subscriptions)
+// the log level, the resource subscriptions, the negotiated protocol
+// version)
 // and the revoked set — and fan out through its pub/sub what must reach
 // every instance: a refresh requested on one rescans on all, and a
 // session ended on one ends its open requests on all.
@@ -106,7 +107,7 @@ type Store struct {
 	instance string
 	now      func() time.Time
 
-	epochKey, statesKey, levelsKey, subsKey, revokedKey, channel string
+	epochKey, statesKey, levelsKey, versionsKey, subsKey, revokedKey, channel string
 
 	mu sync.Mutex
 	// epoch is the store's epoch the mirror matches; "" until the first
@@ -115,7 +116,8 @@ type Store struct {
 	epoch       string
 	lastContact time.Time
 	states      map[string]stateEntry
-	levels      map[string]levelEntry
+	levels      map[string]valueEntry
+	versions    map[string]valueEntry
 	subs        map[string]map[string]subEntry // session key → uri →
 	revoked     map[string]time.Time
 	handlers    handlers
@@ -132,10 +134,11 @@ type stateEntry struct {
 
 func (e stateEntry) live(now time.Time) bool { return live(e.Expires, now) }
 
-// levelEntry is a session's log level (logging/setLevel).
-type levelEntry struct {
+// valueEntry is a session's log level (logging/setLevel) in the levels
+// hash, or its negotiated protocol version in the versions hash.
+type valueEntry struct {
 	Expires int64  `json:"e"` // Unix milliseconds; 0 never
-	Level   string `json:"l"`
+	Value   string `json:"l"`
 }
 
 // subEntry is one resource subscription of a session: where its
@@ -152,12 +155,12 @@ func live(expires int64, now time.Time) bool { return expires == 0 || now.UnixMi
 
 // event is a message of the store's channel.
 type event struct {
-	Op      string      `json:"op"` // set, clear, level, unlevel, sub, unsub, revoke, refresh
+	Op      string      `json:"op"` // set, clear, level, unlevel, version, unversion, sub, unsub, revoke, refresh
 	Key     string      `json:"key,omitempty"`
 	From    string      `json:"from,omitempty"`
 	Expires int64       `json:"expires,omitempty"`
 	State   *stateEntry `json:"state,omitempty"`
-	Level   *levelEntry `json:"level,omitempty"`
+	Level   *valueEntry `json:"level,omitempty"` // of level and version
 	Sub     *subEntry   `json:"sub,omitempty"`
 	URIs    []string    `json:"uris,omitempty"`
 }
@@ -207,26 +210,28 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		prefix = DefaultPrefix
 	}
 	s := &Store{
-		rdb:        redis.NewClient(ropts),
-		log:        opts.Logger,
-		grace:      opts.Grace,
-		maxState:   opts.MaxStates,
-		maxRevok:   opts.MaxRevocations,
-		maxSubs:    DefaultMaxSubscriptions,
-		instance:   randomID(),
-		now:        time.Now,
-		epochKey:   prefix + ":epoch",
-		statesKey:  prefix + ":states",
-		levelsKey:  prefix + ":levels",
-		subsKey:    prefix + ":subscriptions",
-		revokedKey: prefix + ":revoked",
-		channel:    prefix + ":events",
-		states:     map[string]stateEntry{},
-		levels:     map[string]levelEntry{},
-		subs:       map[string]map[string]subEntry{},
-		revoked:    map[string]time.Time{},
-		resyncNow:  make(chan struct{}, 1),
-		done:       make(chan struct{}),
+		rdb:         redis.NewClient(ropts),
+		log:         opts.Logger,
+		grace:       opts.Grace,
+		maxState:    opts.MaxStates,
+		maxRevok:    opts.MaxRevocations,
+		maxSubs:     DefaultMaxSubscriptions,
+		instance:    randomID(),
+		now:         time.Now,
+		epochKey:    prefix + ":epoch",
+		statesKey:   prefix + ":states",
+		levelsKey:   prefix + ":levels",
+		versionsKey: prefix + ":versions",
+		subsKey:     prefix + ":subscriptions",
+		revokedKey:  prefix + ":revoked",
+		channel:     prefix + ":events",
+		states:      map[string]stateEntry{},
+		levels:      map[string]valueEntry{},
+		versions:    map[string]valueEntry{},
+		subs:        map[string]map[string]subEntry{},
+		revoked:     map[string]time.Time{},
+		resyncNow:   make(chan struct{}, 1),
+		done:        make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -412,6 +417,12 @@ func (s *Store) apply(payload string) {
 		}
 	case "unlevel":
 		delete(s.levels, ev.Key)
+	case "version":
+		if ev.Level != nil {
+			s.versions[ev.Key] = *ev.Level
+		}
+	case "unversion":
+		delete(s.versions, ev.Key)
 	case "sub":
 		if ev.Sub != nil && len(ev.URIs) == 1 {
 			if s.subs[ev.Key] == nil {
@@ -453,7 +464,7 @@ func (s *Store) resync(ctx context.Context) error {
 	now := s.now()
 	s.mu.Lock()
 	known := s.epoch
-	var refill, refillLevels, refillSubs, refillRevoked []any
+	var refill, refillLevels, refillVersions, refillSubs, refillRevoked []any
 	if known != "" && known != epoch {
 		for k, e := range s.states {
 			if e.live(now) {
@@ -461,12 +472,8 @@ func (s *Store) resync(ctx context.Context) error {
 				refill = append(refill, k, string(b))
 			}
 		}
-		for k, e := range s.levels {
-			if live(e.Expires, now) {
-				b, _ := json.Marshal(e)
-				refillLevels = append(refillLevels, k, string(b))
-			}
-		}
+		refillLevels = liveValues(s.levels, now)
+		refillVersions = liveValues(s.versions, now)
 		for k, byURI := range s.subs {
 			for u, e := range byURI {
 				if live(e.Expires, now) {
@@ -491,6 +498,9 @@ func (s *Store) resync(ctx context.Context) error {
 			for i := 0; i < len(refillLevels); i += 2 {
 				p.HSetNX(ctx, s.levelsKey, refillLevels[i].(string), refillLevels[i+1])
 			}
+			for i := 0; i < len(refillVersions); i += 2 {
+				p.HSetNX(ctx, s.versionsKey, refillVersions[i].(string), refillVersions[i+1])
+			}
 			for i := 0; i < len(refillSubs); i += 2 {
 				p.HSetNX(ctx, s.subsKey, refillSubs[i].(string), refillSubs[i+1])
 			}
@@ -511,6 +521,10 @@ func (s *Store) resync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rawVersions, err := s.rdb.HGetAll(ctx, s.versionsKey).Result()
+	if err != nil {
+		return err
+	}
 	rawSubs, err := s.rdb.HGetAll(ctx, s.subsKey).Result()
 	if err != nil {
 		return err
@@ -521,9 +535,10 @@ func (s *Store) resync(ctx context.Context) error {
 	}
 	states := make(map[string]stateEntry, len(rawStates))
 	revoked := make(map[string]time.Time, len(rawRevoked))
-	levels := make(map[string]levelEntry, len(rawLevels))
+	levels, expiredLevels := loadValues(rawLevels, now)
+	versions, expiredVersions := loadValues(rawVersions, now)
 	subs := map[string]map[string]subEntry{}
-	var expiredStates, expiredLevels, expiredSubs, expiredRevoked []string
+	var expiredStates, expiredSubs, expiredRevoked []string
 	for k, v := range rawStates {
 		var e stateEntry
 		if json.Unmarshal([]byte(v), &e) != nil || !e.live(now) {
@@ -531,14 +546,6 @@ func (s *Store) resync(ctx context.Context) error {
 			continue
 		}
 		states[k] = e
-	}
-	for k, v := range rawLevels {
-		var e levelEntry
-		if json.Unmarshal([]byte(v), &e) != nil || !live(e.Expires, now) {
-			expiredLevels = append(expiredLevels, k)
-			continue
-		}
-		levels[k] = e
 	}
 	for f, v := range rawSubs {
 		var e subEntry
@@ -566,6 +573,9 @@ func (s *Store) resync(ctx context.Context) error {
 	if len(expiredLevels) > 0 {
 		_ = s.rdb.HDel(ctx, s.levelsKey, expiredLevels...).Err()
 	}
+	if len(expiredVersions) > 0 {
+		_ = s.rdb.HDel(ctx, s.versionsKey, expiredVersions...).Err()
+	}
 	if len(expiredSubs) > 0 {
 		_ = s.rdb.HDel(ctx, s.subsKey, expiredSubs...).Err()
 	}
@@ -573,9 +583,38 @@ func (s *Store) resync(ctx context.Context) error {
 		_ = s.rdb.HDel(ctx, s.revokedKey, expiredRevoked...).Err()
 	}
 	s.mu.Lock()
-	s.states, s.levels, s.subs, s.revoked, s.epoch, s.lastContact = states, levels, subs, revoked, epoch, s.now()
+	s.states, s.levels, s.versions, s.subs, s.revoked, s.epoch, s.lastContact = states, levels, versions, subs, revoked, epoch, s.now()
 	s.mu.Unlock()
 	return nil
+}
+
+// liveValues are the live entries of a mirror of values, as the field and
+// value pairs of HSETNX.
+func liveValues(m map[string]valueEntry, now time.Time) []any {
+	var out []any
+	for k, e := range m {
+		if live(e.Expires, now) {
+			b, _ := json.Marshal(e)
+			out = append(out, k, string(b))
+		}
+	}
+	return out
+}
+
+// loadValues reads a hash of values into a mirror, with the fields that
+// expired (or do not decode) to delete.
+func loadValues(raw map[string]string, now time.Time) (map[string]valueEntry, []string) {
+	m := make(map[string]valueEntry, len(raw))
+	var expired []string
+	for k, v := range raw {
+		var e valueEntry
+		if json.Unmarshal([]byte(v), &e) != nil || !live(e.Expires, now) {
+			expired = append(expired, k)
+			continue
+		}
+		m[k] = e
+	}
+	return m, expired
 }
 
 // unreachable is the error of an operation the store could not answer.
@@ -704,34 +743,58 @@ func (s *Store) ClearActiveSkill(ctx context.Context, key string) error {
 // LogLevel implements session.Store. When the store cannot answer, the
 // mirror's level serves (a log level widens nothing a session may do).
 func (s *Store) LogLevel(ctx context.Context, key string) (string, bool, error) {
-	v, ok, err := s.readField(ctx, s.levelsKey, key)
+	return s.readValue(ctx, s.levelsKey, func() map[string]valueEntry { return s.levels }, key)
+}
+
+// SetLogLevel implements session.Store.
+func (s *Store) SetLogLevel(ctx context.Context, key string, expires time.Time, level string) error {
+	return s.setValue(ctx, s.levelsKey, "level", key, expires, level)
+}
+
+// ProtocolVersion implements session.Store. When the store cannot answer,
+// the mirror's version serves (it decides only whether a stream starts
+// with a priming event).
+func (s *Store) ProtocolVersion(ctx context.Context, key string) (string, bool, error) {
+	return s.readValue(ctx, s.versionsKey, func() map[string]valueEntry { return s.versions }, key)
+}
+
+// SetProtocolVersion implements session.Store; a full store refuses it
+// (session.ErrFull) like any other state, and the server goes without.
+func (s *Store) SetProtocolVersion(ctx context.Context, key string, expires time.Time, version string) error {
+	return s.setValue(ctx, s.versionsKey, "version", key, expires, version)
+}
+
+// readValue reads a session's value of a hash of values; the mirror
+// (mirrored, called under mu) answers for a store that cannot.
+func (s *Store) readValue(ctx context.Context, hash string, mirrored func() map[string]valueEntry, key string) (string, bool, error) {
+	v, ok, err := s.readField(ctx, hash, key)
 	if err != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if _, _, usable := s.mirror(); !usable {
 			return "", false, unreachable(err)
 		}
-		e, has := s.levels[key]
+		e, has := mirrored()[key]
 		if !has || !live(e.Expires, s.now()) {
 			return "", false, nil
 		}
-		return e.Level, true, nil
+		return e.Value, true, nil
 	}
-	var e levelEntry
+	var e valueEntry
 	if !ok || json.Unmarshal([]byte(v), &e) != nil || !live(e.Expires, s.now()) {
 		return "", false, nil
 	}
-	return e.Level, true, nil
+	return e.Value, true, nil
 }
 
-// SetLogLevel implements session.Store.
-func (s *Store) SetLogLevel(ctx context.Context, key string, expires time.Time, level string) error {
-	e := levelEntry{Level: level}
+// setValue sets a session's value in a hash of values, announced as op.
+func (s *Store) setValue(ctx context.Context, hash, op, key string, expires time.Time, value string) error {
+	e := valueEntry{Value: value}
 	if !expires.IsZero() {
 		e.Expires = expires.UnixMilli()
 	}
 	b, _ := json.Marshal(e)
-	return s.write(ctx, s.levelsKey, "set", key, string(b), s.maxState, event{Op: "level", Key: key, Level: &e})
+	return s.write(ctx, hash, "set", key, string(b), s.maxState, event{Op: op, Key: key, Level: &e})
 }
 
 // Subscribe implements session.Store. The bound of
@@ -780,13 +843,16 @@ func (s *Store) Subscribers(_ context.Context, uri string) ([]string, error) {
 	return out, nil
 }
 
-// Drop implements session.Store: the session's active skill, log level
-// and subscriptions go.
+// Drop implements session.Store: the session's active skill, log level,
+// protocol version and subscriptions go.
 func (s *Store) Drop(ctx context.Context, key string) error {
 	if err := s.ClearActiveSkill(ctx, key); err != nil {
 		return err
 	}
 	if err := s.write(ctx, s.levelsKey, "del", key, "", s.maxState, event{Op: "unlevel", Key: key}); err != nil {
+		return err
+	}
+	if err := s.write(ctx, s.versionsKey, "del", key, "", s.maxState, event{Op: "unversion", Key: key}); err != nil {
 		return err
 	}
 	s.mu.Lock()

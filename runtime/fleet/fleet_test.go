@@ -87,11 +87,23 @@ func TestTwoInstancesShareStateRevocationsAndRefreshes(t *testing.T) {
 	if l, ok, err := b.LogLevel(ctx, "s1"); l != "debug" || !ok || err != nil {
 		t.Fatalf("b.LogLevel(s1) = %q, %v, %v; want the level set on a", l, ok, err)
 	}
+	if err := a.SetProtocolVersion(ctx, "s1", exp, "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := b.ProtocolVersion(ctx, "s1"); v != "2025-11-25" || !ok || err != nil {
+		t.Fatalf("b.ProtocolVersion(s1) = %q, %v, %v; want the version set on a", v, ok, err)
+	}
+	if l, ok, err := b.LogLevel(ctx, "s1"); l != "debug" || !ok || err != nil {
+		t.Fatalf("b.LogLevel(s1) after the version was set = %q, %v, %v; want it kept", l, ok, err)
+	}
 	if err := b.Drop(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := a.LogLevel(ctx, "s1"); ok || err != nil {
 		t.Fatalf("a.LogLevel(s1) after b dropped the session = %v, %v", ok, err)
+	}
+	if _, ok, err := a.ProtocolVersion(ctx, "s1"); ok || err != nil {
+		t.Fatalf("a.ProtocolVersion(s1) after b dropped the session = %v, %v", ok, err)
 	}
 
 	const uri = "skill://review/SKILL.md"
@@ -199,13 +211,17 @@ func TestUnreachableStoreFailsClosed(t *testing.T) {
 	if err := a.SetLogLevel(ctx, "plain", exp, "warning"); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.SetProtocolVersion(ctx, "plain", exp, "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, "b's mirror has a's writes", func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		_, s := b.states["skilled"]
 		_, r := b.revoked["ended"]
 		_, l := b.levels["plain"]
-		return s && r && l
+		_, v := b.versions["plain"]
+		return s && r && l && v
 	})
 
 	rs.Kill()
@@ -225,6 +241,9 @@ func TestUnreachableStoreFailsClosed(t *testing.T) {
 		if l, ok, err := st.LogLevel(ctx, "plain"); l != "warning" || !ok || err != nil {
 			t.Errorf("LogLevel(plain) with the store down = %q, %v, %v; want the mirror's warning", l, ok, err)
 		}
+		if v, ok, err := st.ProtocolVersion(ctx, "plain"); v != "2025-11-25" || !ok || err != nil {
+			t.Errorf("ProtocolVersion(plain) with the store down = %q, %v, %v; want the mirror's 2025-11-25", v, ok, err)
+		}
 		if err := st.Revoke(ctx, "plain", exp); err == nil || !strings.Contains(err.Error(), "cannot be reached") {
 			t.Errorf("Revoke with the store down: %v; want an error", err)
 		}
@@ -241,7 +260,8 @@ func TestUnreachableStoreFailsClosed(t *testing.T) {
 			got, ok, err := st.ActiveSkill(ctx, "skilled")
 			r, rerr := st.Revoked(ctx, "ended")
 			l, _, lerr := st.LogLevel(ctx, "plain")
-			return err == nil && ok && got.ID == skill.ID && r && rerr == nil && l == "warning" && lerr == nil
+			v, _, verr := st.ProtocolVersion(ctx, "plain")
+			return err == nil && ok && got.ID == skill.ID && r && rerr == nil && l == "warning" && lerr == nil && v == "2025-11-25" && verr == nil
 		})
 	}
 	// And it is the store again that answers, not the mirror.

@@ -218,7 +218,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer done()
-		ctx, w = withPriming(ctx, w, r.Header)
+		ctx, w = withPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
 		fw := &finishedWriter{w: w}
 		defer fw.finish()
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)

@@ -195,6 +195,9 @@ func New(opts Options) (*Server, error) {
 	// logging/setLevel (logging.go) and resources/subscribe
 	// (subscriptions.go) are kept per session.
 	hooks.AddOnRequestInitialization(s.recordSessionState)
+	// The version an HTTP session negotiated decides on priming events
+	// (shim_events.go).
+	hooks.AddAfterInitialize(s.recordProtocolVersion)
 	name := opts.Name
 	if name == "" {
 		name = Name

@@ -59,8 +59,11 @@ func (e eventStore) PurgeSession(ctx context.Context, sessionID string) error {
 
 // primer is the priming event of one POST: the id the store gave it,
 // written before the first event of the response once the response is a
-// stream.
+// stream. wanted decides, once the first event comes, whether the POST
+// gets one (wantsPriming): a POST answered with plain JSON pays nothing.
 type primer struct {
+	wanted func() bool
+
 	mu      sync.Mutex
 	id      string
 	tried   bool
@@ -82,6 +85,9 @@ func (p *primer) prime(store func() (string, error)) {
 		return
 	}
 	p.tried = true
+	if !p.wanted() {
+		return
+	}
 	if id, err := store(); err == nil {
 		p.id = id
 	}
@@ -99,12 +105,46 @@ func (p *primer) take() []byte {
 	return fmt.Appendf(nil, "id: %s\nretry: %d\ndata: \n\n", p.id, sseRetry)
 }
 
-// wantsPriming reports whether a POST of a session should start its
-// stream with a priming event: its protocol version is 2025-11-25 or
-// later (and not of the sessionless era, which has no resumability).
-func wantsPriming(h http.Header) bool {
-	v := h.Get(mcp.HeaderProtocolVersion)
+// wantsPriming reports whether a POST of the session key should start
+// its stream with a priming event: the protocol version the session's
+// initialize negotiated (recordProtocolVersion) is 2025-11-25 or later
+// (and not of the sessionless era, which has no resumability). A session
+// whose version is not kept (the store made room, or could not answer)
+// is judged by the version the request names, as before sessions kept it.
+// The session's version decides because a client may name an older one
+// on a request than it negotiated (the conformance suite's SSE polling
+// scenario does), and a client that negotiated an older version may not
+// understand an event with empty data.
+func (s *Server) wantsPriming(ctx context.Context, key string, h http.Header) bool {
+	v, ok, err := s.sessions.state.ProtocolVersion(ctx, key)
+	if err != nil {
+		s.log.Debug("the session's protocol version cannot be read; the request's decides on priming", "err", err)
+	}
+	if !ok {
+		v = h.Get(mcp.HeaderProtocolVersion)
+	}
 	return v >= primingSince && !mcp.IsModernProtocol(v)
+}
+
+// recordProtocolVersion is the AfterInitialize hook: the version an HTTP
+// session's initialize negotiated is kept in its state (session.Store),
+// where wantsPriming reads it. It is soft state: when it cannot be kept
+// the session goes on, judged by each request's version.
+func (s *Server) recordProtocolVersion(ctx context.Context, _ any, _ *mcp.InitializeRequest, result *mcp.InitializeResult) {
+	if ctx.Value(httpSessionKey{}) == nil {
+		return // stdio, or in-process: no SSE streams to prime
+	}
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	if cs == nil || result == nil || mcp.IsModernProtocol(result.ProtocolVersion) {
+		return
+	}
+	id, err := s.sessions.ids.Verify(cs.SessionID())
+	if err != nil {
+		return // not a session this server minted: nothing to keep
+	}
+	if err := s.sessions.state.SetProtocolVersion(ctx, id.Key, id.Expires, result.ProtocolVersion); err != nil {
+		s.log.Debug("the session's protocol version could not be kept; its requests' versions decide on priming", "err", err)
+	}
 }
 
 // primingWriter writes the priming event of p before the first bytes of
@@ -133,13 +173,10 @@ func (w *primingWriter) Flush() {
 
 func (w *primingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// withPriming arranges the priming event for a POST of a session that
-// wants one.
-func withPriming(ctx context.Context, w http.ResponseWriter, h http.Header) (context.Context, http.ResponseWriter) {
-	if !wantsPriming(h) {
-		return ctx, w
-	}
-	p := &primer{}
+// withPriming arranges the priming event for a POST of a session, sent
+// when wanted says so once the response becomes a stream.
+func withPriming(ctx context.Context, w http.ResponseWriter, wanted func() bool) (context.Context, http.ResponseWriter) {
+	p := &primer{wanted: wanted}
 	return context.WithValue(ctx, primerKey{}, p), &primingWriter{ResponseWriter: w, p: p}
 }
 

@@ -8,7 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vox-lang/vox-mcp/runtime/fleet"
+	"github.com/vox-lang/vox-mcp/runtime/fleet/redistest"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
@@ -17,6 +20,14 @@ import (
 // progress twice before answering: a POST calling it with a progress
 // token is answered as an event stream.
 func progressServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	ts, _ := progressServerWith(t, Options{})
+	return ts
+}
+
+// progressServerWith is progressServer with the session options of opts
+// (SharedStore, EventStore), and the server behind it.
+func progressServerWith(t *testing.T, opts Options) (*httptest.Server, *Server) {
 	t.Helper()
 	cat := &registry.Catalog{Source: "test", SchemaVersion: 1, Operations: []registry.Operation{{
 		ID: "t.progress", Title: "progress", Description: "reports progress", ProductLane: "platform", SideEffectClass: "none",
@@ -29,14 +40,26 @@ func progressServer(t *testing.T) *httptest.Server {
 			return []byte(`{"ok":true}`), nil
 		}}
 	}
-	s, err := New(Options{Root: t.TempDir(), Catalog: cat, Handlers: table, SessionKeys: [][]byte{testSessionKey}})
+	opts.Root, opts.Catalog, opts.Handlers, opts.SessionKeys = t.TempDir(), cat, table, [][]byte{testSessionKey}
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.WaitWorkspace(context.Background())
 	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, s
+}
+
+// initializeAs starts the client's session negotiating version.
+func (c *httpClient) initializeAs(version string) {
+	c.t.Helper()
+	r := c.do(http.MethodPost, strings.Replace(initializeBody, `"2025-06-18"`, `"`+version+`"`, 1))
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"protocolVersion":"`+version+`"`) {
+		c.t.Fatalf("initialize as %s: status %d %s", version, r.status, r.body)
+	}
+	c.session = r.header.Get("Mcp-Session-Id")
+	c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "MCP-Protocol-Version", version)
 }
 
 // sseEvent is one event of a stream: its id, retry and data fields.
@@ -76,7 +99,7 @@ const progressCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"n
 func TestPostStreamIsPrimedAndResumable(t *testing.T) {
 	ts := progressServer(t)
 	cl := &httpClient{t: t, url: ts.URL}
-	cl.initialize()
+	cl.initializeAs("2025-11-25")
 	events := readEvents(t, cl.do(http.MethodPost, progressCall, "MCP-Protocol-Version", "2025-11-25"))
 	if len(events) != 4 {
 		t.Fatalf("got %d events, want the priming event, 2 progress notifications and the answer: %+v", len(events), events)
@@ -116,17 +139,78 @@ func TestPostStreamIsPrimedAndResumable(t *testing.T) {
 		}
 	}
 
-	// A client of 2025-06-18 gets the stream without a priming event.
-	events = readEvents(t, cl.do(http.MethodPost, progressCall))
-	if len(events) != 3 || events[0].data == "" {
-		t.Fatalf("2025-06-18: %+v, want 2 progress notifications and the answer, no priming event", events)
-	}
-
 	// DELETE purges the session's events: its ids resume nothing.
 	if r := cl.do(http.MethodDelete, ""); r.status != http.StatusOK {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
 	if r := cl.do(http.MethodGet, "", "Last-Event-ID", prime.id); r.status != http.StatusNotFound {
 		t.Errorf("resume after DELETE: %d %s, want 404", r.status, r.body)
+	}
+}
+
+// TestPrimingFollowsTheNegotiatedVersion: whether a POST's stream starts
+// with a priming event is decided by the protocol version the session's
+// initialize negotiated, not the one a request names — with the
+// in-memory session state and with fleet mode's shared store — and by the
+// request's version when the session's is not kept.
+func TestPrimingFollowsTheNegotiatedVersion(t *testing.T) {
+	stores := map[string]func(t *testing.T) Options{
+		"memory": func(*testing.T) Options { return Options{} },
+		"fleet": func(t *testing.T) Options {
+			rs := redistest.Start(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := fleet.Open(ctx, fleet.Options{URL: rs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = st.Close() })
+			return Options{SharedStore: st, EventStore: st.Events(time.Hour)}
+		},
+	}
+	for name, opts := range stores {
+		t.Run(name, func(t *testing.T) {
+			ts, s := progressServerWith(t, opts(t))
+			primed := func(cl *httpClient, header string) bool {
+				t.Helper()
+				events := readEvents(t, cl.do(http.MethodPost, progressCall, "MCP-Protocol-Version", header))
+				if len(events) < 3 || !strings.Contains(events[len(events)-1].data, `"id":7`) {
+					t.Fatalf("events %+v: want the progress notifications and the answer", events)
+				}
+				return events[0].data == "" && events[0].retry == "1000" && events[0].id != ""
+			}
+			current := &httpClient{t: t, url: ts.URL}
+			current.initializeAs("2025-11-25")
+			older := &httpClient{t: t, url: ts.URL}
+			older.initializeAs("2025-06-18")
+			for _, c := range []struct {
+				cl             *httpClient
+				session, named string
+				want           bool
+			}{
+				{current, "2025-11-25", "2025-11-25", true},
+				// The conformance suite's SSE polling scenario names an
+				// older version on a session of 2025-11-25.
+				{current, "2025-11-25", "2025-03-26", true},
+				{older, "2025-06-18", "2025-06-18", false},
+				// An older session's client may not expect empty data.
+				{older, "2025-06-18", "2025-11-25", false},
+			} {
+				if got := primed(c.cl, c.named); got != c.want {
+					t.Errorf("session of %s, request naming %s: primed %v, want %v", c.session, c.named, got, c.want)
+				}
+			}
+			// A session whose version is not kept: the request's decides.
+			id, err := s.sessions.ids.Verify(older.session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.sessions.state.Drop(context.Background(), id.Key); err != nil {
+				t.Fatal(err)
+			}
+			if !primed(older, "2025-11-25") || primed(older, "2025-06-18") {
+				t.Error("a session without a kept version: want the request's version to decide")
+			}
+		})
 	}
 }

@@ -360,3 +360,57 @@ func TestMemoryStoreSubscriptions(t *testing.T) {
 		t.Errorf("after Drop: %v", got)
 	}
 }
+
+// A session's negotiated protocol version is kept with its other state,
+// and is soft: making room forgets a session holding only its version
+// before it ends any session, and a session with a log level is ended
+// only when no soft one is left.
+func TestMemoryStoreProtocolVersionIsSoftState(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	var ended []string
+	m := NewMemoryStore(2, func(key string, _ time.Time) error { ended = append(ended, key); return nil })
+	m.now = c.now
+	exp := c.t.Add(time.Hour)
+	if _, ok, _ := m.ProtocolVersion(ctx, "a"); ok {
+		t.Fatal("a version before any was set")
+	}
+	if err := m.SetProtocolVersion(ctx, "a", exp, "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetLogLevel(ctx, "b", exp, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetProtocolVersion(ctx, "b", exp, "2025-06-18"); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := m.ProtocolVersion(ctx, "a"); !ok || v != "2025-11-25" {
+		t.Fatalf("a's version %q %v", v, ok)
+	}
+	// a was used last, b holds a level: c's state takes a's place anyway.
+	if err := m.SetActiveSkill(ctx, "c", exp, ActiveSkill{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := m.ProtocolVersion(ctx, "a"); ok || len(ended) != 0 {
+		t.Fatalf("making room: a kept its version %v, ended %v; want a's version forgotten and no session ended", ok, ended)
+	}
+	if v, ok, _ := m.ProtocolVersion(ctx, "b"); !ok || v != "2025-06-18" {
+		t.Fatalf("b's version %q %v, want kept", v, ok)
+	}
+	// Only hard state left: the least recently used session (c) is ended.
+	if err := m.SetLogLevel(ctx, "d", exp, "info"); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ended) != "[c]" {
+		t.Fatalf("ended %v, want [c]", ended)
+	}
+	m.Drop(ctx, "b")
+	if _, ok, _ := m.ProtocolVersion(ctx, "b"); ok {
+		t.Error("Drop kept the version")
+	}
+	m.SetProtocolVersion(ctx, "e", exp, "2025-11-25")
+	c.t = exp
+	if _, ok, _ := m.ProtocolVersion(ctx, "e"); ok {
+		t.Error("an expired session kept its version")
+	}
+}

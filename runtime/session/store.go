@@ -19,8 +19,9 @@ type ActiveSkill struct {
 
 // Store is the per-session state: everything vox-mcp keeps about a
 // session besides its id — the active skill, the log level it asked for
-// with logging/setLevel, its resource subscriptions — so that fleet mode
-// can put all of it in one shared store.
+// with logging/setLevel, its resource subscriptions, the protocol version
+// its initialize negotiated — so that fleet mode can put all of it in one
+// shared store.
 //
 // A session is named by its key (ID.Key; "stdio" for the process session
 // of stdio, which never expires). State is kept until the session's id
@@ -43,6 +44,14 @@ type Store interface {
 	// SetLogLevel keeps the session's log level until the session ends or
 	// expires.
 	SetLogLevel(ctx context.Context, key string, expires time.Time, level string) error
+	// ProtocolVersion returns the protocol version the session's
+	// initialize negotiated; ok is false when none is kept.
+	ProtocolVersion(ctx context.Context, key string) (version string, ok bool, err error)
+	// SetProtocolVersion keeps the session's negotiated protocol version
+	// until the session ends or expires. It is soft state: a store short
+	// of room may forget it (the server then falls back to the version
+	// each request names) rather than end a session to keep it.
+	SetProtocolVersion(ctx context.Context, key string, expires time.Time, version string) error
 	// Subscribe records that the session wants notifications/resources/updated
 	// for uri, delivered to the transport session address (mcp-go's session
 	// id), until it unsubscribes, ends or expires. A session holds at most
@@ -59,7 +68,9 @@ type Store interface {
 
 // MemoryStore is the Store of one instance. It keeps the state of at most
 // max sessions. To make room for another it first drops the state of
-// expired sessions, then ends the least recently used session through
+// expired sessions, then the least recently used session whose only state
+// is its protocol version (soft state: see Store.SetProtocolVersion), then
+// ends the least recently used session through
 // end (which revokes it: its client gets 404 and starts a new session),
 // so that no live session ever silently loses its state. When end fails
 // (the revoked set is full), the new state is refused with an error
@@ -87,6 +98,7 @@ type entry struct {
 	expires  time.Time // zero: never
 	skill    *ActiveSkill
 	logLevel string // "": none asked for
+	version  string // "": none negotiated (or forgotten to make room)
 	address  string // where the subscriptions' notifications go
 	subs     map[string]bool
 }
@@ -95,7 +107,11 @@ type entry struct {
 const MaxSubscriptions = 1000
 
 // empty reports whether the entry holds no state.
-func (e *entry) empty() bool { return e.skill == nil && e.logLevel == "" && len(e.subs) == 0 }
+func (e *entry) empty() bool { return e.soft() && e.version == "" }
+
+// soft reports whether the entry holds nothing a session must not lose:
+// at most its protocol version.
+func (e *entry) soft() bool { return e.skill == nil && e.logLevel == "" && len(e.subs) == 0 }
 
 func (e *entry) expired(now time.Time) bool { return !e.expires.IsZero() && !now.Before(e.expires) }
 
@@ -151,6 +167,30 @@ func (m *MemoryStore) SetLogLevel(_ context.Context, key string, expires time.Ti
 		return err
 	}
 	e.logLevel = level
+	return nil
+}
+
+// ProtocolVersion implements Store; a hit makes the session the most
+// recently used.
+func (m *MemoryStore) ProtocolVersion(_ context.Context, key string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.get(key)
+	if e == nil || e.version == "" {
+		return "", false, nil
+	}
+	return e.version, true, nil
+}
+
+// SetProtocolVersion implements Store.
+func (m *MemoryStore) SetProtocolVersion(_ context.Context, key string, expires time.Time, version string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.put(key, expires)
+	if err != nil {
+		return err
+	}
+	e.version = version
 	return nil
 }
 
@@ -248,12 +288,20 @@ func (m *MemoryStore) put(key string, expires time.Time) (*entry, error) {
 }
 
 // makeRoom frees one place: the expired sessions go first, then the least
-// recently used session that can expire (never the stdio session) is
-// ended. It holds mu while end runs: end must not call back into m.
+// recently used session holding soft state only forgets it, and only then
+// is the least recently used session that can expire (never the stdio
+// session) ended. It holds mu while end runs: end must not call back
+// into m.
 func (m *MemoryStore) makeRoom(now time.Time) error {
 	m.purge(now)
 	if len(m.sessions) < m.max {
 		return nil
+	}
+	for el := m.lru.Back(); el != nil; el = el.Prev() {
+		if el.Value.(*entry).soft() {
+			m.remove(el)
+			return nil
+		}
 	}
 	for el := m.lru.Back(); el != nil; el = el.Prev() {
 		e := el.Value.(*entry)
