@@ -50,6 +50,26 @@ func BenchmarkToolsList500(b *testing.B) {
 	}
 }
 
+// BenchmarkToolsListPrepared500 is the same tools/list answered as the
+// shim answers a plain one (tools_list.go): a copy of the set's prepared
+// result behind the request's id.
+func BenchmarkToolsListPrepared500(b *testing.B) {
+	s, err := New(Options{Root: b.TempDir(), Catalog: syntheticCatalog(500)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var head rpcMessage
+	if err := json.Unmarshal(listRequest, &head); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := s.preparedToolsList(listRequest, &head); !ok {
+			b.Fatal("not answered from the prepared list")
+		}
+	}
+}
+
 // BenchmarkMarshalTools500 is json.Marshal of the same []mcp.Tool: the
 // floor for any tools/list implementation.
 func BenchmarkMarshalTools500(b *testing.B) {

@@ -126,6 +126,10 @@ type Server struct {
 	tools      atomic.Pointer[toolSet]
 	registered map[string]*toolEntry // the definitions last given to mcp-go, to skip no-op re-registrations
 	lastSync   *syncInputs           // the inputs of the last successful syncTools
+	// listed is the set mcp-go has registered, whose prepared tools/list
+	// the shim answers (tools_list.go); nil while a registration is under
+	// way or failed.
+	listed atomic.Pointer[toolSet]
 
 	// sources contribute tools besides the catalog (workspace, skills).
 	sources []toolSource

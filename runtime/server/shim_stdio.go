@@ -137,6 +137,12 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		sh.version = mcp.NegotiateLegacyVersion(p.ProtocolVersion)
 	case head.Method == string(mcp.MethodToolsCall):
 		pass = nullArgumentsAsEmpty(line, head.Params)
+	case head.Method == string(mcp.MethodToolsList):
+		// A plain list is a copy of the prepared bytes (tools_list.go).
+		if reply, ok := sh.s.preparedToolsList(line, &head); ok {
+			sh.reply(reply)
+			return nil, nil
+		}
 	case head.Method == string(mcp.MethodResourcesRead) && len(head.ID) > 0:
 		sctx, ok := sh.session(ctx)
 		if !ok {

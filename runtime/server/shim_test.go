@@ -224,6 +224,17 @@ func TestShimOverStdio(t *testing.T) {
 	if l := next(); json.Unmarshal([]byte(l), &replies) != nil || len(replies) != 3 || replies[0]["id"] != float64(4) || replies[1]["result"] == nil || replies[2]["error"] == nil {
 		t.Fatalf("a batch of 2025-03-26: %s", l)
 	}
+	// A plain tools/list is answered from the prepared list
+	// (tools_list.go), as mcp-go answers it; one with a cursor by mcp-go.
+	list := `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`
+	send(list)
+	if l, want := next(), mcpGoAnswer(t, s, list); l != want {
+		t.Errorf("tools/list over stdio:\n%s\nmcp-go answers:\n%s", l, want)
+	}
+	send(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"dm94X3NraWxs"}}`)
+	if l := decode(next()); l["id"] != float64(7) || l["result"] == nil {
+		t.Errorf("tools/list with a cursor over stdio: %v", l)
+	}
 }
 
 // TestSessionlessRequestNamesItsActiveSkill: a request of protocol

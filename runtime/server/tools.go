@@ -64,6 +64,11 @@ type toolSet struct {
 	// The search index is built on the first search, not at start-up.
 	indexOnce sync.Once
 	index     *search.Index // documents in sorted order
+
+	// list is the encoded tools/list result, built on the first list
+	// (tools_list.go).
+	listOnce sync.Once
+	list     []byte
 }
 
 // searchIndex returns the set's BM25 index over every tool.
@@ -158,6 +163,7 @@ func (s *Server) syncTools() (err error) {
 	if !changed {
 		s.registered = set.byName
 		s.lastSync = &in
+		s.listed.Store(set)
 		return nil
 	}
 	tools := make([]mcpserver.ServerTool, len(set.sorted))
@@ -166,14 +172,20 @@ func (s *Server) syncTools() (err error) {
 	}
 	defer func() {
 		// mcp-go panics on definitions it refuses; keep serving the
-		// previous registration and report it.
+		// previous registration and report it. tools/list is mcp-go's
+		// until a registration succeeds.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("registering tools: %v", r)
 		}
 	}()
+	// No prepared tools/list while mcp-go switches: it notifies
+	// tools/list_changed from SetTools, and a client listing at once must
+	// get the new tools, which mcp-go has by then (tools_list.go).
+	s.listed.Store(nil)
 	s.mcp.SetTools(tools...)
 	s.registered = set.byName
 	s.lastSync = &in
+	s.listed.Store(set)
 	return nil
 }
 

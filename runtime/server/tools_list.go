@@ -1,0 +1,124 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// A plain tools/list is answered from bytes prepared once per published
+// tool set (docs/benchmarks.md, "Start-up and tools/list"): mcp-go builds
+// the list anew on every request — a sorted copy of every tool, a map per
+// tool for its _meta, and the JSON of all of them — which for 500
+// workspace tools cost about twice the floor's time. The prepared answer
+// is mcp-go's own encoding of the same tools (json.Marshal of its
+// ListToolsResult, as its transports write it), so a client cannot tell
+// which of the two answered.
+//
+// Only requests whose answer cannot depend on anything but the set are
+// prepared: no cursor, no _meta (which could make the request one of
+// protocol 2026-07-28, whose results carry more), an integer or plain
+// string id. Every other tools/list is mcp-go's, as before.
+
+// listResult is the encoded tools/list result of the set: its advertised
+// tools in name order (the hidden ones removed, as hideUnadvertised
+// removes them from mcp-go's answer). It is built on the set's first
+// list and shared by every later one.
+func (ts *toolSet) listResult() []byte {
+	ts.listOnce.Do(func() {
+		tools := make([]mcp.Tool, 0, len(ts.sorted))
+		for _, e := range ts.sorted {
+			if !e.hidden {
+				tools = append(tools, e.tool)
+			}
+		}
+		b, err := json.Marshal(mcp.ListToolsResult{Tools: tools})
+		if err == nil {
+			ts.list = b
+		}
+	})
+	return ts.list
+}
+
+// preparedToolsList answers raw, a tools/list whose head is decoded,
+// from the prepared result of the set mcp-go has registered; ok is false
+// when mcp-go is to answer it (see above).
+func (s *Server) preparedToolsList(raw []byte, head *rpcMessage) (reply []byte, ok bool) {
+	set := s.listed.Load()
+	if set == nil || head.Method != string(mcp.MethodToolsList) || !plainID(head.ID) || !plainListRequest(raw) {
+		return nil, false
+	}
+	result := set.listResult()
+	if result == nil {
+		return nil, false
+	}
+	// One byte more for the newline the stdio shim appends.
+	reply = make([]byte, 0, len(result)+len(head.ID)+len(`{"jsonrpc":"2.0","id":,"result":}`)+1)
+	reply = append(reply, `{"jsonrpc":"2.0","id":`...)
+	reply = append(reply, head.ID...)
+	reply = append(reply, `,"result":`...)
+	reply = append(reply, result...)
+	return append(reply, '}'), true
+}
+
+// plainID reports whether id is written exactly as mcp-go writes it back:
+// an integer of at most 15 digits (mcp-go decodes ids into float64, which
+// holds those exactly) or a string with nothing encoding/json would
+// escape differently.
+func plainID(id json.RawMessage) bool {
+	switch {
+	case len(id) >= 2 && id[0] == '"' && id[len(id)-1] == '"':
+		for _, c := range id[1 : len(id)-1] {
+			if c == '\\' || c == '"' || c == '<' || c == '>' || c == '&' || c < 0x20 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	case len(id) > 0 && len(id) <= 15:
+		digits := id
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+			return false
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// plainListRequest reports whether raw holds a JSON-RPC 2.0 request with
+// no member besides jsonrpc, id, method and params, and params absent,
+// null or {}.
+func plainListRequest(raw []byte) bool {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(raw, &msg) != nil || len(msg) > 4 {
+		return false
+	}
+	if !bytes.Equal(msg["jsonrpc"], []byte(`"2.0"`)) {
+		return false
+	}
+	for k, v := range msg {
+		switch k {
+		case "jsonrpc", "id", "method":
+		case "params":
+			p := bytes.TrimSpace(v)
+			if bytes.Equal(p, []byte("null")) {
+				continue
+			}
+			var params map[string]json.RawMessage
+			if json.Unmarshal(p, &params) != nil || len(params) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
