@@ -127,8 +127,9 @@ type Server struct {
 	registered map[string]*toolEntry // the definitions last given to mcp-go, to skip no-op re-registrations
 	lastSync   *syncInputs           // the inputs of the last successful syncTools
 	// listed is the set mcp-go has registered, whose prepared tools/list
-	// the shim answers (tools_list.go); nil while a registration is under
-	// way or failed.
+	// the shim answers (tools_list.go); nil after a registration failed.
+	// listMu is held while one is under way.
+	listMu sync.RWMutex
 	listed atomic.Pointer[toolSet]
 
 	// sources contribute tools besides the catalog (workspace, skills).

@@ -178,9 +178,12 @@ func (s *Server) syncTools() (err error) {
 			err = fmt.Errorf("registering tools: %v", r)
 		}
 	}()
-	// No prepared tools/list while mcp-go switches: it notifies
+	// A prepared tools/list waits while mcp-go switches: it notifies
 	// tools/list_changed from SetTools, and a client listing at once must
-	// get the new tools, which mcp-go has by then (tools_list.go).
+	// get the new tools (tools_list.go). A failed switch leaves
+	// tools/list to mcp-go.
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
 	s.listed.Store(nil)
 	s.mcp.SetTools(tools...)
 	s.registered = set.byName

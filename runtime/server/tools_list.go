@@ -45,7 +45,9 @@ func (ts *toolSet) listResult() []byte {
 // from the prepared result of the set mcp-go has registered; ok is false
 // when mcp-go is to answer it (see above).
 func (s *Server) preparedToolsList(raw []byte, head *rpcMessage) (reply []byte, ok bool) {
+	s.listMu.RLock()
 	set := s.listed.Load()
+	s.listMu.RUnlock()
 	if set == nil || head.Method != string(mcp.MethodToolsList) || !plainID(head.ID) || !plainListRequest(raw) {
 		return nil, false
 	}
