@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -131,6 +132,7 @@ func (s *Server) HTTPHandler(auth Auth) http.Handler {
 
 func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Duration) (http.Handler, *mcpserver.StreamableHTTPServer) {
 	s.sessions.announceKey()
+	events := eventStore{store: s.sessions.events, aliases: &sync.Map{}}
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp-go")),
 		mcpserver.WithSessionIdManagerResolver(s.sessions),
@@ -140,7 +142,7 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 		mcpserver.WithSessionIdleTTL(s.sessions.ids.Lifetime()),
 		// Every event of a session's SSE streams gets an id and is kept,
 		// bounded, for a GET with Last-Event-ID (shim_events.go).
-		mcpserver.WithEventStore(eventStore{s.sessions.events}),
+		mcpserver.WithEventStore(events),
 	}
 	if hs != nil {
 		// Shutdown of the streamable server then also ends the long-lived
@@ -151,7 +153,7 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 	if readTimeout <= 0 {
 		readTimeout = defaultReadTimeout
 	}
-	ep := &endpoint{s: s, p: s.sessions, next: streamable, readTimeout: readTimeout}
+	ep := &endpoint{s: s, p: s.sessions, next: streamable, events: events, readTimeout: readTimeout}
 	return rejectRebinding(s.requireToken(auth, ep)), streamable
 }
 
@@ -166,6 +168,7 @@ type endpoint struct {
 	s           *Server
 	p           *sessionPlane
 	next        http.Handler
+	events      eventStore
 	readTimeout time.Duration
 }
 
@@ -219,7 +222,15 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer done()
 		ctx, w = withPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
-		fw := &finishedWriter{w: w}
+		// The call's own notifications are written to this response
+		// (call_stream.go), recorded like mcp-go's events.
+		sessionID := r.Header.Get(mcpserver.HeaderKeySessionID)
+		ps := newPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
+			return e.events.StoreEvent(ctx, sessionID, stream, data)
+		}, e.events.aliases)
+		defer ps.end()
+		ctx = withPostStream(ctx, ps)
+		fw := &finishedWriter{w: ps}
 		defer fw.finish()
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:

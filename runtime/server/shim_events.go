@@ -33,12 +33,20 @@ const primingSince = "2025-11-25"
 // become mcp-go's (so that a resume from one gets 400, not 500), an event
 // the store refuses is sent live without an id, and the first event of a
 // POST's stream is preceded by a priming event when the request asked for
-// one (primer).
+// one (primer). The events of a POST are recorded on one stream, its
+// call's own notifications (call_stream.go) and mcp-go's alike.
 type eventStore struct {
 	store session.EventStore
+	// aliases maps a stream the events of a POST in flight are recorded
+	// under to mcp-go's stream of that POST, where they differ
+	// (postStream.recordedStream).
+	aliases *sync.Map
 }
 
 func (e eventStore) StoreEvent(ctx context.Context, sessionID, streamID string, message json.RawMessage) (string, error) {
+	if ps := postStreamFrom(ctx); ps != nil {
+		streamID = ps.recordedStream(streamID)
+	}
 	if p := primerFrom(ctx); p != nil {
 		p.prime(func() (string, error) { return e.store.StoreEvent(ctx, sessionID, streamID, nil) })
 	}
@@ -49,6 +57,9 @@ func (e eventStore) ReplayEventsAfter(ctx context.Context, sessionID, lastEventI
 	stream, err := e.store.ReplayEventsAfter(ctx, sessionID, lastEventID, send)
 	if errors.Is(err, session.ErrUnknownEvent) {
 		return "", fmt.Errorf("%w: %w", mcpserver.ErrUnknownEventID, err)
+	}
+	if live, ok := e.aliases.Load(stream); ok {
+		stream = live.(string)
 	}
 	return stream, err
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
 // listenStdio serves stdio through the shim (shim.go): mcp-go reads its
@@ -26,6 +28,9 @@ func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in 
 	// serves in it too.
 	sessionCtx := make(chan context.Context, 1)
 	st.SetContextFunc(func(ctx context.Context) context.Context {
+		// A call's own notifications are written here, before its
+		// response (call_stream.go).
+		ctx = toolcall.WithStream(ctx, lineStream{out: lw})
 		sessionCtx <- ctx
 		return ctx
 	})

@@ -95,9 +95,22 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 	return sendInOrder(ctx, srv, string(mcp.MethodNotificationProgress), params)
 }
 
-// sendInOrder sends a call's notification and, over HTTP, waits until it
-// was written (Delivery).
+// sendInOrder sends a call's notification on the request's own Stream
+// when it has one; otherwise (or once that stream can carry no more) it
+// goes to the session of ctx through mcp-go, and under protocol
+// 2026-07-28 waits until it was written (Delivery).
 func sendInOrder(ctx context.Context, srv *mcpserver.MCPServer, method string, params map[string]any) error {
+	if st := streamFrom(ctx); st != nil {
+		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.Initialized() {
+			n := mcp.JSONRPCNotification{
+				JSONRPC:      mcp.JSONRPC_VERSION,
+				Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: params}},
+			}
+			if ok, err := st.Notify(ctx, n); ok {
+				return err
+			}
+		}
+	}
 	err := srv.SendNotificationToClient(ctx, method, params)
 	if d := deliveryFrom(ctx); d != nil && err == nil {
 		d.sentOne(ctx)

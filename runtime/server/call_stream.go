@@ -1,0 +1,251 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+)
+
+// A call's own notifications — progress, and the log messages it sends
+// while it runs — travel on the stream that answers its request, in the
+// order it sends them, before its response (docs/federation.md §9).
+// mcp-go v1.2.1 cannot do that for a session: every stream of the session
+// reads the session's one notification channel — the GET stream's pump
+// and the forwarder of every POST in flight — so a notification leaves on
+// whichever read it first, and a client could see progress 100 before 50
+// on another connection. The server therefore writes them itself
+// (toolcall.Stream): over HTTP to the POST's response (postStream), over
+// stdio as a line of the output (lineStream). What is not a call's own —
+// list changes, resource updates, sampling, elicitation and roots
+// requests — still goes mcp-go's way.
+
+// postStream is the response to one POST of a session, written by mcp-go
+// (its events and the answer) and by the server (the call's
+// notifications, Notify). It serialises the two by whole SSE events —
+// mcp-go writes an event's id line and its data with two writes, and a
+// notification must not land between them — and records the server's
+// events in the event store on the same stream as mcp-go's, so that a
+// client resuming the stream (Last-Event-ID) is replayed both.
+type postStream struct {
+	// conn is the request's context: done once the client is gone, when
+	// mcp-go stops writing to the response too.
+	conn context.Context
+	// record stores a notification as the next event of stream and
+	// returns its id ("" when it could not be stored: it is sent live
+	// without one, as mcp-go does).
+	record func(ctx context.Context, stream string, data []byte) (string, error)
+	// aliases is the event store's map from the stream the events are
+	// recorded under to mcp-go's stream of the POST (recordedStream).
+	aliases *sync.Map
+
+	// mcpHeader is the header map mcp-go sets: it sets it without any
+	// lock of ours, so Notify, which may start the response at the same
+	// time, never touches it; it is copied to the response when mcp-go
+	// starts it.
+	mcpHeader http.Header
+
+	mu      sync.Mutex
+	w       http.ResponseWriter // nil once the request is answered
+	partial []byte              // what mcp-go wrote of an event not complete yet
+	started bool                // the status line is written
+
+	idMu    sync.Mutex
+	stream  string // the stream the POST's events are recorded under
+	aliased bool   // mcp-go's stream is another, noted in aliases
+}
+
+func newPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *postStream {
+	return &postStream{conn: conn, w: w, record: record, aliases: aliases, mcpHeader: http.Header{}}
+}
+
+type postStreamKey struct{}
+
+// withPostStream returns ctx carrying p, for the request's notifications
+// (toolcall.Stream) and for the event store (recordedStream).
+func withPostStream(ctx context.Context, p *postStream) context.Context {
+	return toolcall.WithStream(context.WithValue(ctx, postStreamKey{}, p), p)
+}
+
+func postStreamFrom(ctx context.Context) *postStream {
+	p, _ := ctx.Value(postStreamKey{}).(*postStream)
+	return p
+}
+
+// recordedStream is the stream the POST's events are recorded under: the
+// first one named — mcp-go's stream of the POST (given), or one minted
+// here when the call's own notification comes first (given ""). mcp-go
+// makes its stream when it first writes to the POST; when that comes
+// later, it is noted as the alias of the recorded one, so that a resume
+// from one of the POST's event ids reaches mcp-go's live stream
+// (eventStore.ReplayEventsAfter).
+func (p *postStream) recordedStream(given string) string {
+	p.idMu.Lock()
+	defer p.idMu.Unlock()
+	switch {
+	case p.stream == "" && given == "":
+		b := make([]byte, 16)
+		_, _ = rand.Read(b) // never fails (crypto/rand)
+		p.stream = "vox-" + hex.EncodeToString(b)
+	case p.stream == "":
+		p.stream = given
+	case given != "" && given != p.stream && !p.aliased && p.aliases != nil:
+		p.aliased = true
+		p.aliases.Store(p.stream, given)
+	}
+	return p.stream
+}
+
+// Notify implements toolcall.Stream: n is recorded and written as the
+// next event of the response, turning it into an event stream if it is
+// not one yet.
+func (p *postStream) Notify(ctx context.Context, n mcp.JSONRPCNotification) (bool, error) {
+	data, err := json.Marshal(n)
+	if err != nil {
+		return true, fmt.Errorf("encoding %s: %w", n.Method, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil || p.conn.Err() != nil {
+		return false, nil
+	}
+	if hs, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithStreamableHTTPConfig); ok {
+		// mcp-go answers a POST as an event stream once its session was
+		// sent a notification: as it is what mcp-go's own sending does.
+		hs.UpgradeToSSEWhenReceiveNotification()
+	}
+	var id string
+	if p.record != nil {
+		if id, err = p.record(ctx, p.recordedStream(""), data); err != nil {
+			id = ""
+		}
+	}
+	if !p.started {
+		h := p.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Connection", "keep-alive")
+		p.w.WriteHeader(http.StatusOK)
+		p.started = true
+	}
+	var ev []byte
+	if id != "" {
+		ev = fmt.Appendf(ev, "id: %s\n", id)
+	}
+	ev = fmt.Appendf(ev, "event: message\ndata: %s\n\n", data)
+	if _, err := p.w.Write(ev); err != nil {
+		return true, err
+	}
+	if f, ok := p.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return true, nil
+}
+
+// Header is mcp-go's header map (mcpHeader).
+func (p *postStream) Header() http.Header { return p.mcpHeader }
+
+// start copies mcp-go's header to the response the first time mcp-go
+// writes; false once the request is answered. p.mu is held.
+func (p *postStream) start(status int) bool {
+	if p.w == nil {
+		return false
+	}
+	if !p.started {
+		maps.Copy(p.w.Header(), p.mcpHeader)
+		p.w.WriteHeader(status)
+		p.started = true
+	}
+	return true
+}
+
+// WriteHeader starts the response, unless a notification did already:
+// mcp-go then writes its answer as an event of the stream, and its status
+// (200) is the one sent.
+func (p *postStream) WriteHeader(status int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start(status)
+}
+
+// Write writes mcp-go's bytes: a JSON answer as it comes, the events of
+// an event stream whole.
+func (p *postStream) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.start(http.StatusOK) {
+		return 0, errResponseFinished
+	}
+	if p.w.Header().Get("Content-Type") != "text/event-stream" {
+		return p.w.Write(b)
+	}
+	p.partial = append(p.partial, b...)
+	if !bytes.HasSuffix(p.partial, []byte("\n\n")) {
+		return len(b), nil
+	}
+	_, err := p.w.Write(p.partial)
+	p.partial = p.partial[:0]
+	if err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (p *postStream) Flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f, ok := p.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection while the
+// request is served; nil afterwards.
+func (p *postStream) Unwrap() http.ResponseWriter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.w
+}
+
+// end is called once the request is answered: the stream carries nothing
+// more (a notification sent later goes the session's way), drops its
+// reference to the connection's writer (mcp-go keeps the POST's writer
+// for the session's life: finishedWriter), and the alias goes — mcp-go's
+// stream is complete, and a resume from it replays what was recorded.
+func (p *postStream) end() {
+	p.mu.Lock()
+	p.w, p.partial = nil, nil
+	p.mu.Unlock()
+	p.idMu.Lock()
+	defer p.idMu.Unlock()
+	if p.aliased {
+		p.aliases.Delete(p.stream)
+	}
+}
+
+// lineStream is the toolcall.Stream of stdio: a call's notification is
+// written as a line of the output before Notify returns, so that it
+// precedes the call's response, which mcp-go writes once the handler has
+// returned (mcp-go writes what is put on its channel from a goroutine of
+// its own, which may come after).
+type lineStream struct{ out io.Writer }
+
+func (l lineStream) Notify(_ context.Context, n mcp.JSONRPCNotification) (bool, error) {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return true, fmt.Errorf("encoding %s: %w", n.Method, err)
+	}
+	_, err = l.out.Write(append(b, '\n'))
+	return true, err
+}
