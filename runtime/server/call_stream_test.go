@@ -154,3 +154,61 @@ func TestCallNotificationsTravelOnTheirPOST(t *testing.T) {
 		t.Errorf("the GET stream ended without the session's notification: %v", got)
 	}
 }
+
+// TestCallNotificationsPrecedeTheAnswerOverStdio: over stdio, every
+// report and log message of a call is written, in order, before its
+// answer.
+func TestCallNotificationsPrecedeTheAnswerOverStdio(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/stepping.vox": steppingVox})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, inR, outW) }()
+	defer func() {
+		inW.Close()
+		cancel()
+		outR.Close()
+		<-done
+	}()
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	read := func(id float64) []map[string]any {
+		var out []map[string]any
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("a line that is no JSON-RPC message: %q", sc.Text())
+			}
+			out = append(out, m)
+			if m["id"] == id {
+				return out
+			}
+		}
+		t.Fatalf("the output ended before the answer to %v: %v", id, sc.Err())
+		return nil
+	}
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	read(1)
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for round := range 3 {
+		id := float64(round + 2)
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%v,"method":"tools/call","params":{"name":"stepping","arguments":{"n":%d},"_meta":{"progressToken":"t"}}}`+"\n", id, progressSteps)
+		msgs := read(id)
+		next, logs := 1.0, 0
+		for _, m := range msgs[:len(msgs)-1] {
+			switch m["method"] {
+			case string(mcp.MethodNotificationProgress):
+				if p := m["params"].(map[string]any); p["progress"] != next {
+					t.Fatalf("round %d: report %v, want progress %v", round, p, next)
+				}
+				next++
+			case string(mcp.MethodNotificationMessage):
+				logs++
+			}
+		}
+		if next != progressSteps+1 || logs != progressSteps/50 {
+			t.Errorf("round %d: %v reports and %d log messages before the answer, want %d and %d", round, next-1, logs, progressSteps, progressSteps/50)
+		}
+	}
+}
