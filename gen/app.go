@@ -128,7 +128,7 @@ func WriteApp(o AppOptions) (*App, error) {
 	if len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "\n"))
 	}
-	if len(surface.Tools) == 0 && len(surface.Resources) == 0 {
+	if surface.ToolCount() == 0 && len(surface.Resources) == 0 {
 		return nil, errors.New("the files declare no tool and no resource")
 	}
 

@@ -18,7 +18,7 @@ func describeSurface(t *testing.T, s *Surface) string {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "result %s\nfindings %+v\n", resultJSON(t, s.Result), s.Findings)
-	for _, tl := range s.Tools {
+	for _, tl := range s.Tools() {
 		got, ok := s.Tool(tl.Name)
 		fmt.Fprintf(&b, "tool %s %q %s %s %s:%d %s lookup=%v\n", tl.Name, tl.Description, tl.InputSchema, tl.Signature, tl.Path, tl.Line, tl.Hash, ok && got == tl)
 	}
@@ -141,7 +141,7 @@ func TestIncrementalLoadsMatchFullLoads(t *testing.T) {
 		}
 		if what == 11 {
 			if s := l.last.surface; s != nil {
-				for _, tl := range s.Tools {
+				for _, tl := range s.Tools() {
 					if tl.Path == "tools/"+path {
 						s.ToolModule(tl) // recompiles the file in place
 						break
@@ -169,8 +169,9 @@ func TestIncrementalLoadsMatchFullLoads(t *testing.T) {
 }
 
 // sharesMaps reports whether s was built from prev by merging only what
-// changed: such a surface shares prev's maps and has entries of its own.
+// changed: such a surface follows prev (ToolChanges) and shares its tree
+// of tools.
 func sharesMaps(s, prev *Surface) bool {
-	return reflect.ValueOf(s.tools).UnsafePointer() == reflect.ValueOf(prev.tools).UnsafePointer() &&
-		len(s.Tools) > 0 && &s.Tools[0] != &prev.Tools[0]
+	_, ok := s.ToolChanges(prev)
+	return ok
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/btree"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
@@ -209,23 +212,87 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 type Surface struct {
 	Root      string // the workspace root (fs.* paths are relative to it)
 	Config    *Config
-	Tools     []*Tool     // in scan order (Snapshot sorts them by name)
 	Resources []*Resource // in scan order (Snapshot sorts them by URI)
 	Prompts   []*Prompt   // in scan order; a name declared twice keeps the first
 	Result    Result
 	// Findings locate the shadowed and duplicate declarations of Result,
 	// in scan order (the parity gate reports them with positions).
 	Findings []Finding
-	// tools and resources index Tools and Resources by name and URI. A
-	// refresh that changed a few files keeps every entry in its place and
-	// shares these maps with the surface before it.
-	tools     map[string]int
-	resources map[string]int
+	// tools are the tools by name, a B-tree whose nodes the surfaces of
+	// successive refreshes share: a refresh that changed a few files
+	// copies only the nodes on the paths to those files' tools, so adding
+	// or removing a file costs its own tools, not the workspace's
+	// (docs/federation.md §4). It is never written once the surface is
+	// built.
+	tools     *btree.BTreeG[toolItem]
+	resources map[string]*Resource // by URI
 	prompts   map[string]int
 	files     map[string]*File // by path, for snapshot surfaces
 	// compiledBytes is the size of the sources the load compiled anew
 	// (ReturnMemory).
 	compiledBytes int64
+	// gen identifies the surface among a loader's; a surface made from
+	// the one of generation base by changing a few files names the tools
+	// added, replaced or removed in changedTools (ToolChanges).
+	gen, base    uint64
+	changedTools []string
+
+	toolsOnce sync.Once
+	toolList  []*Tool
+}
+
+// toolItem is a tool in a surface's tree, keyed by name.
+type toolItem struct {
+	name string
+	tool *Tool
+}
+
+// toolTreeDegree is the B-tree's degree: nodes of up to 63 tools, so a
+// change copies a few hundred pointers per level of a tree 3 or 4 levels
+// deep at 160,000 tools.
+const toolTreeDegree = 32
+
+func newToolTree() *btree.BTreeG[toolItem] {
+	return btree.NewG(toolTreeDegree, func(a, b toolItem) bool { return a.name < b.name })
+}
+
+// surfaceGen numbers the surfaces loads make (Surface.gen).
+var surfaceGen atomic.Uint64
+
+// Tools returns the surface's tools sorted by name. It is built on the
+// first call: a refresh never needs the whole list (ToolChanges).
+func (s *Surface) Tools() []*Tool {
+	if s == nil {
+		return nil
+	}
+	s.toolsOnce.Do(func() {
+		s.toolList = make([]*Tool, 0, s.tools.Len())
+		s.tools.Ascend(func(it toolItem) bool {
+			s.toolList = append(s.toolList, it.tool)
+			return true
+		})
+	})
+	return s.toolList
+}
+
+// ToolCount is the number of tools of the surface.
+func (s *Surface) ToolCount() int {
+	if s == nil {
+		return 0
+	}
+	return s.tools.Len()
+}
+
+// ToolChanges returns the names of the tools added, replaced or removed
+// between prev and s when a load made s from prev by merging only the
+// files that changed (sorted, each once); ok is false when s is
+// not known to follow prev, and the caller compares the whole surfaces.
+// A replaced tool may have kept its definition (an edited body).
+func (s *Surface) ToolChanges(prev *Surface) (names []string, ok bool) {
+	if s == nil || prev == nil || s.base == 0 || s.base != prev.gen {
+		return nil, false
+	}
+	return s.changedTools, true
 }
 
 // returnMemoryBytes is the size of the sources compiled by a load past
@@ -282,11 +349,8 @@ func (s *Surface) Tool(name string) (*Tool, bool) {
 	if s == nil {
 		return nil, false
 	}
-	i, ok := s.tools[name]
-	if !ok {
-		return nil, false
-	}
-	return s.Tools[i], true
+	it, ok := s.tools.Get(toolItem{name: name})
+	return it.tool, ok
 }
 
 // Resource returns the resource with the given URI.
@@ -294,11 +358,8 @@ func (s *Surface) Resource(uri string) (*Resource, bool) {
 	if s == nil {
 		return nil, false
 	}
-	i, ok := s.resources[uri]
-	if !ok {
-		return nil, false
-	}
-	return s.Resources[i], true
+	r, ok := s.resources[uri]
+	return r, ok
 }
 
 // Finding is a declaration that was not added to the surface.
@@ -325,8 +386,8 @@ const (
 
 // Empty is the surface of a workspace not scanned yet.
 func Empty() *Surface {
-	return &Surface{Config: DefaultConfig(), Tools: []*Tool{}, Resources: []*Resource{}, Prompts: []*Prompt{}, Result: newResult(),
-		tools: map[string]int{}, resources: map[string]int{}, prompts: map[string]int{}, files: map[string]*File{}}
+	return &Surface{Config: DefaultConfig(), Resources: []*Resource{}, Prompts: []*Prompt{}, Result: newResult(),
+		tools: newToolTree(), resources: map[string]*Resource{}, prompts: map[string]int{}, files: map[string]*File{}}
 }
 
 func newResult() Result {
@@ -416,16 +477,19 @@ func (l *Loader) loadWith(cfg *Config, progress func(done, total int)) (*Surface
 		}
 	}
 	srcs, scanErrs := found.files, found.errs
-	files, compiledBytes := l.compileAll(dir, srcs, found.touched, newFileProgress(progress, len(srcs)))
+	files, compiledBytes := l.compileAll(dir, srcs, found.splice, newFileProgress(progress, len(srcs)))
 	if !incremental {
 		// A refresh from changes watches what the walk before it did: a
 		// file it added is in a watched folder.
 		l.root.track(files, found.walked)
 	}
-	s, ms := l.mergeChanges(cfg, files, scanErrs, found.touched)
+	s, ms := l.mergeChanges(cfg, files, scanErrs, found.splice)
 	if s == nil {
 		s, ms = merge(cfg, files, scanErrs, l.Shadows)
 	}
+	// The tree of tools the next load changes is this one's; the surface
+	// gets a copy that shares its nodes until then (Surface.tools).
+	s.tools = ms.tools.Clone()
 	s.Root, s.compiledBytes = l.Root, compiledBytes
 	for _, e := range s.Result.Errors {
 		log.Warn("workspace file error", "path", e.Path, "error", e.Message)
@@ -454,15 +518,14 @@ func (l *Loader) log() *slog.Logger {
 // modification time match the previous load keeps its compilation without
 // being read; a changed one is read and hashed, and keeps its module when
 // the content is the same; the others are compiled in parallel. When
-// touched is not nil, srcs are the last load's sources in their places
-// with those at touched changed, and the others keep the last load's
-// files unexamined (refresh.go).
-func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, touched []int, progress *fileProgress) ([]*File, int64) {
+// sp is not nil, srcs are the last load's sources with those sp names
+// removed, added or changed, and the others keep the last load's files
+// unexamined (refresh.go).
+func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, sp *splice, progress *fileProgress) ([]*File, int64) {
 	var files, olds []*File
 	var todo []int
-	check := func(i int) {
+	check := func(i int, old *File) {
 		src := srcs[i]
-		old := l.previous(i, src.Path)
 		olds[i] = old
 		if old != nil && old.Abs == src.Abs && old.root == l.root {
 			if c := old.cur.Load(); c != nil && c.module != nil && c.size == src.Size && c.modTime.Equal(src.ModTime) {
@@ -472,15 +535,18 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, touched []int, 
 		}
 		todo = append(todo, i)
 	}
-	if touched != nil {
-		files, olds = slices.Clone(l.last.files), make([]*File, len(srcs))
-		for _, i := range touched {
-			check(i)
+	if sp != nil {
+		files, olds = align(sp, l.last.files, len(srcs)), make([]*File, len(srcs))
+		for _, p := range sp.changed {
+			check(p[0], l.last.files[p[1]])
+		}
+		for _, i := range sp.added {
+			check(i, nil)
 		}
 	} else {
 		files, olds = make([]*File, len(srcs)), make([]*File, len(srcs))
 		for i := range srcs {
-			check(i)
+			check(i, l.previous(i, srcs[i].Path))
 		}
 	}
 	progress.add(len(srcs) - len(todo))
@@ -635,9 +701,9 @@ var compileOptions check.Options
 // refresh needs to merge only the files that changed.
 type mergeState struct {
 	compiled []*compiled // per file, the compilation merged
-	// toolStart and resStart are where each file's tools and resources
-	// start in Surface.Tools and Surface.Resources.
-	toolStart, resStart []int
+	// tools is the tree of the surface's tools that the next merge
+	// changes (the surface holds a copy sharing its nodes).
+	tools *btree.BTreeG[toolItem]
 	// involved holds the paths named by findings and file errors: the
 	// files whose change can change more than their own entries.
 	involved map[string]bool
@@ -647,18 +713,12 @@ type mergeState struct {
 // merge builds the surface from the files in scan order (
 // docs/federation.md §1.3).
 func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string) bool) (*Surface, mergeState) {
-	ms := mergeState{compiled: make([]*compiled, len(files)), toolStart: make([]int, len(files)), resStart: make([]int, len(files)),
-		involved: map[string]bool{}, scanErrs: scanErrs}
-	ntools := 0
+	ms := mergeState{compiled: make([]*compiled, len(files)), tools: newToolTree(), involved: map[string]bool{}, scanErrs: scanErrs}
 	for i, f := range files {
-		c := f.cur.Load()
-		ms.compiled[i] = c
-		if c.module != nil {
-			ntools += len(c.module.Tools())
-		}
+		ms.compiled[i] = f.cur.Load()
 	}
-	s := &Surface{Config: cfg, Result: newResult(), tools: make(map[string]int, ntools), resources: map[string]int{}, prompts: map[string]int{},
-		Tools: make([]*Tool, 0, ntools), Prompts: []*Prompt{}}
+	s := &Surface{Config: cfg, Result: newResult(), resources: map[string]*Resource{}, prompts: map[string]int{}, Prompts: []*Prompt{},
+		gen: surfaceGen.Add(1)}
 	// Messages of one file are ordered by position (declaration errors
 	// are found tools first, then resources).
 	type posMsg struct {
@@ -684,7 +744,6 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 	// checker), after the files' entries.
 	var dropped []FileError
 	for i, f := range files {
-		ms.toolStart[i], ms.resStart[i] = len(s.Tools), len(s.Resources)
 		c := ms.compiled[i]
 		if c.module == nil {
 			fileErr(f.Path, c.readErr)
@@ -698,7 +757,7 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 		tools, toolPos, resources, resPos := c.decls(f)
 		for i, tool := range tools {
 			t := toolPos[i]
-			first, dup := s.tools[t.Name]
+			first, dup := ms.tools.Get(toolItem{name: t.Name})
 			if d, ok := m.Broken(t.Name); ok {
 				dropped = append(dropped, brokenEntry(f.Path, t.Line, t.Col, "tool "+t.Name, d))
 				ms.involved[f.Path] = true
@@ -712,11 +771,10 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				s.Findings = append(s.Findings, Finding{Kind: Shadowed, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col})
 			case dup:
 				dupTools[t.Name] = true
-				ft := s.Tools[first]
+				ft := first.tool
 				s.Findings = append(s.Findings, Finding{Kind: DuplicateTool, Name: t.Name, Path: f.Path, Line: t.Line, Col: t.Col, FirstPath: ft.Path, FirstLine: ft.Line})
 			default:
-				s.tools[t.Name] = len(s.Tools)
-				s.Tools = append(s.Tools, tool)
+				ms.tools.ReplaceOrInsert(toolItem{name: t.Name, tool: tool})
 			}
 		}
 		for i, res := range resources {
@@ -732,10 +790,9 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q uses the reserved scheme skill:// (it serves installed skills): choose another scheme", r.Line, r.Col, r.URI))
 			case dup:
 				dupRes[r.URI] = true
-				fr := s.Resources[first]
-				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: fr.Path, FirstLine: fr.Line})
+				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: first.Path, FirstLine: first.Line})
 			default:
-				s.resources[r.URI] = len(s.Resources)
+				s.resources[r.URI] = res
 				s.Resources = append(s.Resources, res)
 			}
 		}
@@ -756,16 +813,12 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 			s.Prompts = append(s.Prompts, pr)
 		}
 	}
-	// Tools and Resources stay in scan order: sorting them would cost a
-	// refresh more than everything else together, and every consumer
-	// either sorts anyway (the server, Snapshot) or does not care.
-	if s.Tools == nil {
-		s.Tools = []*Tool{}
-	}
+	// Resources stay in scan order: the first template declared wins a
+	// URI two match (MatchResource).
 	if s.Resources == nil {
 		s.Resources = []*Resource{}
 	}
-	s.Result.ToolCount = len(s.Tools)
+	s.Result.ToolCount = ms.tools.Len()
 	s.Result.ResourceCount = len(s.Resources)
 	s.Result.Shadowed = sortedKeys(shadowed)
 	s.Result.DuplicateTools = sortedKeys(dupTools)
@@ -796,90 +849,149 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 }
 
 // mergeChanges builds the surface of a load from the last one when that
-// gives the same result as merge: the same files in the same order, the
-// same scan errors, and every file whose compilation changed still
-// compiling and declaring the same tool names and resource URIs, in the
-// same order, while no finding or file error names it. Then the new
-// surface is the last one with those files' entries replaced in place: it
-// shares the last one's maps and results, and the only work proportional
-// to the workspace is copying the lists of entries. It returns nil when
-// merge is needed. When touched is not nil, only the files at touched can
-// have changed (compileAll).
-func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError, touched []int) (*Surface, mergeState) {
+// gives the same result as merge: the same scan errors, and every file
+// removed, added or changed compiling without errors, declaring no
+// prompts, no tool the merge would refuse (an invalid, shadowed or
+// duplicate name) and the same resource URIs if it declares resources
+// (resources are few and kept in scan order: a file adding or removing
+// some is merged whole), while no finding or file error names it. Then
+// the new surface is the last one with those files' tools removed from
+// and added to a copy of its tree that shares every node those tools are
+// not in, and shares the last one's results; no work grows with the
+// workspace but copying the list of files. It returns nil when merge is
+// needed. When sp is not nil, only the files it names can have changed
+// (compileAll).
+func (l *Loader) mergeChanges(cfg *Config, files []*File, scanErrs []FileError, sp *splice) (*Surface, mergeState) {
 	last := l.last
-	if last == nil || len(files) != len(last.files) || !slices.Equal(scanErrs, last.merge.scanErrs) {
+	if last == nil || !slices.Equal(scanErrs, last.merge.scanErrs) {
 		return nil, mergeState{}
 	}
 	prev, pm := last.surface, last.merge
+	// A change replaces the entries of a file: old (nil for an added
+	// file) by now (nil for a removed one).
+	type change struct {
+		oldF, newF *File
+		old, now   *compiled
+	}
+	var changes []change
+	var compiledNow []*compiled
 	// Each file's compilation is read once: a call may swap it meanwhile
 	// (a per-call recompile), which the next refresh then picks up — a
 	// refresh from changes too, since the edit the call found raised an
 	// event.
-	var changed []int
-	var now []*compiled
-	see := func(i int) bool {
-		if files[i].Path != last.files[i].Path {
-			return false
+	see := func(i, j int) {
+		if c := files[i].cur.Load(); c != pm.compiled[j] {
+			changes = append(changes, change{oldF: last.files[j], newF: files[i], old: pm.compiled[j], now: c})
+			compiledNow[i] = c
 		}
-		if c := files[i].cur.Load(); c != pm.compiled[i] {
-			changed = append(changed, i)
-			now = append(now, c)
-		}
-		return true
 	}
-	if touched != nil {
-		slices.Sort(touched)
-		for _, i := range touched {
-			if !see(i) {
-				return nil, mergeState{}
-			}
+	if sp != nil {
+		compiledNow = align(sp, pm.compiled, len(files))
+		for _, p := range sp.changed {
+			see(p[0], p[1])
+		}
+		for _, j := range sp.removed {
+			changes = append(changes, change{oldF: last.files[j], old: pm.compiled[j]})
+		}
+		for _, i := range sp.added {
+			c := files[i].cur.Load()
+			changes = append(changes, change{newF: files[i], now: c})
+			compiledNow[i] = c
 		}
 	} else {
+		if len(files) != len(last.files) {
+			return nil, mergeState{}
+		}
+		compiledNow = slices.Clone(pm.compiled)
 		for i := range files {
-			if !see(i) {
+			if files[i].Path != last.files[i].Path {
 				return nil, mergeState{}
 			}
-		}
-	}
-	for k, i := range changed {
-		oc, nc := pm.compiled[i], now[k]
-		// A file that declares prompts is merged whole: prompts are few,
-		// and their entries are not kept in places like tools'.
-		if oc.module == nil || nc.module == nil || oc.module.HasErrors() || nc.module.HasErrors() || nc.module.AnyBroken() || pm.involved[files[i].Path] ||
-			len(oc.module.Prompts()) > 0 || len(nc.module.Prompts()) > 0 {
-			return nil, mergeState{}
-		}
-		ot, _, or, _ := oc.decls(last.files[i])
-		nt, _, nr, _ := nc.decls(files[i])
-		if len(ot) != len(nt) || len(or) != len(nr) {
-			return nil, mergeState{}
-		}
-		for j := range ot {
-			if ot[j].Name != nt[j].Name {
-				return nil, mergeState{}
-			}
-		}
-		for j := range or {
-			if or[j].URI != nr[j].URI {
-				return nil, mergeState{}
-			}
+			see(i, i)
 		}
 	}
 	ms := pm
-	s := &Surface{Config: cfg, Result: prev.Result, Findings: prev.Findings, Tools: prev.Tools, Resources: prev.Resources, Prompts: prev.Prompts,
-		tools: prev.tools, resources: prev.resources, prompts: prev.prompts}
-	if len(changed) == 0 {
+	ms.compiled = compiledNow
+	s := &Surface{Config: cfg, Result: prev.Result, Findings: prev.Findings, Resources: prev.Resources, Prompts: prev.Prompts,
+		resources: prev.resources, prompts: prev.prompts, gen: surfaceGen.Add(1), base: prev.gen}
+	if len(changes) == 0 {
 		return s, ms
 	}
-	// The changed files' entries take the places of their old ones; the
-	// maps by name and URI, which hold places, stay as they are.
-	ms.compiled = slices.Clone(pm.compiled)
-	s.Tools, s.Resources = slices.Clone(prev.Tools), slices.Clone(prev.Resources)
-	for k, i := range changed {
-		ms.compiled[i] = now[k]
-		nt, _, nr, _ := now[k].decls(files[i])
-		copy(s.Tools[pm.toolStart[i]:], nt)
-		copy(s.Resources[pm.resStart[i]:], nr)
+	simple := func(f *File, c *compiled) bool {
+		// A file that declares prompts is merged whole: prompts are few,
+		// and their entries are not kept like tools'.
+		return c == nil || c.module != nil && !c.module.HasErrors() && !c.module.AnyBroken() && !pm.involved[f.Path] && len(c.module.Prompts()) == 0
+	}
+	var resChanged []change
+	for _, ch := range changes {
+		if !simple(ch.oldF, ch.old) || !simple(ch.newF, ch.now) {
+			return nil, mergeState{}
+		}
+		var or, nr []*Resource
+		if ch.old != nil {
+			_, _, or, _ = ch.old.decls(ch.oldF)
+		}
+		if ch.now != nil {
+			_, _, nr, _ = ch.now.decls(ch.newF)
+		}
+		if len(or) == 0 && len(nr) == 0 {
+			continue
+		}
+		if !slices.EqualFunc(or, nr, func(a, b *Resource) bool { return a.URI == b.URI }) {
+			return nil, mergeState{}
+		}
+		resChanged = append(resChanged, ch)
+	}
+	// The old entries leave a copy of the tree first, so that a tool
+	// moving between two changed files is no duplicate; a copy, so that
+	// giving up leaves the last load's tree as it was.
+	tree := pm.tools.Clone()
+	var names []string
+	for _, ch := range changes {
+		if ch.old == nil {
+			continue
+		}
+		ot, _, _, _ := ch.old.decls(ch.oldF)
+		for _, t := range ot {
+			// Not in the tree as this entry: a finding would name the file.
+			if it, ok := tree.Get(toolItem{name: t.Name}); !ok || it.tool != t {
+				return nil, mergeState{}
+			}
+			tree.Delete(toolItem{name: t.Name})
+			names = append(names, t.Name)
+		}
+	}
+	for _, ch := range changes {
+		if ch.now == nil {
+			continue
+		}
+		nt, _, _, _ := ch.now.decls(ch.newF)
+		for _, t := range nt {
+			if !validToolName(t.Name) || l.Shadows != nil && l.Shadows(t.Name) || tree.Has(toolItem{name: t.Name}) {
+				return nil, mergeState{}
+			}
+			tree.ReplaceOrInsert(toolItem{name: t.Name, tool: t})
+			names = append(names, t.Name)
+		}
+	}
+	ms.tools = tree
+	slices.Sort(names)
+	s.changedTools = slices.Compact(names)
+	s.Result.ToolCount = tree.Len()
+	if len(resChanged) > 0 {
+		// The changed files' resources take the places of their old ones.
+		s.Resources = slices.Clone(prev.Resources)
+		s.resources = maps.Clone(prev.resources)
+		for _, ch := range resChanged {
+			_, _, or, _ := ch.old.decls(ch.oldF)
+			_, _, nr, _ := ch.now.decls(ch.newF)
+			for k, r := range or {
+				if i := slices.Index(s.Resources, r); i >= 0 {
+					s.Resources[i] = nr[k]
+				}
+				s.resources[nr[k].URI] = nr[k]
+			}
+		}
 	}
 	return s, ms
 }

@@ -84,10 +84,10 @@ fn guide2() to str { "other" }
 	l := &Loader{Root: root, Shadows: func(n string) bool { return n == "vox_tool_search" }}
 	s := load(t, l)
 	var names []string
-	for _, tool := range s.Tools {
+	for _, tool := range s.Tools() {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "add greet after twice still" { // scan order
+	if got := strings.Join(names, " "); got != "add after greet still twice" { // by name
 		t.Errorf("tools = %s", got)
 	}
 	g, _ := s.Tool("greet")

@@ -43,10 +43,10 @@ type walkResult struct {
 	// walked are the folders the walk entered and the existing folders
 	// above each glob's (repo-relative); nil for a scan of changes.
 	walked []string
-	// touched, when not nil, says that the files are the last load's in
-	// the same places but for those at these indices (a scan of changes
-	// that added and removed none).
-	touched []int
+	// splice, when not nil, says how the files are the last load's with
+	// a few removed, added or changed in their places (a scan of
+	// changes); nil after a walk.
+	splice *splice
 	// vouched is set when the changes of the tree from now on are
 	// recorded in full, as far as the walk can tell.
 	vouched bool
@@ -136,7 +136,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		rels[rel] = true
 	}
 	if len(rels) == 0 {
-		return walkResult{files: last.srcs, errs: last.merge.scanErrs, recheck: last.recheck, vouched: true, touched: []int{}}, true
+		return walkResult{files: last.srcs, errs: last.merge.scanErrs, recheck: last.recheck, vouched: true, splice: &splice{}}, true
 	}
 	s := newScanner(cfg.ExcludeGlobs)
 	s.root, s.dir = l.Root, dir
@@ -174,7 +174,7 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 		return strings.Compare(a.Path, b.Path)
 	}
 	slices.SortFunc(found, placeOf)
-	gone := []int{} // not nil: touched below
+	var gone []int
 	for rel := range rels {
 		for gi := range patterns {
 			if i, ok := slices.BinarySearchFunc(last.srcs, SourceFile{Path: rel, glob: gi}, placeOf); ok {
@@ -196,19 +196,27 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 	}
 	slices.Sort(recheck)
 	recheck = slices.Compact(recheck)
+	sp := &splice{}
 	if len(found) == len(gone) && slices.EqualFunc(found, gone, func(f SourceFile, i int) bool { return placeOf(f, last.srcs[i]) == 0 }) {
 		// Files changed in their places, none added or removed (an edit):
 		// the list is updated where it is, which only the last load held.
 		for k, i := range gone {
 			last.srcs[i] = found[k]
+			sp.changed = append(sp.changed, [2]int{i, i})
 		}
-		return walkResult{files: last.srcs, errs: errs, recheck: recheck, vouched: true, touched: gone}, true
+		return walkResult{files: last.srcs, errs: errs, recheck: recheck, vouched: true, splice: sp}, true
 	}
+	// The kept files are copied in runs between the changed places; a
+	// found file at a gone one's place replaces it, the others are added
+	// where their place is.
 	files := make([]SourceFile, 0, len(last.srcs)-len(gone)+len(found))
+	add := func(f SourceFile) {
+		sp.added = append(sp.added, len(files))
+		files = append(files, f)
+	}
 	from := 0
-	for _, i := range append(gone, len(last.srcs)) {
-		// Runs of kept files are copied whole between insertions.
-		for kept := last.srcs[from:i]; len(kept) > 0; {
+	for _, g := range append(gone, len(last.srcs)) {
+		for kept := last.srcs[from:g]; len(kept) > 0; {
 			if len(found) == 0 {
 				files = append(files, kept...)
 				break
@@ -216,14 +224,72 @@ func (l *Loader) fromChanges(dir *safefs.Root, cfg *Config) (walkResult, bool) {
 			j, _ := slices.BinarySearchFunc(kept, found[0], placeOf)
 			files = append(files, kept[:j]...)
 			if kept = kept[j:]; len(kept) > 0 {
-				files = append(files, found[0])
+				add(found[0])
 				found = found[1:]
 			}
 		}
-		from = i + 1
+		if g == len(last.srcs) {
+			break
+		}
+		for len(found) > 0 && placeOf(found[0], last.srcs[g]) < 0 {
+			add(found[0])
+			found = found[1:]
+		}
+		if len(found) > 0 && placeOf(found[0], last.srcs[g]) == 0 {
+			sp.changed = append(sp.changed, [2]int{len(files), g})
+			files = append(files, found[0])
+			found = found[1:]
+		} else {
+			sp.removed = append(sp.removed, g)
+		}
+		from = g + 1
 	}
-	files = append(files, found...)
-	return walkResult{files: files, errs: errs, recheck: recheck, vouched: true}, true
+	for _, f := range found {
+		add(f)
+	}
+	return walkResult{files: files, errs: errs, recheck: recheck, vouched: true, splice: sp}, true
+}
+
+// splice relates the files of a refresh from changes to the last load's:
+// the files not named here are the last load's, in the same order.
+type splice struct {
+	removed []int    // the last load's indices of the files gone
+	added   []int    // this load's indices of the new files
+	changed [][2]int // this load's and the last load's index of a file changed in its place
+}
+
+// align returns, for each of n files, the last load's element of the
+// same file (the zero value for an added one), copying the kept ones in
+// runs.
+func align[T any](sp *splice, last []T, n int) []T {
+	if len(sp.removed) == 0 && len(sp.added) == 0 {
+		return slices.Clone(last)
+	}
+	out := make([]T, n)
+	i, j := 0, 0 // in last and out
+	removed, added := sp.removed, sp.added
+	for j < n {
+		for len(removed) > 0 && removed[0] == i {
+			i++
+			removed = removed[1:]
+		}
+		if len(added) > 0 && added[0] == j {
+			j++
+			added = added[1:]
+			continue
+		}
+		// A run of kept files up to the next removal or addition.
+		run := n - j
+		if len(added) > 0 {
+			run = added[0] - j
+		}
+		if len(removed) > 0 {
+			run = min(run, removed[0]-i)
+		}
+		copy(out[j:j+run], last[i:i+run])
+		i, j = i+run, j+run
+	}
+	return out
 }
 
 // rescan scans the one path rel as the walk would: the file the first

@@ -71,7 +71,7 @@ type SnapshotPrompt struct {
 // repository's module path.
 func (s *Surface) Snapshot(module string) *Snapshot {
 	snap := &Snapshot{Module: module, ConfigSHA256: s.Config.SHA256, Result: s.Result}
-	for _, t := range s.Tools {
+	for _, t := range s.Tools() {
 		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash})
 	}
 	for _, r := range s.Resources {
@@ -126,8 +126,8 @@ func (snap *Snapshot) EmbeddedSurface(fsys fs.FS, root string, cfg *Config) (*Su
 // read or compiled: each file is compiled on the first call of one of its
 // tools or resources.
 func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
-	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: make(map[string]int, len(snap.Tools)), resources: map[string]int{},
-		prompts: map[string]int{}, files: map[string]*File{}, Tools: make([]*Tool, 0, len(snap.Tools)),
+	s := &Surface{Root: root, Config: cfg, Result: snap.Result, tools: newToolTree(), resources: map[string]*Resource{},
+		prompts: map[string]int{}, files: map[string]*File{},
 		Resources: make([]*Resource, 0, len(snap.Resources)), Prompts: make([]*Prompt, 0, len(snap.Prompts))}
 	dir := newRootDir(root)
 	file := func(path string) *File {
@@ -141,13 +141,12 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 	for _, t := range snap.Tools {
 		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Signature: t.Signature,
 			Path: t.Path, Line: t.Line, Hash: t.Hash, file: file(t.Path)}
-		s.tools[t.Name] = len(s.Tools)
-		s.Tools = append(s.Tools, tool)
+		s.tools.ReplaceOrInsert(toolItem{name: t.Name, tool: tool})
 	}
 	for _, r := range snap.Resources {
 		res := &Resource{URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Func: r.Func, Variables: r.Variables, Completions: r.Completions,
 			Path: r.Path, Line: r.Line, Hash: r.Hash, file: file(r.Path), template: newTemplate(r.URI, r.Variables)}
-		s.resources[r.URI] = len(s.Resources)
+		s.resources[r.URI] = res
 		s.Resources = append(s.Resources, res)
 	}
 	for _, p := range snap.Prompts {
