@@ -43,7 +43,7 @@ func loadKnownTools(root string, catalog []string) (k *knownTools, why string) {
 		}
 		return nil, err.Error()
 	}
-	for _, t := range surface.Tools {
+	for _, t := range surface.Tools() {
 		k.workspace[t.Name] = true
 	}
 	for n := range k.catalog {

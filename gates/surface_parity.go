@@ -71,7 +71,7 @@ func SurfaceParity(root string, shadows func(string) bool) *Report {
 			r.Problemf(at, "duplicate workspace resource %s (first declared at %s:%d, which wins): change one URI", f.Name, f.FirstPath, f.FirstLine)
 		}
 	}
-	for _, t := range surface.Tools {
+	for _, t := range surface.Tools() {
 		at := Problem{Path: t.Path, Line: t.Line, Col: 1}
 		if strings.TrimSpace(t.Description) == "" {
 			r.Problemf(at, "workspace tool %s has no description: write one after @tool (agents choose tools by it)", t.Name)

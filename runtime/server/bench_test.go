@@ -78,7 +78,7 @@ func BenchmarkMarshalTools500(b *testing.B) {
 		b.Fatal(err)
 	}
 	tools := make([]mcp.Tool, 0, 500)
-	for _, e := range s.currentTools().sorted {
+	for _, e := range s.currentTools().sorted() {
 		tools = append(tools, e.tool)
 	}
 	b.ReportAllocs()

@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -122,10 +123,16 @@ type Server struct {
 	catalog  []toolEntry
 
 	// syncMu serialises syncTools; tools is the merged set it published.
-	syncMu     sync.Mutex
-	tools      atomic.Pointer[toolSet]
-	registered map[string]*toolEntry // the definitions last given to mcp-go, to skip no-op re-registrations
-	lastSync   *syncInputs           // the inputs of the last successful syncTools
+	syncMu sync.Mutex
+	tools  atomic.Pointer[toolSet]
+	// registered is the set mcp-go has, which the next sync changes (nil
+	// before the first and after mcp-go refused one: it registers all).
+	registered *btree.BTreeG[namedEntry]
+	// lastPlain and lastSkills are the entries of the sources other than
+	// the workspace and of the skills at the last sync, by name.
+	lastPlain     []map[string]*toolEntry
+	lastSkills    map[string]*toolEntry
+	catalogByName map[string]*toolEntry
 	// listed is the set mcp-go has registered, whose prepared tools/list
 	// the shim answers (tools_list.go); nil after a registration failed.
 	// listMu is held while one is under way.
@@ -187,7 +194,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Catalog == nil {
 		opts.Catalog = &registry.Catalog{}
 	}
-	s := &Server{opts: opts, root: abs, log: logger, registered: map[string]*toolEntry{}}
+	s := &Server{opts: opts, root: abs, log: logger, }
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
@@ -237,6 +244,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.catalog, err = s.bindCatalog(opts.Catalog, table); err != nil {
 		return nil, err
+	}
+	s.catalogByName = make(map[string]*toolEntry, len(s.catalog))
+	for i := range s.catalog {
+		if _, taken := s.catalogByName[s.catalog[i].tool.Name]; !taken {
+			s.catalogByName[s.catalog[i].tool.Name] = &s.catalog[i]
+		}
 	}
 	if !opts.NoSkills {
 		s.initSkills()

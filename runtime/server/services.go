@@ -47,7 +47,7 @@ func (v *Services) SearchTools(query, source string, limit int) []ToolHit {
 	set := v.s.currentTools()
 	out := []ToolHit{}
 	for _, hit := range set.searchIndex().Search(query, 0) {
-		e := set.sorted[hit.Doc]
+		e := set.sorted()[hit.Doc]
 		if source != "" && e.source != source {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/btree"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -41,29 +42,47 @@ type toolSource interface {
 	toolEntries() []toolEntry
 }
 
-// stableToolSource is a toolSource that can also return its entries as
-// pointers that keep their identity while the definitions do not change,
-// and the same slice when none changed (the workspace).
-type stableToolSource interface {
-	stableToolEntries() []*toolEntry
+// changingToolSource is a toolSource that tells which of its tools may
+// have changed since it was last asked (the workspace): a refresh that
+// changed a few files then costs those files' tools, not the whole set
+// (docs/federation.md §4).
+type changingToolSource interface {
+	// toolChanges brings the source's entries up to date and returns the
+	// names whose entry was added, replaced or removed since the last
+	// call; an entry whose definition did not change keeps its identity.
+	toolChanges() []string
+	// toolEntry is the current entry of a name (nil: none).
+	toolEntry(name string) *toolEntry
+	// eachToolEntry calls fn with every current entry.
+	eachToolEntry(fn func(*toolEntry))
 }
 
-// syncInputs are the entries a successful syncTools published, to
-// recognise a sync that has nothing to do.
-type syncInputs struct {
-	sources [][]*toolEntry
-	skills  []toolEntry
+// namedEntry is a tool entry in a tree by name.
+type namedEntry struct {
+	name  string
+	entry *toolEntry
 }
 
-// toolSet is the merged, published set of tools; it is immutable.
+// toolTreeDegree: nodes of up to 63 entries (see workspace.Surface).
+const toolTreeDegree = 32
+
+func newEntryTree() *btree.BTreeG[namedEntry] {
+	return btree.NewG(toolTreeDegree, func(a, b namedEntry) bool { return a.name < b.name })
+}
+
+// toolSet is the merged, published set of tools; it is immutable. Its
+// tree shares its nodes with the sets before and after it: a sync that
+// changed a few tools copies only the nodes on their paths.
 type toolSet struct {
-	byName map[string]*toolEntry
-	sorted []*toolEntry // by name
-	hidden map[string]bool
+	byName *btree.BTreeG[namedEntry]
+	hidden int // how many entries are hidden
 
-	// The search index is built on the first search, not at start-up.
-	indexOnce sync.Once
-	index     *search.Index // documents in sorted order
+	// The list by name and the search index are built on first use (a
+	// search), not at every sync.
+	sortedOnce sync.Once
+	sortedList []*toolEntry
+	indexOnce  sync.Once
+	index      *search.Index // documents in sorted order
 
 	// list is the encoded tools/list result, built on the first list
 	// (tools_list.go).
@@ -71,11 +90,24 @@ type toolSet struct {
 	list     []byte
 }
 
+// sorted returns the set's entries by name.
+func (ts *toolSet) sorted() []*toolEntry {
+	ts.sortedOnce.Do(func() {
+		ts.sortedList = make([]*toolEntry, 0, ts.byName.Len())
+		ts.byName.Ascend(func(it namedEntry) bool {
+			ts.sortedList = append(ts.sortedList, it.entry)
+			return true
+		})
+	})
+	return ts.sortedList
+}
+
 // searchIndex returns the set's BM25 index over every tool.
 func (ts *toolSet) searchIndex() *search.Index {
 	ts.indexOnce.Do(func() {
-		docs := make([]search.Doc, len(ts.sorted))
-		for i, e := range ts.sorted {
+		sorted := ts.sorted()
+		docs := make([]search.Doc, len(sorted))
+		for i, e := range sorted {
 			docs[i] = toolSearchDoc(&e.tool)
 		}
 		ts.index = search.Build(docs)
@@ -85,180 +117,228 @@ func (ts *toolSet) searchIndex() *search.Index {
 
 // lookup returns the entry of a registered tool.
 func (ts *toolSet) lookup(name string) (*toolEntry, bool) {
-	e, ok := ts.byName[name]
-	return e, ok
+	it, ok := ts.byName.Get(namedEntry{name: name})
+	return it.entry, ok
 }
 
 // currentTools is the published tool set.
 func (s *Server) currentTools() *toolSet { return s.tools.Load() }
 
 // syncTools merges the catalog with every source — the catalog wins, then
-// the workspace, then skills — publishes the set, and re-registers with
-// mcp-go (which notifies clients with tools/list_changed) only when some
-// registered definition changed.
+// the workspace, then skills — publishes the set, and registers with
+// mcp-go (which notifies clients with tools/list_changed) only the
+// definitions that changed. Only the names a source reports changed are
+// merged again: the workspace tells which (changingToolSource), the
+// others (skill macro tools, few) are compared whole. mcp-go gets the
+// changes through AddTools or DeleteTools, each one list_changed; a sync
+// that both adds and removes names registers the whole set with SetTools
+// instead, so that clients are told once.
 func (s *Server) syncTools() (err error) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 
-	in := syncInputs{sources: make([][]*toolEntry, len(s.sources))}
+	var names []string
+	plain := make([]map[string]*toolEntry, len(s.sources))
 	for i, src := range s.sources {
-		if st, ok := src.(stableToolSource); ok {
-			in.sources[i] = st.stableToolEntries()
+		if cs, ok := src.(changingToolSource); ok {
+			names = append(names, cs.toolChanges()...)
 			continue
 		}
-		entries := src.toolEntries()
-		ptrs := make([]*toolEntry, len(entries))
-		for j := range entries {
-			ptrs[j] = &entries[j]
-		}
-		in.sources[i] = ptrs
+		plain[i] = entriesByName(src.toolEntries())
 	}
+	var skillTools map[string]*toolEntry
 	if s.skills != nil {
-		in.skills = s.skills.toolEntries()
+		skillTools = entriesByName(s.skills.toolEntries())
 	}
-	// Nothing to do when every source returned what it returned for the
-	// last published set (the catalog never changes): a refresh that left
-	// every definition as it was publishes nothing.
-	if last := s.lastSync; last != nil && s.unchanged(last, &in) {
+	if s.lastPlain != nil {
+		for i, m := range plain {
+			var old map[string]*toolEntry
+			if i < len(s.lastPlain) {
+				old = s.lastPlain[i]
+			}
+			names = changedEntries(names, old, m)
+		}
+		names = changedEntries(names, s.lastSkills, skillTools)
+	}
+	s.lastPlain, s.lastSkills = plain, skillTools
+	// winner is the entry a name resolves to: the catalog's, else the
+	// first source's that has it, else a skill's.
+	winner := func(name string) *toolEntry {
+		if e := s.catalogByName[name]; e != nil {
+			return e
+		}
+		for i, src := range s.sources {
+			if cs, ok := src.(changingToolSource); ok {
+				if e := cs.toolEntry(name); e != nil {
+					return e
+				}
+			} else if e := plain[i][name]; e != nil {
+				return e
+			}
+		}
+		return skillTools[name]
+	}
+
+	if s.registered == nil {
+		return s.registerAll(plain, skillTools)
+	}
+	if len(names) == 0 {
 		return nil
 	}
-	s.lastSync = nil
-
+	slices.Sort(names)
+	names = slices.Compact(names)
 	prev := s.currentTools()
-	set := &toolSet{byName: make(map[string]*toolEntry, len(s.catalog)+len(prev.sortedOrNil())), hidden: map[string]bool{}}
-	add := func(e *toolEntry) {
-		if _, taken := set.byName[e.tool.Name]; taken {
-			return
+	work := s.registered.Clone()
+	hidden := prev.hidden
+	var added []mcpserver.ServerTool
+	var removed []string
+	for _, name := range names {
+		e := winner(name)
+		old, had := work.Get(namedEntry{name: name})
+		if had && old.entry.hidden {
+			hidden--
 		}
-		set.byName[e.tool.Name] = e
-	}
-	for i := range s.catalog {
-		add(&s.catalog[i])
-	}
-	for _, entries := range in.sources {
-		for _, e := range entries {
-			add(e)
+		if e == nil {
+			if had {
+				work.Delete(namedEntry{name: name})
+				removed = append(removed, name)
+			}
+			continue
 		}
-	}
-	for i := range in.skills { // macro tools last: catalog and workspace tools win
-		add(&in.skills[i])
-	}
-	set.sorted = sortedEntries(set.byName, prev)
-	changed := len(set.sorted) != len(s.registered)
-	for _, e := range set.sorted {
 		if e.hidden {
-			set.hidden[e.tool.Name] = true
+			hidden++
 		}
+		work.ReplaceOrInsert(namedEntry{name: name, entry: e})
 		// An entry published before is its own definition; others are
 		// compared with what mcp-go has.
-		if prev, ok := s.registered[e.tool.Name]; !ok || prev != e && !sameTool(prev.tool, e.tool) {
-			changed = true
+		if !had || old.entry != e && !sameTool(old.entry.tool, e.tool) {
+			added = append(added, mcpserver.ServerTool{Tool: e.tool, Handler: e.handler})
 		}
 	}
 	// The set is published before mcp-go registers it, so that the
 	// AfterListTools hook already hides a new hidden tool that tools/list
-	// may return once SetTools ran. A name in the set is therefore not yet
-	// dispatchable: what must know that asks mcp-go (waitFirstScan).
+	// may return once it is registered. A name in the set is therefore
+	// not yet dispatchable: what must know that asks mcp-go
+	// (waitFirstScan).
+	set := &toolSet{byName: work.Clone(), hidden: hidden}
 	s.tools.Store(set)
-	if !changed {
-		s.registered = set.byName
-		s.lastSync = &in
+	if len(added) == 0 && len(removed) == 0 {
+		s.registered = work
 		s.listed.Store(set)
 		return nil
 	}
-	tools := make([]mcpserver.ServerTool, len(set.sorted))
-	for i, e := range set.sorted {
-		tools[i] = mcpserver.ServerTool{Tool: e.tool, Handler: e.handler}
-	}
+	s.registered = nil // until mcp-go took the changes
 	defer func() {
 		// mcp-go panics on definitions it refuses; keep serving the
-		// previous registration and report it. tools/list is mcp-go's
-		// until a registration succeeds.
+		// previous registration, report it, and register everything at
+		// the next sync. tools/list is mcp-go's until a registration
+		// succeeds.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("registering tools: %v", r)
 		}
 	}()
 	// A prepared tools/list waits while mcp-go switches: it notifies
-	// tools/list_changed from SetTools, and a client listing at once must
-	// get the new tools (tools_list.go). A failed switch leaves
+	// tools/list_changed as it registers, and a client listing at once
+	// must get the new tools (tools_list.go). A failed switch leaves
 	// tools/list to mcp-go.
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	s.listed.Store(nil)
-	s.mcp.SetTools(tools...)
-	s.registered = set.byName
-	s.lastSync = &in
+	switch {
+	case len(added) > 0 && len(removed) > 0:
+		s.mcp.SetTools(allTools(work)...)
+	case len(added) > 0:
+		s.mcp.AddTools(added...)
+	default:
+		s.mcp.DeleteTools(removed...)
+	}
+	s.registered = work
 	s.listed.Store(set)
 	return nil
 }
 
-// unchanged reports whether a sync's inputs are those of the last one:
-// the same entries from every stable source, the same definitions from
-// the others.
-func (s *Server) unchanged(last, in *syncInputs) bool {
-	if len(last.skills) != len(in.skills) || len(last.sources) != len(in.sources) {
-		return false
+// registerAll merges every tool into a new set, publishes it and
+// registers it with mcp-go whole: the first sync, and the one after
+// mcp-go refused a definition.
+func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[string]*toolEntry) (err error) {
+	work := newEntryTree()
+	hidden := 0
+	add := func(e *toolEntry) {
+		if work.Has(namedEntry{name: e.tool.Name}) {
+			return
+		}
+		work.ReplaceOrInsert(namedEntry{name: e.tool.Name, entry: e})
+		if e.hidden {
+			hidden++
+		}
+	}
+	for i := range s.catalog {
+		add(&s.catalog[i])
 	}
 	for i, src := range s.sources {
-		if _, ok := src.(stableToolSource); ok {
-			if !sameElems(last.sources[i], in.sources[i]) {
-				return false
-			}
-		} else if !sameDefinitions(last.sources[i], in.sources[i]) {
-			return false
+		if cs, ok := src.(changingToolSource); ok {
+			cs.eachToolEntry(add)
+			continue
+		}
+		for _, e := range plain[i] {
+			add(e)
 		}
 	}
-	for i := range in.skills {
-		if !sameTool(last.skills[i].tool, in.skills[i].tool) {
-			return false
-		}
+	for _, e := range skillTools { // macro tools last: catalog and workspace tools win
+		add(e)
 	}
-	return true
+	set := &toolSet{byName: work.Clone(), hidden: hidden}
+	s.tools.Store(set)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("registering tools: %v", r)
+		}
+	}()
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	s.listed.Store(nil)
+	s.mcp.SetTools(allTools(work)...)
+	s.registered = work
+	s.listed.Store(set)
+	return nil
 }
 
-func sameDefinitions(a, b []*toolEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] && (a[i].hidden != b[i].hidden || !sameTool(a[i].tool, b[i].tool)) {
-			return false
-		}
-	}
-	return true
+// allTools lists the tree's tools for mcp-go.
+func allTools(t *btree.BTreeG[namedEntry]) []mcpserver.ServerTool {
+	out := make([]mcpserver.ServerTool, 0, t.Len())
+	t.Ascend(func(it namedEntry) bool {
+		out = append(out, mcpserver.ServerTool{Tool: it.entry.tool, Handler: it.entry.handler})
+		return true
+	})
+	return out
 }
 
-// sortedOrNil returns the sorted entries of ts (nil for no set).
-func (ts *toolSet) sortedOrNil() []*toolEntry {
-	if ts == nil {
-		return nil
+// entriesByName indexes a source's entries by name; the first of a name
+// wins.
+func entriesByName(entries []toolEntry) map[string]*toolEntry {
+	m := make(map[string]*toolEntry, len(entries))
+	for i := range entries {
+		if _, taken := m[entries[i].tool.Name]; !taken {
+			m[entries[i].tool.Name] = &entries[i]
+		}
 	}
-	return ts.sorted
+	return m
 }
 
-// sortedEntries returns the entries of byName sorted by name. When the
-// names are those of prev, prev's order is reused instead of sorting
-// again.
-func sortedEntries(byName map[string]*toolEntry, prev *toolSet) []*toolEntry {
-	sorted := make([]*toolEntry, 0, len(byName))
-	if p := prev.sortedOrNil(); len(p) == len(byName) {
-		for _, e := range p {
-			n, ok := byName[e.tool.Name]
-			if !ok {
-				break
-			}
-			sorted = append(sorted, n)
+// changedEntries appends to names those of the entries added, removed or
+// given another definition or visibility between old and now.
+func changedEntries(names []string, old, now map[string]*toolEntry) []string {
+	for name, e := range now {
+		if o, ok := old[name]; !ok || o.hidden != e.hidden || !sameTool(o.tool, e.tool) {
+			names = append(names, name)
 		}
-		if len(sorted) == len(byName) {
-			return sorted
+	}
+	for name := range old {
+		if _, ok := now[name]; !ok {
+			names = append(names, name)
 		}
-		sorted = sorted[:0]
 	}
-	for _, e := range byName {
-		sorted = append(sorted, e)
-	}
-	slices.SortFunc(sorted, func(a, b *toolEntry) int { return strings.Compare(a.tool.Name, b.tool.Name) })
-	return sorted
+	return names
 }
 
 // hideUnadvertised is the AfterListTools hook: it removes the registered
@@ -267,16 +347,40 @@ func sortedEntries(byName map[string]*toolEntry, prev *toolSet) []*toolEntry {
 // to tools/call too, which would make hidden tools uncallable.
 func (s *Server) hideUnadvertised(_ context.Context, _ any, _ *mcp.ListToolsRequest, result *mcp.ListToolsResult) {
 	set := s.currentTools()
-	if result == nil || set == nil || len(set.hidden) == 0 {
+	if result == nil || set == nil || set.hidden == 0 || len(result.Tools) == 0 {
 		return
 	}
-	kept := result.Tools[:0:0]
-	for _, t := range result.Tools {
-		if !set.hidden[t.Name] {
-			kept = append(kept, t)
+	result.Tools = set.withoutHidden(result.Tools)
+}
+
+// withoutHidden returns the tools that are not hidden in the set. mcp-go
+// lists tools sorted by name, so the set's tree is walked beside the list
+// from its first name; a list in another order is looked up tool by tool.
+func (ts *toolSet) withoutHidden(tools []mcp.Tool) []mcp.Tool {
+	kept := tools[:0:0]
+	if !slices.IsSortedFunc(tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) }) {
+		for _, t := range tools {
+			if e, ok := ts.lookup(t.Name); !ok || !e.hidden {
+				kept = append(kept, t)
+			}
 		}
+		return kept
 	}
-	result.Tools = kept
+	i := 0
+	ts.byName.AscendGreaterOrEqual(namedEntry{name: tools[0].Name}, func(it namedEntry) bool {
+		for i < len(tools) && tools[i].Name < it.name {
+			kept = append(kept, tools[i]) // not in the set
+			i++
+		}
+		if i < len(tools) && tools[i].Name == it.name {
+			if !it.entry.hidden {
+				kept = append(kept, tools[i])
+			}
+			i++
+		}
+		return i < len(tools)
+	})
+	return append(kept, tools[i:]...)
 }
 
 // catalogTool is the MCP definition of a catalog row.

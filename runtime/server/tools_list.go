@@ -27,8 +27,9 @@ import (
 // list and shared by every later one.
 func (ts *toolSet) listResult() []byte {
 	ts.listOnce.Do(func() {
-		tools := make([]mcp.Tool, 0, len(ts.sorted))
-		for _, e := range ts.sorted {
+		sorted := ts.sorted()
+		tools := make([]mcp.Tool, 0, len(sorted))
+		for _, e := range sorted {
 			if !e.hidden {
 				tools = append(tools, e.tool)
 			}

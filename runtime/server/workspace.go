@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -47,11 +48,12 @@ type workspaceSource struct {
 	// under protocol 2026-07-28 (workspace_call.go).
 	inputKey func() []byte
 
-	// lastTools and lastEntries are the tools last projected and their
-	// entries (entriesMu guards them).
-	entriesMu   sync.Mutex
-	lastTools   []*workspace.Tool
-	lastEntries []*toolEntry
+	// entries are the tool entries of entrySurface by name, made with
+	// entryWrites (entriesMu guards them; toolChanges).
+	entriesMu    sync.Mutex
+	entries      *btree.BTreeG[namedEntry]
+	entrySurface *workspace.Surface
+	entryWrites  bool
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
@@ -170,94 +172,100 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 // config's write_globs let fs.write write. Without
 // the opt-in they are hidden: registered and callable, not advertised.
 func (w *workspaceSource) toolEntries() []toolEntry {
-	ptrs := w.stableToolEntries()
-	out := make([]toolEntry, len(ptrs))
-	for i, e := range ptrs {
-		out[i] = *e
-	}
+	w.toolChanges()
+	var out []toolEntry
+	w.eachToolEntry(func(e *toolEntry) { out = append(out, *e) })
 	return out
 }
 
-// stableToolEntries is toolEntries keeping the identity of entries: the
-// entry of a tool whose definition did not change since the last call is
-// the same pointer (the handler dispatches by name, so it serves the new
-// tool), and when no definition changed the very same slice is returned.
-// syncTools then knows without comparing anything that there is nothing
-// to publish: a refresh where one file's bodies changed costs no work
-// proportional to the number of tools.
-func (w *workspaceSource) stableToolEntries() []*toolEntry {
+// toolChanges brings the entries up to date with the current surface and
+// returns the names whose entry changed (changingToolSource). A surface
+// that a refresh made from the last one by merging a few files names
+// the tools it changed (workspace.Surface.ToolChanges), and only those
+// are projected again; otherwise every tool is. The entry of a tool
+// whose definition did not change stays the same pointer (the handler
+// dispatches by name, so it serves the new tool): syncTools then knows
+// without comparing anything that there is nothing to register, and a
+// refresh where one file's bodies changed registers nothing.
+func (w *workspaceSource) toolChanges() []string {
 	surface := w.surface.Load()
-	tools := surface.Tools
 	// A workspace whose scan config lets fs.write write somewhere has
 	// tools that may change files: none is advertised as read-only.
 	writes := surface.Config != nil && len(surface.Config.WriteGlobs) > 0
 	w.entriesMu.Lock()
 	defer w.entriesMu.Unlock()
-	if sameElems(tools, w.lastTools) {
-		return w.lastEntries
+	if w.entries == nil {
+		w.entries = newEntryTree()
 	}
-	// A refresh that changed a few files keeps the others' tools in their
-	// places; otherwise entries are found by name.
-	aligned := len(tools) == len(w.lastTools)
-	var byName map[string]*toolEntry
-	out := make([]*toolEntry, len(tools))
-	same := aligned
-	for i, t := range tools {
-		var prev *toolEntry
-		if aligned {
-			if t == w.lastTools[i] {
-				out[i] = w.lastEntries[i]
-				continue
-			}
-			if w.lastTools[i].Name == t.Name {
-				prev = w.lastEntries[i]
-			}
+	if surface == w.entrySurface && writes == w.entryWrites {
+		return nil
+	}
+	var changed []string
+	update := func(t *workspace.Tool) {
+		if prev, ok := w.entries.Get(namedEntry{name: t.Name}); ok && sameWorkspaceDefinition(prev.entry, t, writes) {
+			return
 		}
-		if prev == nil {
-			if byName == nil {
-				byName = make(map[string]*toolEntry, len(w.lastEntries))
-				for _, e := range w.lastEntries {
-					byName[e.tool.Name] = e
-				}
-			}
-			prev = byName[t.Name]
-		}
-		if prev != nil && sameWorkspaceDefinition(prev, t, writes) {
-			out[i] = prev
-			same = same && prev == w.lastEntries[i]
-			continue
-		}
-		same = false
-		out[i] = &toolEntry{
+		w.entries.ReplaceOrInsert(namedEntry{name: t.Name, entry: &toolEntry{
 			tool:    workspaceTool(t, writes),
 			source:  registry.SourceWorkspace,
 			handler: w.toolHandler(t.Name),
 			hidden:  !w.advertise,
 			wsPath:  t.Path,
 			wsLine:  t.Line,
+		}})
+		changed = append(changed, t.Name)
+	}
+	if names, ok := surface.ToolChanges(w.entrySurface); ok && writes == w.entryWrites {
+		for _, name := range names {
+			if t, ok := surface.Tool(name); ok {
+				update(t)
+			} else if _, had := w.entries.Delete(namedEntry{name: name}); had {
+				changed = append(changed, name)
+			}
+		}
+	} else {
+		var gone []string
+		w.entries.Ascend(func(it namedEntry) bool {
+			if _, ok := surface.Tool(it.name); !ok {
+				gone = append(gone, it.name)
+			}
+			return true
+		})
+		for _, name := range gone {
+			w.entries.Delete(namedEntry{name: name})
+		}
+		changed = append(changed, gone...)
+		for _, t := range surface.Tools() {
+			update(t)
 		}
 	}
-	if same {
-		out = w.lastEntries
-	}
-	w.lastTools, w.lastEntries = tools, out
-	return out
+	w.entrySurface, w.entryWrites = surface, writes
+	return changed
 }
 
-// sameElems reports whether a and b hold the same pointers.
-func sameElems[T any](a, b []*T) bool {
-	if len(a) != len(b) {
-		return false
+// toolEntry is the current entry of a workspace tool (changingToolSource;
+// after toolChanges).
+func (w *workspaceSource) toolEntry(name string) *toolEntry {
+	w.entriesMu.Lock()
+	defer w.entriesMu.Unlock()
+	if w.entries == nil {
+		return nil
 	}
-	if len(a) == 0 || &a[0] == &b[0] {
+	it, _ := w.entries.Get(namedEntry{name: name})
+	return it.entry
+}
+
+// eachToolEntry calls fn with every current entry, by name.
+func (w *workspaceSource) eachToolEntry(fn func(*toolEntry)) {
+	w.entriesMu.Lock()
+	defer w.entriesMu.Unlock()
+	if w.entries == nil {
+		return
+	}
+	w.entries.Ascend(func(it namedEntry) bool {
+		fn(it.entry)
 		return true
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	})
 }
 
 // sameWorkspaceDefinition reports whether the entry of a workspace tool
