@@ -3,11 +3,17 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestRefreshFromChangesOverTheWire: after each change of the workspace —
@@ -91,4 +97,153 @@ func TestRefreshFromChangesOverTheWire(t *testing.T) {
 			t.Errorf("%s: list_changed although the list did not change", step.name)
 		}
 	}
+}
+
+// TestRefreshRegistersOnlyWhatChanged: adding, removing and renaming
+// files and tools among many others changes tools/list exactly as the
+// workspace changed — the new tool listed, the removed one gone, every
+// other tool in its place, by name, with the definition it had — and
+// tells the client list_changed once per refresh that changed the list
+// (mcp-go gets only the changed tools: AddTools, DeleteTools, or SetTools
+// when a refresh both adds and removes names; docs/federation.md §4),
+// never for a refresh that changed only bodies.
+func TestRefreshRegistersOnlyWhatChanged(t *testing.T) {
+	tool := func(name, desc string) string {
+		return "@tool \"" + desc + "\"\nfn " + name + "(x: int = 1) to int { x + 1 }\n"
+	}
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("tools/f%02d.vox", i)] = tool(fmt.Sprintf("t%02d", i), fmt.Sprintf("Tool %d", i))
+	}
+	s := workspaceServer(t, Options{WorkspaceTools: true}, files)
+	n := connect(t, s)
+	root := s.Root()
+	ctx := context.Background()
+	list := func() map[string]mcp.Tool {
+		t.Helper()
+		res, err := n.c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(res.Tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) }) {
+			t.Fatalf("tools/list is not sorted by name")
+		}
+		out := map[string]mcp.Tool{}
+		for _, tl := range res.Tools {
+			out[tl.Name] = tl
+		}
+		return out
+	}
+	// listChanged counts the list_changed notifications sent so far: a
+	// marker notification sent after the refresh arrives after every
+	// notification the refresh sent (one session, in order).
+	marks := 0
+	listChanged := func() int {
+		t.Helper()
+		marks++
+		marker := fmt.Sprintf("notifications/test_marker_%d", marks)
+		s.MCP().SendNotificationToAllClients(marker, nil)
+		n.wait(t, marker)
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return len(slices.DeleteFunc(slices.Clone(n.methods), func(m string) bool { return m != "notifications/tools/list_changed" }))
+	}
+	source := func(tl mcp.Tool) string {
+		return fmt.Sprint(tl.Meta.AdditionalFields["vox_source_path"])
+	}
+	steps := []struct {
+		name          string
+		change        func()
+		added, gone   []string
+		moved         map[string]string // tool → its new source path
+		described     map[string]string // tool → its new description
+		notifications int
+	}{
+		{name: "a file added", change: func() { writeFiles(t, root, map[string]string{"tools/f20b.vox": tool("new_tool", "New")}) },
+			added: []string{"new_tool"}, notifications: 1},
+		{name: "a file removed", change: func() { os.Remove(filepath.Join(root, "tools/f07.vox")) },
+			gone: []string{"t07"}, notifications: 1},
+		{name: "a file renamed", change: func() { os.Rename(filepath.Join(root, "tools/f20b.vox"), filepath.Join(root, "tools/g.vox")) },
+			moved: map[string]string{"new_tool": "tools/g.vox"}, notifications: 1},
+		{name: "a body edited", change: func() {
+			writeFiles(t, root, map[string]string{"tools/f03.vox": "@tool \"Tool 3\"\nfn t03(x: int = 1) to int { x + 3 }\n"})
+		}, notifications: 0},
+		{name: "a description edited", change: func() { writeFiles(t, root, map[string]string{"tools/f04.vox": tool("t04", "Tool 4, edited")}) },
+			described: map[string]string{"t04": "Tool 4, edited"}, notifications: 1},
+		{name: "a tool added to a file", change: func() {
+			writeFiles(t, root, map[string]string{"tools/f05.vox": tool("t05", "Tool 5") + "\n" + tool("t05b", "Tool 5b")})
+		}, added: []string{"t05b"}, notifications: 1},
+		{name: "a tool renamed", change: func() { writeFiles(t, root, map[string]string{"tools/f06.vox": tool("t06_renamed", "Tool 6")}) },
+			added: []string{"t06_renamed"}, gone: []string{"t06"}, notifications: 1},
+		{name: "a file added and another removed", change: func() {
+			os.Remove(filepath.Join(root, "tools/f08.vox"))
+			writeFiles(t, root, map[string]string{"tools/h.vox": tool("h_tool", "H")})
+		}, added: []string{"h_tool"}, gone: []string{"t08"}, notifications: 1},
+	}
+	before := list()
+	for _, step := range steps {
+		count := listChanged()
+		prev := s.workspace.surface.Load()
+		step.change()
+		if _, err := s.RefreshWorkspace(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		// Each of these refreshes merges only the changed files.
+		if _, ok := s.workspace.surface.Load().ToolChanges(prev); !ok {
+			t.Errorf("%s: the refresh merged the whole workspace", step.name)
+		}
+		after := list()
+		if got := listChanged() - count; got != step.notifications {
+			t.Errorf("%s: %d tools/list_changed, want %d", step.name, got, step.notifications)
+		}
+		want := maps.Clone(before)
+		for _, name := range step.gone {
+			delete(want, name)
+		}
+		for _, name := range step.added {
+			tl, ok := after[name]
+			if !ok {
+				t.Fatalf("%s: %s is not listed", step.name, name)
+			}
+			want[name] = tl
+		}
+		for name, path := range step.moved {
+			if got := source(after[name]); got != path {
+				t.Errorf("%s: %s comes from %s, want %s", step.name, name, got, path)
+			}
+			want[name] = after[name]
+		}
+		for name, desc := range step.described {
+			if got := after[name].Description; got != desc {
+				t.Errorf("%s: %s is described %q, want %q", step.name, name, got, desc)
+			}
+			want[name] = after[name]
+		}
+		if !reflect.DeepEqual(after, want) {
+			t.Fatalf("%s: tools/list has %d tools, want %d; added %v, removed %v", step.name, len(after), len(want), keysMissing(after, want), keysMissing(want, after))
+		}
+		for _, name := range step.gone {
+			if resp := callTool(t, s, name, `{}`); resp["error"] == nil {
+				t.Errorf("%s: the removed %s still runs: %v", step.name, name, resp)
+			}
+		}
+		for _, name := range step.added {
+			if text, isErr, _ := toolResult(t, callTool(t, s, name, `{"x": 1}`)); isErr || text != "2" {
+				t.Errorf("%s: the new %s answers %q (error %v)", step.name, name, text, isErr)
+			}
+		}
+		before = after
+	}
+}
+
+// keysMissing lists the keys of a that b lacks.
+func keysMissing[V any](a, b map[string]V) []string {
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -208,37 +208,83 @@ func writeBenchFile(b *testing.B, root, rel, body string) {
 	}
 }
 
-// BenchmarkRefreshServerOneChanged2000 is vox_workspace_mcp_refresh's work
-// on a server serving 2,000 files of 8 tools each when one file changed:
-// the loader's refresh plus merging 16,000 tools into the registered set
-// (nothing is re-registered: the definitions did not change).
-func BenchmarkRefreshServerOneChanged2000(b *testing.B) {
-	root := b.TempDir()
-	writeBenchFile(b, root, workspace.ConfigPath, testScanConfig)
-	for i := range 2000 {
-		var src strings.Builder
-		for j := range 8 {
-			fmt.Fprintf(&src, "@tool \"Tool %d of file %d\"\nfn t%d_%d(a: int, b: int = 2) to int { a + b }\n\n", j, i, i, j)
+// BenchmarkRefreshServer is vox_workspace_mcp_refresh's work on a server
+// serving 2,000 and 20,000 files of 8 tools each (20,000 only without
+// -short) — the loader's refresh, the sync of the published tool set and
+// mcp-go's registration — when one file's body changed (nothing is
+// registered), when one file was added or removed in turn (its 8 tools
+// registered or deleted), and when one file's descriptions changed (8
+// definitions registered again) (docs/benchmarks.md, Refresh).
+func BenchmarkRefreshServer(b *testing.B) {
+	for _, n := range []int{2000, 20000} {
+		if n > 2000 && testing.Short() {
+			continue
 		}
-		writeBenchFile(b, root, fmt.Sprintf("tools/f%04d.vox", i), src.String())
-	}
-	s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.WaitWorkspace(context.Background())
-	p := filepath.Join(root, "tools", "f0999.vox")
-	base, _ := os.ReadFile(p)
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		i++
-		os.WriteFile(p, append(append([]byte(nil), base...), fmt.Sprintf("// %d\n", i)...), 0o644)
-		mt := time.Now().Add(time.Duration(i) * time.Second)
-		os.Chtimes(p, mt, mt)
-		b.StartTimer()
-		if _, err := s.RefreshWorkspace(); err != nil {
-			b.Fatal(err)
-		}
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			root := b.TempDir()
+			writeBenchFile(b, root, workspace.ConfigPath, testScanConfig)
+			file := func(i int, desc string) string {
+				var src strings.Builder
+				for j := range 8 {
+					fmt.Fprintf(&src, "@tool \"Tool %d of file %d%s\"\nfn t%d_%d(a: int, b: int = 2) to int { a + b }\n\n", j, i, desc, i, j)
+				}
+				return src.String()
+			}
+			for i := range n {
+				writeBenchFile(b, root, fmt.Sprintf("tools/f%05d.vox", i), file(i, ""))
+			}
+			s, err := New(Options{Root: root, Catalog: testCatalog(), Handlers: testTable})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.WaitWorkspace(context.Background())
+			refresh := func(b *testing.B, want int) {
+				res, err := s.RefreshWorkspace()
+				if err != nil || res.ToolCount != want {
+					b.Fatalf("%v %d tools, want %d", err, res.ToolCount, want)
+				}
+			}
+			p := filepath.Join(root, "tools", fmt.Sprintf("f%05d.vox", n/2))
+			edit := func(b *testing.B, i int, src string) {
+				b.StopTimer()
+				os.WriteFile(p, []byte(src), 0o644)
+				mt := time.Now().Add(time.Duration(i) * time.Second)
+				os.Chtimes(p, mt, mt)
+				b.StartTimer()
+			}
+			b.Run("one-edited", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					edit(b, i, file(n/2, "")+fmt.Sprintf("// %d\n", i))
+					refresh(b, 8*n)
+				}
+			})
+			b.Run("one-added-or-removed", func(b *testing.B) {
+				added := filepath.Join(root, "tools", fmt.Sprintf("f%05d_new.vox", n/2))
+				i := 0
+				for b.Loop() {
+					b.StopTimer()
+					if i++; i%2 == 1 {
+						os.WriteFile(added, []byte(file(n, "")), 0o644)
+					} else {
+						os.Remove(added)
+					}
+					b.StartTimer()
+					refresh(b, 8*n+8*(i%2))
+				}
+				b.StopTimer()
+				os.Remove(added)
+				refresh(b, 8*n)
+			})
+			b.Run("one-described", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					edit(b, i, file(n/2, fmt.Sprintf(", version %d", i)))
+					refresh(b, 8*n)
+				}
+			})
+		})
 	}
 }
