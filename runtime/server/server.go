@@ -194,7 +194,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Catalog == nil {
 		opts.Catalog = &registry.Catalog{}
 	}
-	s := &Server{opts: opts, root: abs, log: logger, }
+	s := &Server{opts: opts, root: abs, log: logger}
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
