@@ -179,7 +179,6 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// cancels the request when a read of the connection fails.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(e.readTimeout)) // not every ResponseWriter supports it (httptest's recorder)
-	lift := func() { _ = rc.SetReadDeadline(time.Time{}) }
 
 	switch r.Method {
 	case http.MethodPost:
@@ -187,7 +186,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		lift()
+		_ = rc.SetReadDeadline(time.Time{}) // lift it
 		if isBatch(body) {
 			e.serveBatch(w, r, body)
 			return
@@ -238,7 +237,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no GET stream
 			return
 		}
-		lift()
+		_ = rc.SetReadDeadline(time.Time{}) // lift it
 		e.serveStream(w, r)
 	case http.MethodDelete:
 		if isModern(r.Header, nil) {

@@ -128,6 +128,29 @@ func TestPrintReachesOnlyTheCallingSession(t *testing.T) {
 	if msgs := say(a, "again"); len(msgs) != 1 || msgs[0]["data"] != "said again" {
 		t.Errorf("after setLevel debug: %v", msgs)
 	}
+	// A method named with escapes is the same method to mcp-go, and is
+	// recorded too (mayRecordSessionState).
+	if r := send(a, `{"jsonrpc":"2.0","id":7,"method":"logging\/set\u004cevel","params":{"level":"warning"}}`); r["error"] != nil {
+		t.Fatalf("escaped setLevel: %v", r)
+	}
+	if msgs := say(a, "escaped"); len(msgs) != 0 {
+		t.Errorf("after an escaped setLevel warning: %v", msgs)
+	}
+}
+
+func TestMayRecordSessionState(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`:                 true,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"skill://a"}}`:            true,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/unsubscribe","params":{"uri":"skill://a"}}`:          true,
+		`{"jsonrpc":"2.0","id":1,"method":"logging\/setLevel","params":{"level":"debug"}}`:                true,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}`:      false,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"say","arguments":{"s":"a\nb"}}}`: true, // an escape: decoded to be sure
+	} {
+		if got := mayRecordSessionState([]byte(msg)); got != want {
+			t.Errorf("%s: %v, want %v", msg, got, want)
+		}
+	}
 }
 
 // progressTools report progress: count to n, and spin until cancelled.

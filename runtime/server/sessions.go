@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"os"
 	"strings"
@@ -79,11 +80,45 @@ type sessionPlane struct {
 	// shared is the fleet's store, nil outside fleet mode.
 	shared SharedStore
 
-	openMu sync.Mutex
-	open   map[string]map[*openRequest]struct{} // by session key
+	open openRequests
 }
 
 type openRequest struct{ cancel context.CancelFunc }
+
+// openShardCount spreads the open requests over this many locks by
+// session key: every request of a session registers itself and
+// unregisters when it ends, and behind one lock 32 calls in flight on two
+// cores spent most of their lock waits there (the mutex profile in
+// docs/benchmarks.md, "Calls at depth").
+const openShardCount = 64
+
+// openRequests are the HTTP requests open in each session, by session key.
+type openRequests struct {
+	seed   maphash.Seed
+	shards [openShardCount]openShard
+}
+
+type openShard struct {
+	mu sync.Mutex
+	by map[string]map[*openRequest]struct{}
+	_  [48]byte // a shard per cache line: neighbours' locks do not share one
+}
+
+func (o *openRequests) shard(key string) *openShard {
+	return &o.shards[maphash.String(o.seed, key)%openShardCount]
+}
+
+// sessions is the number of sessions with open requests.
+func (o *openRequests) sessions() int {
+	n := 0
+	for i := range o.shards {
+		sh := &o.shards[i]
+		sh.mu.Lock()
+		n += len(sh.by)
+		sh.mu.Unlock()
+	}
+	return n
+}
 
 // SharedStore is the store of fleet mode (runtime/fleet.Store;
 // docs/federation.md §8, "Fleet mode"): the per-session state and the
@@ -105,7 +140,8 @@ type SharedStore interface {
 var ErrStoreNeedsKey = errors.New("--store needs " + EnvSessionKey + ": instances sharing a store must accept each other's session ids, so set the same key (32 bytes or more, openssl rand -base64 32 makes one) on every instance")
 
 func newSessionPlane(s *Server, opts Options) (*sessionPlane, error) {
-	p := &sessionPlane{s: s, keyGenerated: len(opts.SessionKeys) == 0, open: map[string]map[*openRequest]struct{}{}}
+	p := &sessionPlane{s: s, keyGenerated: len(opts.SessionKeys) == 0}
+	p.open.seed = maphash.MakeSeed()
 	keys := opts.SessionKeys
 	if p.keyGenerated {
 		if opts.SharedStore != nil {
@@ -361,22 +397,26 @@ func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpS
 func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context, done func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	o := &openRequest{cancel: cancel}
-	p.openMu.Lock()
-	set := p.open[key]
+	sh := p.open.shard(key)
+	sh.mu.Lock()
+	set := sh.by[key]
 	if set == nil {
+		if sh.by == nil {
+			sh.by = map[string]map[*openRequest]struct{}{}
+		}
 		set = map[*openRequest]struct{}{}
-		p.open[key] = set
+		sh.by[key] = set
 	}
 	set[o] = struct{}{}
-	p.openMu.Unlock()
+	sh.mu.Unlock()
 	return ctx, func() {
-		p.openMu.Lock()
+		sh.mu.Lock()
 		// A set is removed only once empty, so o is still in it.
 		delete(set, o)
 		if len(set) == 0 {
-			delete(p.open, key)
+			delete(sh.by, key)
 		}
-		p.openMu.Unlock()
+		sh.mu.Unlock()
 		cancel()
 	}
 }
@@ -384,9 +424,10 @@ func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context
 // closeOpen ends every open request of the session key on this instance
 // (its GET event stream above all).
 func (p *sessionPlane) closeOpen(key string) {
-	p.openMu.Lock()
-	defer p.openMu.Unlock()
-	for o := range p.open[key] {
+	sh := p.open.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for o := range sh.by[key] {
 		o.cancel()
 	}
 }

@@ -89,10 +89,47 @@ func TestVerifyRefusesWhatWasNotMinted(t *testing.T) {
 		"version 1, zero MAC":      {prefix + "AQ" + strings.Repeat("A", encodedBytes-len(prefix)-2), ErrNotIssued},
 		"128 bytes of padding out": {raw + strings.Repeat("=", 128), ErrMalformed},
 	}
+	// The genuine id is verified first, so that it is remembered: none
+	// of its alterations may pass for it.
+	if _, err := s.Verify(raw); err != nil {
+		t.Fatal(err)
+	}
 	for name, c := range cases {
 		if _, err := s.Verify(c.id); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
+	}
+	if n := remembered(s); n != 1 {
+		t.Errorf("%d ids remembered after one genuine id and %d refused ones, want 1", n, len(cases))
+	}
+}
+
+// remembered is the number of ids s remembers as verified.
+func remembered(s *Signer) int {
+	n := 0
+	s.verified.Range(func(_, _ any) bool { n++; return true })
+	return n
+}
+
+func TestRememberedIDsAreBounded(t *testing.T) {
+	c := newClock()
+	s := signer(t, c, keyA)
+	for range maxVerified + 10 {
+		raw, _ := s.Mint(0)
+		if _, err := s.Verify(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := remembered(s); n == 0 || n > maxVerified {
+		t.Fatalf("%d ids remembered, want 1 to %d", n, maxVerified)
+	}
+	// An id minted expired is refused and not remembered.
+	old, _ := s.MintAt(0, c.t.Add(-25*time.Hour))
+	if _, err := s.Verify(old); !errors.Is(err, ErrExpired) {
+		t.Fatalf("an id minted 25 hours ago: %v", err)
+	}
+	if _, ok := s.verified.Load(old); ok {
+		t.Fatal("an expired id was remembered")
 	}
 }
 
