@@ -175,6 +175,14 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('` + errE
 return redis.call('HGET', KEYS[2], ARGV[2])
 `)
 
+// viewScript returns the fields KEYS[2] and KEYS[3] named ARGV[2] (the
+// session's revocation and state) when the store's epoch is ARGV[1]: one
+// round trip for what a call reads (Store.View).
+var viewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('` + errEpoch + `') end
+return {redis.call('HGET', KEYS[2], ARGV[2]), redis.call('HGET', KEYS[3], ARGV[2])}
+`)
+
 // writeScript sets (ARGV[2] = "set", value ARGV[4]) or deletes field
 // ARGV[3] (and the fields after ARGV[7]) of hash KEYS[2] and publishes
 // ARGV[5] on channel ARGV[6], when the store's epoch is ARGV[1]; a new
@@ -318,7 +326,7 @@ func (s *Store) Close() error {
 // rescans, since a refresh may have been announced meanwhile.
 func (s *Store) listen(ctx context.Context) {
 	defer close(s.done)
-	down := false
+	down, reload := false, false
 	nextResync := s.now().Add(resyncEvery)
 	for ctx.Err() == nil {
 		msg, err := s.pubsub.ReceiveTimeout(ctx, ioTimeout)
@@ -341,21 +349,31 @@ func (s *Store) listen(ctx context.Context) {
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			// Subscribed again after a failure: reload the mirror.
-			if err := s.resync(ctx); err != nil {
-				s.log.Error("fleet: cannot reload the mirror of the shared store", "err", err)
-				sleep(ctx, retryEvery)
-				continue
-			}
-			if down {
-				s.log.Info("fleet: the shared store answers again; mirror reloaded, rescanning the workspace")
-				down = false
-			}
-			s.refresh()
+			reload = true
 		case *redis.Message:
 			s.touch()
 			s.apply(m.Payload)
 		case *redis.Pong:
 			s.touch()
+		}
+		if reload {
+			// Until the reload succeeds it is tried again, between reads
+			// of the channel: the subscription that asked for it is not
+			// announced again, and the commands of the calls made during
+			// an outage may leave the client refusing to dial for a while
+			// after the store is back.
+			if err := s.resync(ctx); err != nil {
+				s.log.Error("fleet: cannot reload the mirror of the shared store", "err", err)
+				sleep(ctx, retryEvery)
+				continue
+			}
+			reload = false
+			nextResync = s.now().Add(resyncEvery)
+			if down {
+				s.log.Info("fleet: the shared store answers again; mirror reloaded, rescanning the workspace")
+				down = false
+			}
+			s.refresh()
 		}
 		select {
 		case <-s.resyncNow:
@@ -703,18 +721,30 @@ func (s *Store) ActiveSkill(ctx context.Context, key string) (session.ActiveSkil
 	if err != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		states, _, usable := s.mirror()
-		if !usable {
+		if _, _, usable := s.mirror(); !usable {
 			return session.ActiveSkill{}, false, unreachable(err)
 		}
-		if e, has := states[key]; has && e.live(s.now()) {
-			return session.ActiveSkill{}, false, fmt.Errorf("%w, and this session has an active skill whose allowlist must keep applying", unreachable(err))
-		}
-		return session.ActiveSkill{}, false, nil
+		return session.ActiveSkill{}, false, s.mirrorSkillError(key, err)
 	}
 	if !ok {
 		return session.ActiveSkill{}, false, nil
 	}
+	return s.decodeState(v)
+}
+
+// mirrorSkillError is the answer of the mirror for the active skill of
+// key when the store failed with err: an error when the session has one
+// (fail closed), none when it has none. s.mu is held and the mirror is
+// usable.
+func (s *Store) mirrorSkillError(key string, err error) error {
+	if e, has := s.states[key]; has && e.live(s.now()) {
+		return fmt.Errorf("%w, and this session has an active skill whose allowlist must keep applying", unreachable(err))
+	}
+	return nil
+}
+
+// decodeState reads a state field of the store.
+func (s *Store) decodeState(v string) (session.ActiveSkill, bool, error) {
 	var e stateEntry
 	if err := json.Unmarshal([]byte(v), &e); err != nil {
 		return session.ActiveSkill{}, false, fmt.Errorf("the shared session store holds a state vox-mcp cannot read for this session (%v)", err)
@@ -723,6 +753,49 @@ func (s *Store) ActiveSkill(ctx context.Context, key string) (session.ActiveSkil
 		return session.ActiveSkill{}, false, nil
 	}
 	return e.Skill, true, nil
+}
+
+// View implements session.Viewer: the revocation and the active skill of
+// key in one script, so that a call costs one round trip to the store.
+// When the store cannot answer, the mirror answers both as Revoked and
+// ActiveSkill do: a revoked session stays refused, a session with an
+// active skill gets SkillErr (its calls are refused), and past the grace
+// the view is an error (the request gets 503).
+func (s *Store) View(ctx context.Context, key string) (session.View, error) {
+	s.mu.Lock()
+	epoch := s.epoch
+	s.mu.Unlock()
+	res, err := viewScript.Run(ctx, s.rdb, []string{s.epochKey, s.revokedKey, s.statesKey}, epoch, key).Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("the view of a session has %d fields, want 2", len(res))
+	}
+	if err != nil {
+		s.failed(err)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, revoked, usable := s.mirror()
+		if !usable {
+			return session.View{}, unreachable(err)
+		}
+		exp, has := revoked[key]
+		return session.View{Revoked: has && s.now().Before(exp), SkillErr: s.mirrorSkillError(key, err)}, nil
+	}
+	s.touch()
+	var v session.View
+	if r, ok := res[0].(string); ok {
+		v.Revoked = s.revokedUntil(r)
+	}
+	if st, ok := res[1].(string); ok {
+		v.Skill, v.HasSkill, v.SkillErr = s.decodeState(st)
+	}
+	return v, nil
+}
+
+// revokedUntil reads a field of the revoked set: revoked until its
+// expiry, and for good when it does not read as one.
+func (s *Store) revokedUntil(v string) bool {
+	ms, err := strconv.ParseInt(v, 10, 64)
+	return err != nil || s.now().UnixMilli() < ms
 }
 
 // SetActiveSkill implements session.Store.
@@ -899,8 +972,7 @@ func (s *Store) Revoked(ctx context.Context, key string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	ms, err := strconv.ParseInt(v, 10, 64)
-	return err != nil || s.now().UnixMilli() < ms, nil
+	return s.revokedUntil(v), nil
 }
 
 // AnnounceRefresh asks every other instance to rescan.
@@ -915,4 +987,5 @@ func (s *Store) AnnounceRefresh(ctx context.Context) error {
 var (
 	_ session.Store       = (*Store)(nil)
 	_ session.Revocations = (*Store)(nil)
+	_ session.Viewer      = (*Store)(nil)
 )

@@ -162,6 +162,59 @@ func TestTwoInstancesShareStateRevocationsAndRefreshes(t *testing.T) {
 	}
 }
 
+// TestViewIsOneRoundTrip: what a call reads of its session — the
+// revocation and the active skill — is one script, and answers as
+// Revoked and ActiveSkill do.
+func TestViewIsOneRoundTrip(t *testing.T) {
+	rs := redistest.Start(t)
+	a, b := open(t, rs.URL, 0), open(t, rs.URL, 0)
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	if err := a.SetActiveSkill(ctx, "skilled", exp, skill); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetActiveSkill(ctx, "ended", exp, skill); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Revoke(ctx, "ended", exp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.View(ctx, "warm-up"); err != nil { // loads the script
+		t.Fatal(err)
+	}
+	if err := b.rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]session.View{
+		"skilled": {Skill: skill, HasSkill: true},
+		"ended":   {Revoked: true, Skill: skill, HasSkill: true},
+		"plain":   {},
+	} {
+		got, err := b.View(ctx, key)
+		if err != nil || got.Revoked != want.Revoked || got.HasSkill != want.HasSkill || got.Skill.ID != want.Skill.ID ||
+			!slices.Equal(got.Skill.Tools, want.Skill.Tools) || got.SkillErr != nil {
+			t.Errorf("View(%s) = %+v, %v; want %+v", key, got, err, want)
+		}
+	}
+	stats, err := b.rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for line := range strings.SplitSeq(stats, "\n") {
+		if name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls="); ok && !strings.HasPrefix(name, "cmdstat_info") && !strings.HasPrefix(name, "cmdstat_config") {
+			calls, _, _ := strings.Cut(rest, ",")
+			commands = append(commands, name+"="+calls)
+		}
+	}
+	slices.Sort(commands)
+	// Three views: three scripts, each reading the epoch and two fields
+	// (Redis counts the commands a script runs too).
+	if got := strings.Join(commands, " "); got != "cmdstat_evalsha=3 cmdstat_get=3 cmdstat_hget=6" {
+		t.Errorf("commands of three views: %s", got)
+	}
+}
+
 func TestBoundsRefuseNewEntries(t *testing.T) {
 	rs := redistest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -238,6 +291,16 @@ func TestUnreachableStoreFailsClosed(t *testing.T) {
 		if _, ok, err := st.ActiveSkill(ctx, "plain"); ok || err != nil {
 			t.Errorf("ActiveSkill(plain) with the store down = %v, %v; want none: a session without state keeps working", ok, err)
 		}
+		if v, err := st.View(ctx, "ended"); !v.Revoked || err != nil {
+			t.Errorf("View(ended) with the store down = %+v, %v; want revoked from the mirror", v, err)
+		}
+		if v, err := st.View(ctx, "skilled"); err != nil || v.Revoked || v.HasSkill || v.SkillErr == nil ||
+			!strings.Contains(v.SkillErr.Error(), "active skill whose allowlist must keep applying") {
+			t.Errorf("View(skilled) with the store down = %+v, %v; want a SkillErr (fail closed)", v, err)
+		}
+		if v, err := st.View(ctx, "plain"); err != nil || v.Revoked || v.HasSkill || v.SkillErr != nil {
+			t.Errorf("View(plain) with the store down = %+v, %v; want nothing: a session without state keeps working", v, err)
+		}
 		if l, ok, err := st.LogLevel(ctx, "plain"); l != "warning" || !ok || err != nil {
 			t.Errorf("LogLevel(plain) with the store down = %q, %v, %v; want the mirror's warning", l, ok, err)
 		}
@@ -250,6 +313,13 @@ func TestUnreachableStoreFailsClosed(t *testing.T) {
 		if err := st.SetActiveSkill(ctx, "plain", exp, skill); err == nil {
 			t.Error("SetActiveSkill with the store down succeeded")
 		}
+	}
+
+	// Calls keep coming during an outage: go-redis then stops dialing
+	// for a while (a second) once too many dials failed, so that the
+	// first reload after the store is back fails and must be retried.
+	for range 40 {
+		_, _ = b.View(ctx, "plain")
 	}
 
 	// Restarted without its data: the mirrors fill it again.
@@ -283,6 +353,9 @@ func TestStaleMirrorStopsAnswering(t *testing.T) {
 	}
 	if _, _, err := s.ActiveSkill(context.Background(), "any"); err == nil {
 		t.Fatal("ActiveSkill answered from a mirror older than its grace")
+	}
+	if _, err := s.View(context.Background(), "any"); err == nil {
+		t.Fatal("View answered from a mirror older than its grace")
 	}
 }
 

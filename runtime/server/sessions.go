@@ -278,6 +278,11 @@ func (p *sessionPlane) activeSkill(ctx context.Context) (session.ActiveSkill, bo
 	if !ok {
 		return session.ActiveSkill{}, false, nil
 	}
+	if hs := httpSessionFrom(ctx); hs != nil && hs.id.Key == ref.key {
+		if r := hs.skill.Swap(nil); r != nil {
+			return r.skill, r.ok, r.err
+		}
+	}
 	return p.state.ActiveSkill(ctx, ref.key)
 }
 
@@ -287,6 +292,9 @@ func (p *sessionPlane) setActiveSkill(ctx context.Context, skill *session.Active
 	ref, ok := sessionOf(ctx)
 	if !ok {
 		return errNoSession
+	}
+	if hs := httpSessionFrom(ctx); hs != nil {
+		hs.skill.Store(nil) // read the store again after the change
 	}
 	if skill == nil {
 		return p.state.ClearActiveSkill(ctx, ref.key)
@@ -299,6 +307,19 @@ func (p *sessionPlane) setActiveSkill(ctx context.Context, skill *session.Active
 type httpSession struct {
 	raw string
 	id  session.ID
+	// skill is the session's active skill as the store's view read it
+	// with the revocation (fleet mode: one round trip, session.Viewer),
+	// for the request's allowlist check. It is taken once: a later read in
+	// the same request (a batch's next call) asks the store, and a change
+	// of the active skill in the request drops it.
+	skill atomic.Pointer[skillRead]
+}
+
+// skillRead is an answer of session.Store.ActiveSkill.
+type skillRead struct {
+	skill session.ActiveSkill
+	ok    bool
+	err   error
 }
 
 // httpSessionKey holds a *httpSession, or viaHTTP for a request of the
@@ -353,7 +374,17 @@ func (p *sessionPlane) verify(ctx context.Context, raw string, rl role) (*httpSe
 	if id.Role != uint8(rl) {
 		return nil, &sessionError{http.StatusNotFound, "session not found for this token: the session was started with another token's role" + restart}
 	}
-	revoked, err := p.revoked.Revoked(ctx, id.Key)
+	hs := &httpSession{raw: raw, id: id}
+	var revoked bool
+	if v, ok := p.shared.(session.Viewer); ok { // fleet mode: the revoked set and the state are one store
+		var view session.View
+		if view, err = v.View(ctx, id.Key); err == nil {
+			revoked = view.Revoked
+			hs.skill.Store(&skillRead{skill: view.Skill, ok: view.HasSkill, err: view.SkillErr})
+		}
+	} else {
+		revoked, err = p.revoked.Revoked(ctx, id.Key)
+	}
 	if err != nil {
 		p.s.log.Error("http: the revoked set cannot be read; refusing the request", "err", err)
 		return nil, &sessionError{http.StatusServiceUnavailable, "the session cannot be checked right now (" + err.Error() + "): try again"}
@@ -361,7 +392,7 @@ func (p *sessionPlane) verify(ctx context.Context, raw string, rl role) (*httpSe
 	if revoked {
 		return nil, &sessionError{http.StatusNotFound, "session ended (DELETE)" + restart}
 	}
-	return &httpSession{raw: raw, id: id}, nil
+	return hs, nil
 }
 
 // end ends the session hs at its client's request (DELETE): it revokes the

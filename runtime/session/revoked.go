@@ -121,3 +121,27 @@ func (m *MemoryRevocations) Len() int {
 	defer m.mu.Unlock()
 	return len(m.expires)
 }
+
+// View is what a request of a session reads from the shared state before
+// it is served: whether the session was revoked, and its active skill for
+// the allowlist check of the call the request makes.
+type View struct {
+	Revoked bool
+	// Skill is the active skill when HasSkill.
+	Skill    ActiveSkill
+	HasSkill bool
+	// SkillErr is why the active skill could not be read; a call that
+	// needs it is then refused (fail closed), as with Store.ActiveSkill.
+	SkillErr error
+}
+
+// Viewer reads a session's View at once. Fleet mode's store implements
+// it, so that a call costs the store one round trip rather than one for
+// the revoked set and another for the active skill; the in-memory
+// implementations need not.
+type Viewer interface {
+	// View answers what Revocations.Revoked and Store.ActiveSkill answer
+	// for key. An error means that the revocation cannot be answered:
+	// the request is refused.
+	View(ctx context.Context, key string) (View, error)
+}
