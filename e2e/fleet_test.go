@@ -7,6 +7,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/vox-lang/vox-mcp/runtime/fleet/redistest"
 )
@@ -557,9 +559,34 @@ func BenchmarkFleet(b *testing.B) {
 				b.Cleanup(func() { c.Close() })
 				clients = append(clients, c)
 			}
+			before := storeScripts(b, f.redis.Addr)
 			benchmarkCalls(b, clients, loadTool{"workspace", "slugify", slugArgs, "fleet-mode"})
+			// The store's round trips per call (scripts run; the
+			// instances' other commands are a ping a second).
+			b.ReportMetric(float64(storeScripts(b, f.redis.Addr)-before)/float64(b.N), "store-scripts/call")
 		})
 	}
+}
+
+// storeScripts is the number of scripts the store at addr has run.
+func storeScripts(t testing.TB, addr string) int {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	stats, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range strings.SplitSeq(stats, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if ok && (name == "cmdstat_evalsha" || name == "cmdstat_eval") {
+			calls, _, _ := strings.Cut(rest, ",")
+			c, _ := strconv.Atoi(calls)
+			n += c
+		}
+	}
+	return n
 }
 
 // TestFleetResumesAStreamOnAnotherInstance: the events of a POST's stream
