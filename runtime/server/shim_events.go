@@ -104,6 +104,13 @@ func (p *primer) prime(store func() (string, error)) {
 	}
 }
 
+// sent reports whether the priming event was written to the response.
+func (p *primer) sent() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.written
+}
+
 // take returns the priming event's bytes the first time it is called
 // after the event was recorded, and nil otherwise.
 func (p *primer) take() []byte {
@@ -208,6 +215,9 @@ type finishedWriter struct {
 	mu     sync.Mutex
 	w      http.ResponseWriter
 	header http.Header
+	// closed: the call closed its stream (closeStream); what mcp-go
+	// writes after is recorded for the client's resume and dropped here.
+	closed bool
 }
 
 func (f *finishedWriter) Header() http.Header {
@@ -234,6 +244,9 @@ func (f *finishedWriter) Write(b []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.w == nil {
+		if f.closed {
+			return len(b), nil
+		}
 		return 0, errResponseFinished
 	}
 	return f.w.Write(b)
@@ -260,4 +273,37 @@ func (f *finishedWriter) finish() {
 	f.mu.Lock()
 	f.w = nil
 	f.mu.Unlock()
+}
+
+// closeStream ends the POST's event stream while its call goes on (SSE
+// polling, SEP-1699; toolcall.CloseStream): the client resumes it with
+// Last-Event-ID on a GET and receives the rest there, as mcp-go records
+// every event of the stream (the call's result too, once its response
+// is a stream). Only a stream whose priming event p the client has (it
+// holds an event id and a retry delay) is closed, and only on HTTP/1.1
+// (chunked: the last chunk ends the response): an HTTP/2 stream cannot be
+// taken over, so its call keeps it. The connection is taken over
+// (hijacked) rather than the handler returning, because mcp-go answers
+// the call from the handler's goroutine and the call's context ends with
+// it. Held under mu, so no write of mcp-go's is cut in two, and whatever
+// mcp-go buffered is flushed first.
+func (f *finishedWriter) closeStream(p *primer, chunked bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.w == nil || p == nil || !p.sent() || !chunked {
+		return false
+	}
+	rc := http.NewResponseController(f.w)
+	if rc.Flush() != nil {
+		return false
+	}
+	conn, buf, err := rc.Hijack()
+	if err != nil {
+		return false
+	}
+	_, _ = buf.WriteString("0\r\n\r\n")
+	_ = buf.Flush()
+	_ = conn.Close()
+	f.w, f.closed = nil, true
+	return true
 }

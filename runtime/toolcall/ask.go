@@ -133,6 +133,9 @@ func (Asker) Declared(ctx context.Context, capability string) bool {
 	return declared(ctx, capability)
 }
 
+// CloseStream is CloseStream (poll.go).
+func (Asker) CloseStream(ctx context.Context) bool { return CloseStream(ctx) }
+
 // Ask is Ask.
 func (Asker) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	return Ask(ctx, reqs)

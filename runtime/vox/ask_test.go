@@ -18,6 +18,17 @@ type fakeClient struct {
 	delay   time.Duration
 	release chan struct{}
 	asked   chan string
+	// closable is whether the call's stream can be closed; closed counts
+	// the closes.
+	closable bool
+	closed   int
+}
+
+func (f *fakeClient) CloseStream(context.Context) bool {
+	if f.closable {
+		f.closed++
+	}
+	return f.closable
 }
 
 func (f *fakeClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
@@ -70,6 +81,7 @@ fn client_roots() { json.stringify(roots()) }
 
 fn caps() { format("{} {}", client_has("sampling"), client_has("elicitation")) }
 fn bad_cap() { client_has("tools") }
+fn poll() { close_stream() }
 
 fn bad_messages() { sample([{role: "system", content: "x"}], 10) }
 fn bad_tokens() { sample("hi", 0) }
@@ -194,6 +206,28 @@ func TestClientHas(t *testing.T) {
 	_, err = m.Call(context.Background(), "bad_cap", nil, &Env{})
 	if err == nil || !strings.Contains(err.Error(), "client_has: capability must be one of elicitation, sampling, roots, got tools") {
 		t.Errorf("bad_cap = %v", err)
+	}
+}
+
+// close_stream() says whether the client could close the call's stream,
+// and is false without a client (vox run, resources).
+func TestCloseStream(t *testing.T) {
+	m := compileOK(t, askSrc)
+	for _, c := range []struct {
+		env  *Env
+		want string
+	}{
+		{&Env{Client: &fakeClient{closable: true}}, "true"},
+		{&Env{Client: &fakeClient{}}, "false"},
+		{&Env{}, "false"},
+	} {
+		res, err := m.Call(context.Background(), "poll", nil, c.env)
+		if err != nil || res.Text != c.want {
+			t.Errorf("poll = %q, %v; want %s", res.Text, err, c.want)
+		}
+		if f, ok := c.env.Client.(*fakeClient); ok && f.closable && f.closed != 1 {
+			t.Errorf("the stream was closed %d times, want once", f.closed)
+		}
 	}
 }
 

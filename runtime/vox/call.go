@@ -414,6 +414,8 @@ func (c *slotClient) Declared(ctx context.Context, capability string) bool {
 	return c.inner.Declared(ctx, capability)
 }
 
+func (c *slotClient) CloseStream(ctx context.Context) bool { return c.inner.CloseStream(ctx) }
+
 func (c *slotClient) Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	c.sem.Release(1)
 	raw, err := c.inner.Ask(ctx, reqs)

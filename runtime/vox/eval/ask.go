@@ -33,6 +33,10 @@ type Client interface {
 	// Declared reports whether the client declared the capability
 	// (elicitation, sampling, roots) for this call.
 	Declared(ctx context.Context, capability string) bool
+	// CloseStream ends the event stream that answers the call's request
+	// while the call goes on (SSE polling): the client resumes it and
+	// receives the rest there. It reports whether it did.
+	CloseStream(ctx context.Context) bool
 }
 
 // DefaultWait bounds one wait for the client's answer when Options.Wait
@@ -86,6 +90,11 @@ func biClientHas(th *Thread, args []Value) Value {
 	}
 	c := th.opts.Client
 	return Bool(c != nil && c.Declared(th.ctx, args[0].Str()))
+}
+
+func biCloseStream(th *Thread, _ []Value) Value {
+	c := th.opts.Client
+	return Bool(c != nil && c.CloseStream(th.ctx))
 }
 
 // biAskAll asks several questions at once: under protocol 2026-07-28 they
