@@ -47,7 +47,8 @@ type postStream struct {
 	// without one, as mcp-go does).
 	record func(ctx context.Context, stream string, data []byte) (string, error)
 	// aliases is the event store's map from the stream the events are
-	// recorded under to mcp-go's stream of the POST (recordedStream).
+	// recorded under, when the server named it, to this postStream
+	// (recordedStream).
 	aliases *sync.Map
 
 	// mcpHeader is the header map mcp-go sets: it sets it without any
@@ -57,13 +58,20 @@ type postStream struct {
 	mcpHeader http.Header
 
 	mu      sync.Mutex
-	w       http.ResponseWriter // nil once the request is answered
+	w       http.ResponseWriter // nil once the request is answered or the stream closed
 	partial []byte              // what mcp-go wrote of an event not complete yet
 	started bool                // the status line is written
+	// closed: the call closed the stream (closeStream); what mcp-go
+	// writes after is recorded for the client's resume and dropped here.
+	closed bool
 
 	idMu    sync.Mutex
 	stream  string // the stream the POST's events are recorded under
-	aliased bool   // mcp-go's stream is another, noted in aliases
+	aliased bool   // stream was named here and noted in aliases
+	// mcpStream is mcp-go's stream of the POST once mcp-go made it, when
+	// it is not stream; known is closed when it is set or the POST ends.
+	mcpStream string
+	known     chan struct{}
 }
 
 func newPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *postStream {
@@ -85,11 +93,11 @@ func postStreamFrom(ctx context.Context) *postStream {
 
 // recordedStream is the stream the POST's events are recorded under: the
 // first one named — mcp-go's stream of the POST (given), or one minted
-// here when the call's own notification comes first (given ""). mcp-go
-// makes its stream when it first writes to the POST; when that comes
-// later, it is noted as the alias of the recorded one, so that a resume
-// from one of the POST's event ids reaches mcp-go's live stream
-// (eventStore.ReplayEventsAfter).
+// here when the call's own notification comes first (given ""). A minted
+// stream is noted in aliases for the POST's life: mcp-go makes its stream
+// when it first writes to the POST, and a resume from one of the POST's
+// event ids must reach that live stream (eventStore.ReplayEventsAfter,
+// liveStream).
 func (p *postStream) recordedStream(given string) string {
 	p.idMu.Lock()
 	defer p.idMu.Unlock()
@@ -98,11 +106,36 @@ func (p *postStream) recordedStream(given string) string {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b) // never fails (crypto/rand)
 		p.stream = "vox-" + hex.EncodeToString(b)
+		if p.aliases != nil {
+			p.aliased, p.known = true, make(chan struct{})
+			p.aliases.Store(p.stream, p)
+		}
 	case p.stream == "":
 		p.stream = given
-	case given != "" && given != p.stream && !p.aliased && p.aliases != nil:
-		p.aliased = true
-		p.aliases.Store(p.stream, given)
+	case given != "" && given != p.stream && p.aliased && p.mcpStream == "":
+		p.mcpStream = given
+		close(p.known)
+	}
+	return p.stream
+}
+
+// liveStream is the stream a resume from one of the POST's events
+// attaches to: mcp-go's stream of the POST. Until mcp-go made it — the
+// call sent only its own notifications so far, and closed its stream
+// (closeStream) or lost its connection — the resume waits for it (or for
+// the POST to end: mcp-go then has nothing live, and the recorded events
+// are replayed), so that the client, resuming early, is not answered with
+// what was recorded so far and an end, missing the call's result. ctx is
+// the resume's: a client that goes away stops the wait.
+func (p *postStream) liveStream(ctx context.Context) string {
+	select {
+	case <-p.known:
+	case <-ctx.Done():
+	}
+	p.idMu.Lock()
+	defer p.idMu.Unlock()
+	if p.mcpStream != "" {
+		return p.mcpStream
 	}
 	return p.stream
 }
@@ -184,6 +217,9 @@ func (p *postStream) WriteHeader(status int) {
 func (p *postStream) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return len(b), nil
+	}
 	if !p.start(http.StatusOK) {
 		return 0, errResponseFinished
 	}
@@ -231,7 +267,44 @@ func (p *postStream) end() {
 	defer p.idMu.Unlock()
 	if p.aliased {
 		p.aliases.Delete(p.stream)
+		if p.mcpStream == "" {
+			close(p.known)
+		}
 	}
+}
+
+// closeStream ends the POST's event stream while its call goes on (SSE
+// polling, SEP-1699; toolcall.CloseStream): the client resumes it with
+// Last-Event-ID on a GET and receives the rest there, as every event of
+// the stream is recorded (the call's result too: its response is a
+// stream). Only a stream whose priming event pr the client has — it holds
+// an event id and a retry delay — is closed, and only on HTTP/1.1
+// (chunked: the last chunk ends the response; an HTTP/2 stream cannot be
+// taken over, and its call keeps it). The connection is taken over
+// (hijacked) rather than the handler returning, because mcp-go answers
+// the call from the handler's goroutine and the call's context ends with
+// it. Held under mu, so no event is cut in two, and what was written is
+// flushed first. The call's notifications after it go the session's way
+// (Notify reports the stream gone), which a resumed stream receives.
+func (p *postStream) closeStream(pr *primer, chunked bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil || !p.started || pr == nil || !pr.sent() || !chunked || len(p.partial) > 0 {
+		return false
+	}
+	rc := http.NewResponseController(p.w)
+	if rc.Flush() != nil {
+		return false
+	}
+	conn, buf, err := rc.Hijack()
+	if err != nil {
+		return false
+	}
+	_, _ = buf.WriteString("0\r\n\r\n")
+	_ = buf.Flush()
+	_ = conn.Close()
+	p.w, p.closed = nil, true
+	return true
 }
 
 // lineStream is the toolcall.Stream of stdio: a call's notification is

@@ -231,8 +231,10 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx = withPostStream(ctx, ps)
 		fw := &finishedWriter{w: ps}
 		defer fw.finish()
-		p, chunked := primerFrom(ctx), r.ProtoAtLeast(1, 1)
-		ctx = toolcall.WithStreamCloser(ctx, func() bool { return fw.closeStream(p, chunked) })
+		// The call may close its stream for the client to resume it
+		// (toolcall.CloseStream, SSE polling).
+		pr, chunked := primerFrom(ctx), r.ProtoAtLeast(1, 1)
+		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.closeStream(pr, chunked) })
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {

@@ -38,8 +38,9 @@ const primingSince = "2025-11-25"
 type eventStore struct {
 	store session.EventStore
 	// aliases maps a stream the events of a POST in flight are recorded
-	// under to mcp-go's stream of that POST, where they differ
-	// (postStream.recordedStream).
+	// under, when the server named it, to that POST's *postStream, which
+	// knows mcp-go's stream of the POST once mcp-go made it
+	// (postStream.recordedStream, liveStream).
 	aliases *sync.Map
 }
 
@@ -59,7 +60,7 @@ func (e eventStore) ReplayEventsAfter(ctx context.Context, sessionID, lastEventI
 		return "", fmt.Errorf("%w: %w", mcpserver.ErrUnknownEventID, err)
 	}
 	if live, ok := e.aliases.Load(stream); ok {
-		stream = live.(string)
+		stream = live.(*postStream).liveStream(ctx)
 	}
 	return stream, err
 }
@@ -215,9 +216,6 @@ type finishedWriter struct {
 	mu     sync.Mutex
 	w      http.ResponseWriter
 	header http.Header
-	// closed: the call closed its stream (closeStream); what mcp-go
-	// writes after is recorded for the client's resume and dropped here.
-	closed bool
 }
 
 func (f *finishedWriter) Header() http.Header {
@@ -244,9 +242,6 @@ func (f *finishedWriter) Write(b []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.w == nil {
-		if f.closed {
-			return len(b), nil
-		}
 		return 0, errResponseFinished
 	}
 	return f.w.Write(b)
@@ -273,37 +268,4 @@ func (f *finishedWriter) finish() {
 	f.mu.Lock()
 	f.w = nil
 	f.mu.Unlock()
-}
-
-// closeStream ends the POST's event stream while its call goes on (SSE
-// polling, SEP-1699; toolcall.CloseStream): the client resumes it with
-// Last-Event-ID on a GET and receives the rest there, as mcp-go records
-// every event of the stream (the call's result too, once its response
-// is a stream). Only a stream whose priming event p the client has (it
-// holds an event id and a retry delay) is closed, and only on HTTP/1.1
-// (chunked: the last chunk ends the response): an HTTP/2 stream cannot be
-// taken over, so its call keeps it. The connection is taken over
-// (hijacked) rather than the handler returning, because mcp-go answers
-// the call from the handler's goroutine and the call's context ends with
-// it. Held under mu, so no write of mcp-go's is cut in two, and whatever
-// mcp-go buffered is flushed first.
-func (f *finishedWriter) closeStream(p *primer, chunked bool) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.w == nil || p == nil || !p.sent() || !chunked {
-		return false
-	}
-	rc := http.NewResponseController(f.w)
-	if rc.Flush() != nil {
-		return false
-	}
-	conn, buf, err := rc.Hijack()
-	if err != nil {
-		return false
-	}
-	_, _ = buf.WriteString("0\r\n\r\n")
-	_ = buf.Flush()
-	_ = conn.Close()
-	f.w, f.closed = nil, true
-	return true
 }

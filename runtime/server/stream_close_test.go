@@ -1,10 +1,15 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
 const pollVox = `@tool "Closes its stream mid-call"
@@ -47,5 +52,60 @@ func TestCloseStreamIsResumed(t *testing.T) {
 	events = readEvents(t, older.do(http.MethodPost, call, "MCP-Protocol-Version", "2025-06-18"))
 	if len(events) != 2 || events[0].data == "" || !strings.Contains(events[1].data, "sent on the stream") {
 		t.Fatalf("a session of 2025-06-18: %+v, want the log message and the result on the stream, no priming event", events)
+	}
+}
+
+// TestCloseStreamResumedWhileTheCallRuns: a call that closed its stream
+// after its own notification goes on; the client resuming meanwhile (the
+// server has no mcp-go stream of the POST yet: its events so far are the
+// call's own) receives what the call sends after the close and its
+// result, in order.
+func TestCloseStreamResumedWhileTheCallRuns(t *testing.T) {
+	closed, release := make(chan bool, 1), make(chan struct{})
+	cat := &registry.Catalog{Source: "test", SchemaVersion: 1, Operations: []registry.Operation{{
+		ID: "t.poll", Title: "poll", Description: "closes its stream", ProductLane: "platform", SideEffectClass: "none",
+		MCP: &registry.MCP{Name: "vox_test_poll", Exposure: "core", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}}}
+	table := func(*Services) map[string]toolcall.Handler {
+		return map[string]toolcall.Handler{"vox_test_poll": func(c *toolcall.Call, _ json.RawMessage) ([]byte, error) {
+			c.Progress(1, 2, "before the close")
+			closed <- toolcall.CloseStream(c.Context())
+			<-release
+			c.Progress(2, 2, "after the close")
+			return []byte(`{"ok":true}`), nil
+		}}
+	}
+	s, err := New(Options{Root: t.TempDir(), Catalog: cat, Handlers: table, SessionKeys: [][]byte{testSessionKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WaitWorkspace(context.Background())
+	h := s.HTTPHandler(Auth{})
+	resuming := make(chan struct{}, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			resuming <- struct{}{}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+
+	cl := &httpClient{t: t, url: ts.URL}
+	cl.initializeAs("2025-11-25")
+	const call = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"vox_test_poll","arguments":{},"_meta":{"progressToken":"p"}}}`
+	events := readEvents(t, cl.do(http.MethodPost, call, "MCP-Protocol-Version", "2025-11-25"))
+	if !<-closed {
+		t.Fatal("CloseStream: false, want the stream closed")
+	}
+	if len(events) != 2 || events[0].data != "" || !strings.Contains(events[1].data, "before the close") {
+		t.Fatalf("POST stream: %+v, want the priming event and the first progress report, then its end", events)
+	}
+	go func() {
+		<-resuming
+		close(release)
+	}()
+	resumed := readEvents(t, cl.do(http.MethodGet, "", "Last-Event-ID", events[1].id))
+	if len(resumed) != 2 || !strings.Contains(resumed[0].data, "after the close") || !strings.Contains(resumed[1].data, `"id":8`) {
+		t.Fatalf("resumed stream: %+v, want the second progress report and the result", resumed)
 	}
 }
