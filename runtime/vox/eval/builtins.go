@@ -44,7 +44,7 @@ var builtins = []*BuiltinSpec{
 		Notes: "whether the client that called the tool or prompt declared the capability `\"elicitation\"`, `\"sampling\"` or `\"roots\"` (at initialize, or in the request's _meta under protocol 2026-07-28), so a tool asks only what it may; false elsewhere (`vox run`, resources) (extension)"}},
 	{Name: "close_stream", fn: biCloseStream, Sig: Signature{
 		Result: "bool",
-		Notes: "ends the event stream that answers the call while the call goes on (SSE polling, SEP-1699): the client, primed with an event id and a retry delay, resumes the stream with `Last-Event-ID` and receives the rest of the call — its notifications and its result — there; true when it did, false where the client cannot resume: stdio, `vox run`, protocol 2026-07-28, a session that negotiated a version before 2025-11-25, or a response that is no event stream yet (call it after the call sent something, such as a `print`) (extension)"}},
+		Notes:  "ends the event stream that answers the call while the call goes on (SSE polling, SEP-1699): the client, primed with an event id and a retry delay, resumes the stream with `Last-Event-ID` and receives the rest of the call — its notifications and its result — there; true when it did, false where the client cannot resume: stdio, `vox run`, protocol 2026-07-28, a session that negotiated a version before 2025-11-25, or a response that is no event stream yet (call it after the call sent something, such as a `print`) (extension)"}},
 	{Name: "assert", fn: biAssert, Sig: Signature{
 		Params: []Param{{Name: "cond", Type: "bool"}, {Name: "message", Type: "any", Optional: true}}, Result: "Unit",
 		Notes: "fails the call with `assertion failed: <message>` when cond is false"}},
