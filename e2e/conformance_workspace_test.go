@@ -20,9 +20,7 @@ const conformanceWorkspace = "conformance"
 // not pass yet, each with the reason. It is the work left, not a
 // baseline: it must end empty.
 var conformancePending = map[string]map[string]string{
-	"0.1.16": {
-		"server-sse-polling": "test_reconnection is not built: a call cannot have vox-mcp close its POST stream mid-call for the client to resume it with Last-Event-ID (SEP-1699 polling); and the suite's raw POST says protocol 2025-03-26, for which vox-mcp sends no priming event or retry",
-	},
+	"0.1.16":         {},
 	"0.2.0-alpha.12": {},
 }
 

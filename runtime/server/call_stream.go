@@ -72,6 +72,7 @@ type postStream struct {
 	// it is not stream; known is closed when it is set or the POST ends.
 	mcpStream string
 	known     chan struct{}
+	ended     bool // the POST ended: known is closed, mcpStream stays
 }
 
 func newPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *postStream {
@@ -112,7 +113,7 @@ func (p *postStream) recordedStream(given string) string {
 		}
 	case p.stream == "":
 		p.stream = given
-	case given != "" && given != p.stream && p.aliased && p.mcpStream == "":
+	case given != "" && given != p.stream && p.aliased && p.mcpStream == "" && !p.ended:
 		p.mcpStream = given
 		close(p.known)
 	}
@@ -267,9 +268,10 @@ func (p *postStream) end() {
 	defer p.idMu.Unlock()
 	if p.aliased {
 		p.aliases.Delete(p.stream)
-		if p.mcpStream == "" {
+		if p.mcpStream == "" && !p.ended {
 			close(p.known)
 		}
+		p.ended = true
 	}
 }
 
