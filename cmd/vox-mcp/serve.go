@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -101,6 +102,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Catalog:         catalog.Catalog,
 		Handlers:        handlers.Table,
 		Snapshot:        generatedworkspace.Snapshot,
+		SurfaceCacheDir: surfaceCacheDir(logger),
 		Root:            *root,
 		Logger:          logger,
 		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
@@ -154,6 +156,26 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts server.HTTPOptions)
 // skillSandboxOff reads VOX_SKILL_SANDBOX: "off" opts out of the sandbox
 // (the server warns on every run); empty or "on" keeps it; anything else
 // keeps it with a warning.
+// surfaceCacheDir is the folder of the surface cache
+// (docs/federation.md §6): vox-mcp/surfaces in the user's cache folder
+// ($XDG_CACHE_HOME, else ~/.cache), or none with
+// VOX_MCP_SURFACE_CACHE=off or without a cache folder.
+func surfaceCacheDir(logger *slog.Logger) string {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("VOX_MCP_SURFACE_CACHE"))); v {
+	case "off":
+		return ""
+	case "", "on":
+	default:
+		logger.Warn("VOX_MCP_SURFACE_CACHE has an unrecognised value; the surface cache stays on (set off to start without it)", "value", v)
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		logger.Debug("no user cache folder: starting without the surface cache", "err", err)
+		return ""
+	}
+	return filepath.Join(dir, "vox-mcp", "surfaces")
+}
+
 func skillSandboxOff(logger *slog.Logger) bool {
 	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("VOX_SKILL_SANDBOX"))); v {
 	case "off":

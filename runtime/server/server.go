@@ -84,6 +84,12 @@ type Options struct {
 	// Snapshot is the generated workspace snapshot to start from when it
 	// describes Root; nil means none (the first scan fills the surface).
 	Snapshot *workspace.Snapshot
+	// SurfaceCacheDir is the folder of the surface cache
+	// (workspace_cache.go): the descriptors of each root's last scan,
+	// served at the next start until its first scan ends when they still
+	// describe the workspace. "" caches nothing. It must lie outside
+	// every workspace.
+	SurfaceCacheDir string
 	// Surface, when set, is a fixed workspace surface served instead of
 	// scanning Root (the app binaries of "vox gen app"); Snapshot is then
 	// ignored and refreshes fail.

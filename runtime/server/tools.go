@@ -254,6 +254,8 @@ func (s *Server) syncTools() (err error) {
 	}
 	s.registered = work
 	s.listed.Store(set)
+	// Clients list at once after list_changed: encode the list meanwhile.
+	go set.listResult()
 	return nil
 }
 
@@ -300,6 +302,7 @@ func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[strin
 	s.mcp.SetTools(allTools(work)...)
 	s.registered = work
 	s.listed.Store(set)
+	go set.listResult() // as above
 	return nil
 }
 

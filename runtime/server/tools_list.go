@@ -23,8 +23,9 @@ import (
 
 // listResult is the encoded tools/list result of the set: its advertised
 // tools in name order (the hidden ones removed, as hideUnadvertised
-// removes them from mcp-go's answer). It is built on the set's first
-// list and shared by every later one.
+// removes them from mcp-go's answer). It is built once — on the set's
+// first list, or just after mcp-go registered the set — and shared by
+// every later list.
 func (ts *toolSet) listResult() []byte {
 	ts.listOnce.Do(func() {
 		sorted := ts.sorted()

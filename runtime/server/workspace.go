@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -44,6 +45,10 @@ type workspaceSource struct {
 	// snapshot is the generated snapshot the server started from, nil
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
+	// cache records the surface of the first scan for the next start,
+	// which serves it until its own first scan ends (workspace_cache.go);
+	// nil records nothing.
+	cache *surfaceCache
 	// inputKey signs the request state of calls that ask their client
 	// under protocol 2026-07-28 (workspace_call.go).
 	inputKey func() []byte
@@ -65,6 +70,7 @@ func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
 	}
 	w.loader = &workspace.Loader{Root: s.root, Log: s.log, Shadows: func(n string) bool { return catalogNames[n] }}
 	w.surface.Store(workspace.Empty())
+	w.cache = newSurfaceCache(s.opts.SurfaceCacheDir, s.root)
 	return w
 }
 
@@ -83,21 +89,64 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 		}
 	}
 	gate := firstScanGate
+	initial := w.surface.Load()
 	go func() {
 		defer w.readyOnce.Do(func() { close(w.ready) })
+		// Without a snapshot of the root, the record of the last start's
+		// scan serves meanwhile when it still describes the workspace.
+		cached := !fromSnapshot && w.installCached(initial)
 		if gate != nil {
 			<-gate
 		}
 		workers := 0
-		if fromSnapshot {
+		if fromSnapshot || cached {
 			// The snapshot serves meanwhile: the rescan only checks it,
 			// on one core, leaving the others to the first requests.
 			workers = 1
 		}
 		if _, err := w.refreshWith(workers, nil); err != nil {
 			w.s.log.Error("workspace scan failed; the workspace surface stays as it was", "err", err)
+			return
+		}
+		if w.cache != nil {
+			if err := w.cache.save(w.surface.Load()); err != nil {
+				w.s.log.Debug("cannot record the workspace surface for the next start", "err", err)
+			}
 		}
 	}()
+}
+
+// installCached serves the surface recorded by the last start
+// (workspace_cache.go) when it still describes the workspace and nothing
+// replaced initial, the surface the server started with, meanwhile.
+func (w *workspaceSource) installCached(initial *workspace.Surface) bool {
+	if w.cache == nil {
+		return false
+	}
+	cfg, err := workspace.LoadConfig(w.s.root)
+	if err != nil {
+		return false
+	}
+	snap, why := w.cache.load(cfg)
+	if why != nil {
+		if !errors.Is(why, fs.ErrNotExist) {
+			w.s.log.Debug("not serving the recorded workspace surface", "why", why)
+		}
+		return false
+	}
+	w.refreshMu.Lock()
+	defer w.refreshMu.Unlock()
+	if w.surface.Load() != initial {
+		return false
+	}
+	w.surface.Store(snap.Surface(w.s.root, cfg))
+	if err := w.s.syncTools(); err != nil {
+		w.s.log.Error("registering the recorded workspace tools", "err", err)
+	}
+	w.s.syncResources()
+	w.s.syncPrompts()
+	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools))
+	return true
 }
 
 // fix serves a fixed surface: nothing is scanned and refreshes fail.
