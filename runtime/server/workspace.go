@@ -75,8 +75,9 @@ func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
 }
 
 // start installs the snapshot when it describes the root (
-// docs/federation.md §6) and scans the workspace in the background; in any
-// other root the workspace surface stays empty until that first scan.
+// docs/federation.md §6), else the surface cache's record when it still
+// describes the workspace, and scans the workspace in the background;
+// otherwise the workspace surface stays empty until that first scan.
 func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	fromSnapshot := false
 	if snap != nil && snap.Describes(w.s.root) {
@@ -88,13 +89,12 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 			w.s.log.Debug("serving the generated workspace snapshot until the first scan completes", "tools", len(snap.Tools))
 		}
 	}
+	// Without a snapshot of the root, the record of the last start's
+	// first scan serves meanwhile when it still describes the workspace.
+	cached := !fromSnapshot && w.installCached()
 	gate := firstScanGate
-	initial := w.surface.Load()
 	go func() {
 		defer w.readyOnce.Do(func() { close(w.ready) })
-		// Without a snapshot of the root, the record of the last start's
-		// scan serves meanwhile when it still describes the workspace.
-		cached := !fromSnapshot && w.installCached(initial)
 		if gate != nil {
 			<-gate
 		}
@@ -116,10 +116,11 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	}()
 }
 
-// installCached serves the surface recorded by the last start
-// (workspace_cache.go) when it still describes the workspace and nothing
-// replaced initial, the surface the server started with, meanwhile.
-func (w *workspaceSource) installCached(initial *workspace.Surface) bool {
+// installCached installs the surface recorded by the last start
+// (workspace_cache.go) when it still describes the workspace. It runs
+// before the first registration, as the snapshot is installed: the first
+// tools/list already lists the recorded tools.
+func (w *workspaceSource) installCached() bool {
 	if w.cache == nil {
 		return false
 	}
@@ -134,17 +135,7 @@ func (w *workspaceSource) installCached(initial *workspace.Surface) bool {
 		}
 		return false
 	}
-	w.refreshMu.Lock()
-	defer w.refreshMu.Unlock()
-	if w.surface.Load() != initial {
-		return false
-	}
 	w.surface.Store(snap.Surface(w.s.root, cfg))
-	if err := w.s.syncTools(); err != nil {
-		w.s.log.Error("registering the recorded workspace tools", "err", err)
-	}
-	w.s.syncResources()
-	w.s.syncPrompts()
 	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools))
 	return true
 }

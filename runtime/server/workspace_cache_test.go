@@ -51,11 +51,9 @@ func TestSurfaceCacheServesTheLastScanAtTheNextStart(t *testing.T) {
 		s.WaitWorkspace(context.Background())
 	}()
 	rpc(t, s, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
-	// The record is installed in the background, before the held scan.
-	for deadline := time.Now().Add(20 * time.Second); s.MCP().GetTool("greet") == nil; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the recorded surface was not served")
-		}
+	// The record is registered before New returns, the scan held back.
+	if s.MCP().GetTool("greet") == nil {
+		t.Fatal("the recorded surface was not served")
 	}
 	select {
 	case <-s.workspace.ready:
@@ -101,8 +99,10 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 		recordChanged []byte
 	}{
 		{name: "an edited file", want: "tools/greet.vox changed since it was recorded",
-			change: func() { writeFiles(t, root, map[string]string{"tools/greet.vox": strings.Replace(greetVox, "hello", "bye", 1)}) },
-			undo:   func() { writeFiles(t, root, map[string]string{"tools/greet.vox": greetVox}) }},
+			change: func() {
+				writeFiles(t, root, map[string]string{"tools/greet.vox": strings.Replace(greetVox, "hello", "bye", 1)})
+			},
+			undo: func() { writeFiles(t, root, map[string]string{"tools/greet.vox": greetVox}) }},
 		{name: "a removed file", want: "tools/greet.vox",
 			change: func() { os.Remove(greet) },
 			undo:   func() { writeFiles(t, root, map[string]string{"tools/greet.vox": greetVox}) }},
