@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,15 +36,17 @@ import (
 const surfaceCacheFormat = 1
 
 // maxSurfaceCacheBytes bounds the record read at start: far above the
-// record of a 20,000-file workspace (about 6 MB).
+// record of a 20,000-file workspace (about 5 MB).
 const maxSurfaceCacheBytes = 64 << 20
 
-// surfaceRecord is the cached record of one workspace root.
+// surfaceRecord is the cached record of one workspace root, in
+// encoding/gob: it decodes several times faster than the same record in
+// JSON, whose decoding cost about half the scan it replaces.
 type surfaceRecord struct {
-	Format   int                 `json:"format"`
-	Root     string              `json:"root"`
-	Build    string              `json:"build"`
-	Snapshot *workspace.Snapshot `json:"snapshot"`
+	Format   int
+	Root     string
+	Build    string
+	Snapshot *workspace.Snapshot
 }
 
 // surfaceCache is the record file of one root; a nil *surfaceCache
@@ -71,7 +73,7 @@ func newSurfaceCache(dir, root string) *surfaceCache {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(root))
-	return &surfaceCache{path: filepath.Join(dir, hex.EncodeToString(sum[:16])+".json"), root: root, build: build}
+	return &surfaceCache{path: filepath.Join(dir, hex.EncodeToString(sum[:16])+".gob"), root: root, build: build}
 }
 
 // buildKey names this vox-mcp build: its version and commit, and the size
@@ -106,7 +108,7 @@ func (c *surfaceCache) load(cfg *workspace.Config) (snap *workspace.Snapshot, wh
 		return nil, errors.New("the record is larger than its bound")
 	}
 	var rec surfaceRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&rec); err != nil {
 		return nil, fmt.Errorf("the record does not decode: %w", err)
 	}
 	switch {
@@ -162,10 +164,11 @@ func sourcesUnchanged(root string, snap *workspace.Snapshot) error {
 // already; it writes a temporary file and renames it over the record, so
 // a reader sees a whole record or the previous one.
 func (c *surfaceCache) save(s *workspace.Surface) error {
-	data, err := json.Marshal(surfaceRecord{Format: surfaceCacheFormat, Root: c.root, Build: c.build, Snapshot: s.Snapshot("")})
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(surfaceRecord{Format: surfaceCacheFormat, Root: c.root, Build: c.build, Snapshot: s.Snapshot("")}); err != nil {
 		return err
 	}
+	data := buf.Bytes()
 	if bytes.Equal(data, c.read) {
 		return nil
 	}

@@ -1,8 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func cachedWorkspace(t *testing.T) (root, cacheDir string, opts Options) {
 	if err := s.WaitWorkspace(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.json"))
+	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.gob"))
 	if len(records) != 1 {
 		t.Fatalf("records after the first scan: %v", records)
 	}
@@ -88,10 +89,23 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 		t.Fatalf("a current record was refused: %v", err)
 	}
 	greet := filepath.Join(root, "tools", "greet.vox")
-	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.json"))
+	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.gob"))
 	record, err := os.ReadFile(records[0])
 	if err != nil {
 		t.Fatal(err)
+	}
+	// rewritten is the record with one field changed.
+	rewritten := func(change func(*surfaceRecord)) []byte {
+		var rec surfaceRecord
+		if err := gob.NewDecoder(bytes.NewReader(record)).Decode(&rec); err != nil {
+			t.Fatal(err)
+		}
+		change(&rec)
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
 	}
 	for _, c := range []struct {
 		name, want    string
@@ -112,9 +126,11 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 			},
 			undo: func() { writeFiles(t, root, map[string]string{workspace.ConfigPath: testScanConfig}) }},
 		{name: "another build", want: "another vox-mcp build",
-			recordChanged: []byte(strings.Replace(string(record), `"build":"`, `"build":"x`, 1))},
+			recordChanged: rewritten(func(r *surfaceRecord) { r.Build += "x" })},
 		{name: "another root", want: "the record is of root",
-			recordChanged: []byte(strings.Replace(string(record), `"root":"`, `"root":"/elsewhere`, 1))},
+			recordChanged: rewritten(func(r *surfaceRecord) { r.Root = "/elsewhere" })},
+		{name: "another format", want: "record format 2",
+			recordChanged: rewritten(func(r *surfaceRecord) { r.Format = 2 })},
 		{name: "a record that does not decode", want: "the record does not decode",
 			recordChanged: record[:len(record)/2]},
 	} {
@@ -149,7 +165,7 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 // it.
 func TestSurfaceCacheRecordsOnlyAChange(t *testing.T) {
 	root, cacheDir, opts := cachedWorkspace(t)
-	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.json"))
+	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.gob"))
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(records[0], old, old); err != nil {
 		t.Fatal(err)
@@ -165,7 +181,7 @@ func TestSurfaceCacheRecordsOnlyAChange(t *testing.T) {
 		}
 		var rec surfaceRecord
 		data, err := os.ReadFile(records[0])
-		if err != nil || json.Unmarshal(data, &rec) != nil {
+		if err != nil || gob.NewDecoder(bytes.NewReader(data)).Decode(&rec) != nil {
 			t.Fatalf("the record: %v", err)
 		}
 		return rec.Snapshot
