@@ -235,6 +235,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// (toolcall.CloseStream, SSE polling).
 		pr, chunked := primerFrom(ctx), r.ProtoAtLeast(1, 1)
 		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.closeStream(pr, chunked) })
+		// Sampling and roots requests reach the client only on its GET
+		// stream (listen_streams.go).
+		ctx = toolcall.WithRequestRoute(ctx, e.p.requestRoute(hs))
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
@@ -281,6 +284,11 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	ctx, cancel := context.WithDeadline(ctx, hs.id.Expires)
 	defer cancel()
+	if r.Header.Get("Last-Event-ID") == "" {
+		// The session's listening stream (a resume is not one), once
+		// mcp-go accepts it (listen_streams.go).
+		w = &listenWriter{ResponseWriter: w, opened: func() { e.p.listening.opened(hs.id.Key, hs.id.Expires) }}
+	}
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }
 

@@ -81,6 +81,9 @@ type sessionPlane struct {
 	shared SharedStore
 
 	open openRequests
+	// listening knows which sessions opened their GET stream here
+	// (listen_streams.go).
+	listening listenStreams
 }
 
 type openRequest struct{ cancel context.CancelFunc }
@@ -455,6 +458,7 @@ func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context
 // closeOpen ends every open request of the session key on this instance
 // (its GET event stream above all).
 func (p *sessionPlane) closeOpen(key string) {
+	p.listening.forget(key)
 	sh := p.open.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()

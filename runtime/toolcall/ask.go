@@ -75,6 +75,9 @@ func Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 // askSession sends one request on the session of ctx and waits for the
 // answer.
 func askSession(ctx context.Context, srv *mcpserver.MCPServer, q ask.Request) ([]byte, error) {
+	if err := routeError(ctx, q.Method); err != nil {
+		return nil, err
+	}
 	var (
 		res any
 		err error
