@@ -218,8 +218,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
-		defer done()
+		ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+		defer open.done()
 		ctx, w = withPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
 		// The call's own notifications are written to this response
 		// (call_stream.go), recorded like mcp-go's events.
@@ -280,8 +280,8 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
-	defer done()
+	ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+	defer open.done()
 	ctx, cancel := context.WithDeadline(ctx, hs.id.Expires)
 	defer cancel()
 	if r.Header.Get("Last-Event-ID") == "" {

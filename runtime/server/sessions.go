@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,7 +87,15 @@ type sessionPlane struct {
 	listening listenStreams
 }
 
-type openRequest struct{ cancel context.CancelFunc }
+// openRequest is an HTTP request open in a session. A session's
+// requests are a slice rather than a set: a session has few open at once
+// (a GET stream and its calls in flight), and the slice costs a request
+// one allocation less.
+type openRequest struct {
+	cancel context.CancelFunc
+	shard  *openShard
+	key    string
+}
 
 // openShardCount spreads the open requests over this many locks by
 // session key: every request of a session registers itself and
@@ -103,7 +112,7 @@ type openRequests struct {
 
 type openShard struct {
 	mu sync.Mutex
-	by map[string]map[*openRequest]struct{}
+	by map[string][]*openRequest
 	_  [48]byte // a shard per cache line: neighbours' locks do not share one
 }
 
@@ -428,31 +437,36 @@ func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpS
 
 // track registers a request of the session key, so that the session's end
 // ends it too; done unregisters it.
-func (p *sessionPlane) track(ctx context.Context, key string) (_ context.Context, done func()) {
+func (p *sessionPlane) track(ctx context.Context, key string) (context.Context, *openRequest) {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &openRequest{cancel: cancel}
-	sh := p.open.shard(key)
+	o := &openRequest{cancel: cancel, shard: p.open.shard(key), key: key}
+	sh := o.shard
 	sh.mu.Lock()
-	set := sh.by[key]
-	if set == nil {
-		if sh.by == nil {
-			sh.by = map[string]map[*openRequest]struct{}{}
-		}
-		set = map[*openRequest]struct{}{}
-		sh.by[key] = set
+	if sh.by == nil {
+		sh.by = map[string][]*openRequest{}
 	}
-	set[o] = struct{}{}
+	sh.by[key] = append(sh.by[key], o)
 	sh.mu.Unlock()
-	return ctx, func() {
-		sh.mu.Lock()
-		// A set is removed only once empty, so o is still in it.
-		delete(set, o)
-		if len(set) == 0 {
-			delete(sh.by, key)
-		}
-		sh.mu.Unlock()
-		cancel()
+	return ctx, o
+}
+
+// done unregisters the request and ends its context.
+func (o *openRequest) done() {
+	sh := o.shard
+	sh.mu.Lock()
+	open := sh.by[o.key]
+	if i := slices.Index(open, o); i >= 0 {
+		last := len(open) - 1
+		open[i], open[last] = open[last], nil
+		open = open[:last]
 	}
+	if len(open) == 0 {
+		delete(sh.by, o.key)
+	} else {
+		sh.by[o.key] = open
+	}
+	sh.mu.Unlock()
+	o.cancel()
 }
 
 // closeOpen ends every open request of the session key on this instance
@@ -462,7 +476,7 @@ func (p *sessionPlane) closeOpen(key string) {
 	sh := p.open.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for o := range sh.by[key] {
+	for _, o := range sh.by[key] {
 		o.cancel()
 	}
 }

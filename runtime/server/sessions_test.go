@@ -477,3 +477,38 @@ func TestSessionChecksAgreeWithMCPGo(t *testing.T) {
 		t.Error("mcp-go would serve a session the endpoint did not verify")
 	}
 }
+
+// TestOpenRequestsEndWithTheirSession: ending a session ends every request
+// still open in it, and only those; a request that is done is forgotten.
+func TestOpenRequestsEndWithTheirSession(t *testing.T) {
+	s, err := New(Options{Root: t.TempDir(), SessionKeys: [][]byte{testSessionKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.sessions
+	var ctxs [3]context.Context
+	var reqs [3]*openRequest
+	for i := range reqs {
+		ctxs[i], reqs[i] = p.track(context.Background(), "a")
+	}
+	other, otherReq := p.track(context.Background(), "b")
+	reqs[1].done() // the middle one ends on its own
+	if ctxs[1].Err() == nil {
+		t.Fatal("a done request's context is not cancelled")
+	}
+	p.closeOpen("a")
+	for _, i := range []int{0, 2} {
+		if ctxs[i].Err() == nil {
+			t.Errorf("request %d of the ended session is still open", i)
+		}
+	}
+	if other.Err() != nil {
+		t.Error("ending session a ended a request of session b")
+	}
+	reqs[0].done()
+	reqs[2].done()
+	otherReq.done()
+	if n := p.open.sessions(); n != 0 {
+		t.Errorf("%d sessions with open requests after every request is done", n)
+	}
+}

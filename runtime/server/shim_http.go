@@ -72,8 +72,8 @@ func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 	if !ok {
 		return
 	}
-	ctx, done := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
-	defer done()
+	ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
+	defer open.done()
 	reply := serveBatch(body, func(msg []byte) []byte {
 		pass, reply, answered := e.s.preDispatch(ctx, msg, false)
 		if answered {
