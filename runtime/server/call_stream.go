@@ -44,7 +44,8 @@ type postStream struct {
 	conn context.Context
 	// record stores a notification as the next event of stream and
 	// returns its id ("" when it could not be stored: it is sent live
-	// without one, as mcp-go does).
+	// without one, as mcp-go does); nil under protocol 2026-07-28, which
+	// has no resumability.
 	record func(ctx context.Context, stream string, data []byte) (string, error)
 	// aliases is the event store's map from the stream the events are
 	// recorded under, when the server named it, to this postStream

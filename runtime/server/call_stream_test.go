@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/session"
 )
 
 // progressSteps is how many reports the stepping tool makes.
@@ -117,29 +119,7 @@ func TestCallNotificationsTravelOnTheirPOST(t *testing.T) {
 	s.mcp.SendNotificationToAllClients(marker, nil)
 
 	for i, token := range tokens {
-		msgs := onPOST[i]
-		next, logs := 1.0, 0
-		for j, m := range msgs {
-			switch {
-			case m["method"] == string(mcp.MethodNotificationProgress):
-				p := m["params"].(map[string]any)
-				if p["progressToken"] != token || p["progress"] != next {
-					t.Fatalf("%s: report %d is %v, want progress %v of %s's token", token, j, p, next, token)
-				}
-				next++
-			case m["method"] == string(mcp.MethodNotificationMessage):
-				logs++
-			case m["id"] == float64(i+1):
-				if j != len(msgs)-1 {
-					t.Errorf("%s: the answer is message %d of %d: it must come last", token, j+1, len(msgs))
-				}
-			default:
-				t.Errorf("%s: unexpected message on the call's stream: %v", token, m)
-			}
-		}
-		if next != progressSteps+1 || logs != progressSteps/50 {
-			t.Errorf("%s: got %v reports and %d log messages on the POST stream, want %d and %d", token, next-1, logs, progressSteps, progressSteps/50)
-		}
+		checkCallMessages(t, token, float64(i+1), onPOST[i])
 	}
 	var got []map[string]any
 	select {
@@ -152,6 +132,71 @@ func TestCallNotificationsTravelOnTheirPOST(t *testing.T) {
 	}
 	if len(got) == 0 || got[len(got)-1]["method"] != marker {
 		t.Errorf("the GET stream ended without the session's notification: %v", got)
+	}
+}
+
+// checkCallMessages checks the messages of a call's stream: the call's
+// progressSteps reports with its token, in order, and its log messages,
+// then its answer (id), last.
+func checkCallMessages(t *testing.T, token string, id float64, msgs []map[string]any) {
+	t.Helper()
+	next, logs := 1.0, 0
+	for j, m := range msgs {
+		switch {
+		case m["method"] == string(mcp.MethodNotificationProgress):
+			p := m["params"].(map[string]any)
+			if p["progressToken"] != token || p["progress"] != next {
+				t.Fatalf("%s: report %d is %v, want progress %v of %s's token", token, j, p, next, token)
+			}
+			next++
+		case m["method"] == string(mcp.MethodNotificationMessage):
+			logs++
+		case m["id"] == id:
+			if j != len(msgs)-1 {
+				t.Errorf("%s: the answer is message %d of %d: it must come last", token, j+1, len(msgs))
+			}
+		default:
+			t.Errorf("%s: unexpected message on the call's stream: %v", token, m)
+		}
+	}
+	if next != progressSteps+1 || logs != progressSteps/50 {
+		t.Errorf("%s: got %v reports and %d log messages, want %d and %d", token, next-1, logs, progressSteps, progressSteps/50)
+	}
+	if len(msgs) == 0 || msgs[len(msgs)-1]["id"] != id {
+		t.Errorf("%s: the stream did not end with the answer", token)
+	}
+}
+
+// TestCallNotificationsTravelOnTheirPOSTModern: under protocol
+// 2026-07-28, where a request has no session, its reports and log
+// messages are all written to its POST, in order, before its answer.
+func TestCallNotificationsTravelOnTheirPOSTModern(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/stepping.vox": steppingVox})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	for round := range 3 {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stepping","arguments":{"n":%d},`+
+			`"_meta":{"progressToken":"m","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info",`+
+			`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}}}`, progressSteps)
+		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "stepping")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			resp.Body.Close()
+			t.Fatalf("round %d: status %d, Content-Type %q, want an event stream", round, resp.StatusCode, ct)
+		}
+		checkCallMessages(t, "m", 1, streamMessages(t, resp.Body, nil))
+		resp.Body.Close()
 	}
 }
 
@@ -194,21 +239,57 @@ func TestCallNotificationsPrecedeTheAnswerOverStdio(t *testing.T) {
 	for round := range 3 {
 		id := float64(round + 2)
 		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%v,"method":"tools/call","params":{"name":"stepping","arguments":{"n":%d},"_meta":{"progressToken":"t"}}}`+"\n", id, progressSteps)
-		msgs := read(id)
-		next, logs := 1.0, 0
-		for _, m := range msgs[:len(msgs)-1] {
-			switch m["method"] {
-			case string(mcp.MethodNotificationProgress):
-				if p := m["params"].(map[string]any); p["progress"] != next {
-					t.Fatalf("round %d: report %v, want progress %v", round, p, next)
-				}
-				next++
-			case string(mcp.MethodNotificationMessage):
-				logs++
-			}
+		checkCallMessages(t, "t", id, read(id))
+	}
+}
+
+// TestPOSTEventsAreRecordedOnOneStream: the events of a POST are recorded
+// on one stream whoever writes first — the call's notification (a stream
+// named by the server) or mcp-go (its own stream); mcp-go's stream, made
+// later, is the alias a resume reaches while the POST is served, and
+// after it the recorded stream answers.
+func TestPOSTEventsAreRecordedOnOneStream(t *testing.T) {
+	events := eventStore{store: session.NewMemoryEventStore(0, 0, 0), aliases: &sync.Map{}}
+	ps := newPostStream(context.Background(), httptest.NewRecorder(), nil, events.aliases)
+	ctx := withPostStream(context.Background(), ps)
+	first, err := events.StoreEvent(ctx, "s", ps.recordedStream(""), json.RawMessage(`{"n":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := events.StoreEvent(ctx, "s", "mcp-go-stream", json.RawMessage(`{"n":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	replay := func() (string, []string) {
+		var got []string
+		stream, err := events.ReplayEventsAfter(context.Background(), "s", first, func(_ string, m json.RawMessage) error {
+			got = append(got, string(m))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if next != progressSteps+1 || logs != progressSteps/50 {
-			t.Errorf("round %d: %v reports and %d log messages before the answer, want %d and %d", round, next-1, logs, progressSteps, progressSteps/50)
-		}
+		return stream, got
+	}
+	if stream, got := replay(); stream != "mcp-go-stream" || len(got) != 1 || got[0] != `{"n":2}` {
+		t.Errorf("while served: resume reaches %q with %v, want mcp-go-stream with mcp-go's event", stream, got)
+	}
+	ps.end()
+	if stream, got := replay(); stream != ps.stream || len(got) != 1 {
+		t.Errorf("once answered: resume reaches %q with %v, want the recorded stream %q", stream, got, ps.stream)
+	}
+
+	// mcp-go first: its stream is the one, and no alias is kept.
+	ps2 := newPostStream(context.Background(), httptest.NewRecorder(), nil, events.aliases)
+	ctx2 := withPostStream(context.Background(), ps2)
+	if _, err := events.StoreEvent(ctx2, "s", "mcp-go-2", json.RawMessage(`{"n":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := ps2.recordedStream(""); got != "mcp-go-2" {
+		t.Errorf("the call's notification after mcp-go's event is recorded on %q, want mcp-go-2", got)
+	}
+	n := 0
+	events.aliases.Range(func(any, any) bool { n++; return true })
+	if n != 0 {
+		t.Errorf("%d aliases kept, want none", n)
 	}
 }

@@ -206,10 +206,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if modern := isModernMessage(r.Header, &msg); modern || msg.Method == string(mcp.MethodInitialize) {
 			ctx := withHTTP(r.Context())
 			if modern {
-				// A sessionless request's notifications are all written
-				// before its response (delivery.go).
-				d := toolcall.NewDelivery()
-				ctx, w = toolcall.WithDelivery(ctx, d), newDeliveryWriter(w, d)
+				// The call's own notifications are written to this
+				// response (call_stream.go); the protocol has no
+				// resumability, so they are recorded nowhere.
+				ps := newPostStream(r.Context(), w, nil, nil)
+				defer ps.end()
+				ctx, w = withPostStream(ctx, ps), ps
 			}
 			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return

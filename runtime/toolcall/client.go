@@ -97,8 +97,7 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 
 // sendInOrder sends a call's notification on the request's own Stream
 // when it has one; otherwise (or once that stream can carry no more) it
-// goes to the session of ctx through mcp-go, and under protocol
-// 2026-07-28 waits until it was written (Delivery).
+// goes to the session of ctx through mcp-go.
 func sendInOrder(ctx context.Context, srv *mcpserver.MCPServer, method string, params map[string]any) error {
 	if st := streamFrom(ctx); st != nil {
 		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.Initialized() {
@@ -111,11 +110,7 @@ func sendInOrder(ctx context.Context, srv *mcpserver.MCPServer, method string, p
 			}
 		}
 	}
-	err := srv.SendNotificationToClient(ctx, method, params)
-	if d := deliveryFrom(ctx); d != nil && err == nil {
-		d.sentOne(ctx)
-	}
-	return err
+	return srv.SendNotificationToClient(ctx, method, params)
 }
 
 // SendLog sends notifications/message to the session of ctx when level is
