@@ -227,6 +227,52 @@ var (
 	slugArgs = map[string]any{"title": "Fleet Mode"}
 )
 
+// TestFleetBatchSeesItsOwnSkillChange: a request's active skill is read
+// with its revocation (one round trip), and a change of the skill within
+// the request — a batch of protocol 2025-03-26 — is seen by the calls
+// after it: vox_skill_use (exempt from the allowlist, so it reads no
+// skill) activates fleet-limited and the batch's next call is refused; a
+// batch that clears it lets the next call through.
+func TestFleetBatchSeesItsOwnSkillChange(t *testing.T) {
+	f := startFleet(t, 1)
+	s := initializeRaw(t, f.URL)
+	batch := func(skill string) map[float64]string {
+		t.Helper()
+		body := fmt.Sprintf(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_skill_use","arguments":{"id":%q}}},`+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fibonacci","arguments":{"count":3}}}]`, skill)
+		req, _ := http.NewRequest(http.MethodPost, f.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", s.id) // no Mcp-Protocol-Version: a 2025-03-26 batch
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		var answers []struct {
+			ID     float64             `json:"id"`
+			Result *mcp.CallToolResult `json:"result"`
+		}
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &answers) != nil {
+			t.Fatalf("batch: HTTP %d %s", resp.StatusCode, raw)
+		}
+		texts := map[float64]string{}
+		for _, a := range answers {
+			if a.Result != nil {
+				texts[a.ID] = resultText(a.Result)
+			}
+		}
+		return texts
+	}
+	if got := batch("fleet-limited"); got[2] != fleetDenial {
+		t.Fatalf("fibonacci after vox_skill_use fleet-limited in the same batch: %q (vox_skill_use: %q)", got[2], got[1])
+	}
+	if got := batch(""); got[2] != "[0,1,1]" {
+		t.Fatalf("fibonacci after clearing the skill in the same batch: %q (vox_skill_use: %q)", got[2], got[1])
+	}
+}
+
 // TestFleetSkillFollowsTheSession: a skill activated through one instance
 // restricts the session's calls on the other, and clearing it on one
 // frees them on both.
