@@ -302,7 +302,7 @@ func (m *Module) run(ctx context.Context, fn string, args []byte, env *Env, kind
 			err = &Error{Kind: Internal, Message: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
 		}
 	}()
-	if m.hasErrors || m.res == nil {
+	if m.hasErrors || m.resolved() == nil {
 		first := ""
 		for _, d := range m.diags {
 			if d.Severity == diag.Error {

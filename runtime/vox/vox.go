@@ -44,8 +44,16 @@ type Module struct {
 	tools     []Tool
 	resources []Resource
 	prompts   []Prompt
-	res       *resolve.Module
-	script    bool // compiled by CompileScript, with top-level statements
+	// res is the resolved syntax tree, which calls run (program) and a
+	// few questions need (resolved). A lean module (CompileServed) drops
+	// it once compiled and keeps the source text — which the names it
+	// keeps are slices of anyway — and parsedAsScript to make it again on
+	// its first need; resOnce guards that.
+	res            *resolve.Module
+	resOnce        sync.Once
+	text           string
+	parsedAsScript bool
+	script         bool // compiled by CompileScript, with top-level statements
 	checked   *check.Result
 	// inputSchemas are the compiled explicit input schemas of tools, by
 	// function name (inputschema.go).
@@ -119,21 +127,34 @@ type PromptArgument struct {
 // Compile lexes, parses and checks one file; path is the repo-relative
 // slash path used in diagnostics. It never panics and never fails: errors
 // are diagnostics.
-func Compile(path string, src []byte) *Module { return compile(path, src, false, check.Options{}) }
+func Compile(path string, src []byte) *Module { return compile(path, src, false, false, check.Options{}) }
 
 // CompileWith is Compile with checker options: Compat adds the
 // vox/compat/... warnings, Record keeps what every name is for the
 // queries of Module.Check (editors).
 func CompileWith(path string, src []byte, opts check.Options) *Module {
-	return compile(path, src, false, opts)
+	return compile(path, src, false, false, opts)
+}
+
+// CompileServed is CompileWith for a module that is kept long and seldom
+// run: a workspace file a server serves, among thousands that are never
+// called. Once the declarations, schemas and the checker's findings are
+// taken, the module drops its syntax tree and the resolver's state —
+// four fifths of what a compiled file keeps — and makes them again from
+// src on their first need (a call, ClientCapabilities, HasFunc,
+// Resolved), which parses the file once more.
+func CompileServed(path string, src []byte, opts check.Options) *Module {
+	return compile(path, src, false, true, opts)
 }
 
 // CompileScript compiles a file as vox run FILE does when no function is
 // named (docs/vox-language.md, Scripts): its top-level statements, a
 // top-level let among them, are the body of a function main.
-func CompileScript(path string, src []byte) *Module { return compile(path, src, true, check.Options{}) }
+func CompileScript(path string, src []byte) *Module {
+	return compile(path, src, true, false, check.Options{})
+}
 
-func compile(path string, src []byte, script bool, opts check.Options) (m *Module) {
+func compile(path string, src []byte, script, lean bool, opts check.Options) (m *Module) {
 	defer func() {
 		if r := recover(); r != nil {
 			d := diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error, Code: "vox/internal/panic",
@@ -141,14 +162,35 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 			m = &Module{path: path, diags: []diag.Diagnostic{d}, hasErrors: true}
 		}
 	}()
-	parse := syntax.Parse
-	if script {
-		parse = syntax.ParseScript
-	}
-	f, diags := parse(path, src)
+	text := string(src)
+	f, diags := syntax.ParseText(path, src, text, script)
 	opts.AfterParseErrors = diags.HasErrors()
 	res := resolve.File(f, universe, &diags)
 	m = &Module{path: path, script: f.Script != nil}
+	// The declarations are counted first: the module keeps these lists as
+	// long as it lives, and appends would leave up to half of each unused.
+	var ntools, nresources, nprompts int
+	for _, d := range f.Decls {
+		if fn, ok := d.(*syntax.FnDecl); ok {
+			switch fn.Kind {
+			case syntax.ToolFn:
+				ntools++
+			case syntax.ResourceFn:
+				nresources++
+			case syntax.PromptFn:
+				nprompts++
+			}
+		}
+	}
+	if ntools > 0 {
+		m.tools = make([]Tool, 0, ntools)
+	}
+	if nresources > 0 {
+		m.resources = make([]Resource, 0, nresources)
+	}
+	if nprompts > 0 {
+		m.prompts = make([]Prompt, 0, nprompts)
+	}
 	for _, d := range f.Decls {
 		fn, ok := d.(*syntax.FnDecl)
 		if !ok {
@@ -238,7 +280,27 @@ func compile(path string, src []byte, script bool, opts check.Options) (m *Modul
 	diags.Sort()
 	m.diags = diags
 	m.hasErrors = fileErrors
+	if lean {
+		// What the module keeps of the tree is strings and values; the
+		// tree itself is made again by resolved.
+		m.res, m.text, m.parsedAsScript = nil, text, script
+	}
 	return m
+}
+
+// resolved returns the module's resolved syntax tree, making it again
+// from the source for a lean module (CompileServed) on the first call:
+// parsing and resolving the same source gives the same tree (the checker
+// only reads it), whose diagnostics were taken by the compilation.
+func (m *Module) resolved() *resolve.Module {
+	m.resOnce.Do(func() {
+		if m.res != nil || m.text == "" {
+			return
+		}
+		f, diags := syntax.ParseText(m.path, []byte(m.text), m.text, m.parsedAsScript)
+		m.res = resolve.File(f, universe, &diags)
+	})
+	return m.res
 }
 
 // mimeType infers the MIME type of a resource that declares none from its
@@ -262,8 +324,8 @@ func mimeType(uri string) string {
 // a sizeable part of a refresh.
 func (m *Module) program() *eval.Program {
 	m.progOnce.Do(func() {
-		if m.res != nil {
-			m.prog = eval.Compile(m.path, m.res)
+		if res := m.resolved(); res != nil {
+			m.prog = eval.Compile(m.path, res)
 		}
 	})
 	return m.prog
@@ -306,10 +368,11 @@ func (m *Module) IsScript() bool { return m.script }
 
 // HasFunc reports whether the module declares a function named name.
 func (m *Module) HasFunc(name string) bool {
-	if m.res == nil {
+	res := m.resolved()
+	if res == nil {
 		return false
 	}
-	_, ok := m.res.FuncIndex[name]
+	_, ok := res.FuncIndex[name]
 	return ok
 }
 
@@ -330,16 +393,17 @@ var clientAsks = [...]struct{ builtin, capability string }{
 // none; a user function of a builtin's name shadows the builtin and needs
 // nothing.
 func (m *Module) ClientCapabilities(fn string) []string {
-	if m.res == nil {
+	res := m.resolved()
+	if res == nil {
 		return nil
 	}
-	i, ok := m.res.FuncIndex[fn]
-	if !ok || m.res.Reaches(i, "client_has") {
+	i, ok := res.FuncIndex[fn]
+	if !ok || res.Reaches(i, "client_has") {
 		return nil
 	}
 	var out []string
 	for _, a := range clientAsks {
-		if m.res.Reaches(i, a.builtin) {
+		if res.Reaches(i, a.builtin) {
 			out = append(out, a.capability)
 		}
 	}
@@ -349,7 +413,7 @@ func (m *Module) ClientCapabilities(fn string) []string {
 // Resolved returns the file's syntax tree with its names bound, for
 // readers of the source such as the language server (runtime/lsp); nil
 // when compiling failed with an internal error. It must not be changed.
-func (m *Module) Resolved() *resolve.Module { return m.res }
+func (m *Module) Resolved() *resolve.Module { return m.resolved() }
 
 // Tools returns the tools in declaration order.
 func (m *Module) Tools() []Tool { return m.tools }

@@ -654,7 +654,7 @@ func compileFile(dir *safefs.Root, rel string, prev *compiled) *compiled {
 		c.module = prev.module
 		return c
 	}
-	c.module = vox.CompileWith(rel, src, compileOptions)
+	c.module = vox.CompileServed(rel, src, compileOptions)
 	return c
 }
 

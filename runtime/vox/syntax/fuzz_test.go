@@ -63,7 +63,7 @@ func FuzzLexer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		var s scanner
 		lines := int32(strings.Count(string(src), "\n") + 1)
-		s.init(src, func(pos Pos, code, msg string, warn bool) {
+		s.init(src, string(src), func(pos Pos, code, msg string, warn bool) {
 			if !knownCodes[code] {
 				t.Fatalf("unknown code %s: %s", code, msg)
 			}

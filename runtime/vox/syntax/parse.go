@@ -46,7 +46,22 @@ func ParseScript(path string, src []byte) (f *File, diags diag.List) {
 	return parse(path, src, true)
 }
 
+// ParseText is Parse (ParseScript when script is set) of src whose text,
+// string(src), the caller already has: the names and strings of the tree
+// are slices of text, so that a caller keeping text keeps the file's
+// source once (runtime/vox's lean modules).
+func ParseText(path string, src []byte, text string, script bool) (f *File, diags diag.List) {
+	if len(text) != len(src) {
+		text = string(src)
+	}
+	return parseText(path, src, text, script)
+}
+
 func parse(path string, src []byte, script bool) (f *File, diags diag.List) {
+	return parseText(path, src, string(src), script)
+}
+
+func parseText(path string, src []byte, text string, script bool) (f *File, diags diag.List) {
 	p := &parser{path: path, script: script}
 	defer func() {
 		if r := recover(); r != nil {
@@ -57,7 +72,7 @@ func parse(path string, src []byte, script bool) (f *File, diags diag.List) {
 			}
 		}
 	}()
-	p.sc.init(src, p.errh)
+	p.sc.init(src, text, p.errh)
 	f = &File{Path: path}
 	p.next()
 	for p.tok != EOF {

@@ -68,9 +68,10 @@ type scanState struct {
 	tmpl                 *Template
 }
 
-func (s *scanner) init(src []byte, errh func(Pos, string, string, bool)) {
+// init starts scanning src, whose text is string(src).
+func (s *scanner) init(src []byte, text string, errh func(Pos, string, string, bool)) {
 	s.src = src
-	s.srcStr = string(src)
+	s.srcStr = text
 	s.off = 0
 	s.line = 1
 	s.lineStart = 0
