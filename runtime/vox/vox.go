@@ -54,7 +54,7 @@ type Module struct {
 	text           string
 	parsedAsScript bool
 	script         bool // compiled by CompileScript, with top-level statements
-	checked   *check.Result
+	checked        *check.Result
 	// inputSchemas are the compiled explicit input schemas of tools, by
 	// function name (inputschema.go).
 	inputSchemas map[string]*jsonschema.Schema
@@ -127,7 +127,9 @@ type PromptArgument struct {
 // Compile lexes, parses and checks one file; path is the repo-relative
 // slash path used in diagnostics. It never panics and never fails: errors
 // are diagnostics.
-func Compile(path string, src []byte) *Module { return compile(path, src, false, false, check.Options{}) }
+func Compile(path string, src []byte) *Module {
+	return compile(path, src, false, false, check.Options{})
+}
 
 // CompileWith is Compile with checker options: Compat adds the
 // vox/compat/... warnings, Record keeps what every name is for the
