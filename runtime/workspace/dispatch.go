@@ -64,7 +64,8 @@ func (f *File) check(dir *safefs.Root) (*compiled, error) {
 	if prev != nil && prev.module != nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
 		return prev, nil // another call recompiled it meanwhile
 	}
-	c := compileFile(dir, f.Path, prev)
+	// A call is waiting for this module: it keeps its syntax tree.
+	c := compileFile(dir, f.Path, prev, false)
 	if c.module == nil {
 		return nil, fmt.Errorf("%s: %s; %s", f.Path, c.readErr, RefreshHint)
 	}

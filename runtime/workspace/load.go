@@ -580,7 +580,7 @@ func (l *Loader) compileAll(dir *safefs.Root, srcs []SourceFile, sp *splice, pro
 					prevC = old.cur.Load()
 				}
 				f := &File{Path: src.Path, Abs: src.Abs, root: l.root}
-				f.cur.Store(compileFile(dir, src.Path, prevC))
+				f.cur.Store(compileFile(dir, src.Path, prevC, true))
 				files[i] = f
 				progress.add(1)
 			}
@@ -643,8 +643,10 @@ func (l *Loader) previous(i int, path string) *File {
 // reusing prev's module when the content hash is unchanged. It records the
 // size and modification time that the opened file's fstat gave before it
 // was read: when the file changes after that, the next check sees a
-// different stat and reads it again.
-func compileFile(dir *safefs.Root, rel string, prev *compiled) *compiled {
+// different stat and reads it again. A served module (a load's, which
+// most likely no call needs soon) keeps no syntax tree until a call
+// needs it (vox.CompileServed, docs/federation.md §4).
+func compileFile(dir *safefs.Root, rel string, prev *compiled, served bool) *compiled {
 	src, info, err := dir.ReadFileInfo(rel, MaxSourceBytes)
 	if err != nil {
 		return &compiled{readErr: readError(err)}
@@ -654,7 +656,11 @@ func compileFile(dir *safefs.Root, rel string, prev *compiled) *compiled {
 		c.module = prev.module
 		return c
 	}
-	c.module = vox.CompileServed(rel, src, compileOptions)
+	if served {
+		c.module = vox.CompileServed(rel, src, compileOptions)
+	} else {
+		c.module = vox.CompileWith(rel, src, compileOptions)
+	}
 	return c
 }
 
