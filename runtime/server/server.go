@@ -204,6 +204,9 @@ func New(opts Options) (*Server, error) {
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
+	// A served surface-cache record is checked once the tools were listed
+	// (workspace.go).
+	hooks.AddAfterListTools(s.toolsListed)
 	// The skill file template is advertised, not registered (completion.go).
 	hooks.AddAfterListResourceTemplates(s.listSkillTemplate)
 	// The HTTP read role may send only some requests (auth.go).

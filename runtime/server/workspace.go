@@ -42,6 +42,10 @@ type workspaceSource struct {
 	// (or failed).
 	ready     chan struct{}
 	readyOnce sync.Once
+	// check is closed when the scan that checks a served record may start
+	// (checkNow); checkOnce guards it.
+	check     chan struct{}
+	checkOnce sync.Once
 	// snapshot is the generated snapshot the server started from, nil
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
@@ -62,7 +66,7 @@ type workspaceSource struct {
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
-	w := &workspaceSource{s: s, advertise: advertise, ready: make(chan struct{})}
+	w := &workspaceSource{s: s, advertise: advertise, ready: make(chan struct{}), check: make(chan struct{})}
 	w.inputKey = sync.OnceValue(func() []byte { return inputStateKey(s.opts.SessionKeys) })
 	catalogNames := map[string]bool{}
 	for _, e := range s.catalog {
@@ -95,6 +99,17 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	gate := firstScanGate
 	go func() {
 		defer w.readyOnce.Do(func() { close(w.ready) })
+		if cached {
+			// The record's files are those it was made from: what the
+			// scan can still find is a file added since. It waits for the
+			// client's first tools/list (or a request that needs it, or
+			// recordCheckDelay), so that on a busy machine it does not
+			// take the core the handshake and that list need.
+			select {
+			case <-w.check:
+			case <-time.After(recordCheckDelay):
+			}
+		}
 		if gate != nil {
 			<-gate
 		}
@@ -114,6 +129,25 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 			}
 		}
 	}()
+}
+
+// recordCheckDelay is how long the scan that checks a served record waits
+// at most for the client's first tools/list.
+const recordCheckDelay = 100 * time.Millisecond
+
+// checkNow lets the scan that checks a served record start: the client
+// listed the tools, or a request waits for the first scan.
+func (w *workspaceSource) checkNow() {
+	w.checkOnce.Do(func() { close(w.check) })
+}
+
+// toolsListed is an AfterListTools hook (and the prepared list's, in
+// tools_list.go): the client listed the tools, so the scan that checks a
+// served record may start.
+func (s *Server) toolsListed(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+	if s.workspace != nil {
+		s.workspace.checkNow()
+	}
 }
 
 // installCached installs the surface recorded by the last start
@@ -492,6 +526,7 @@ func (s *Server) waitFirstScan(ctx context.Context, _ any, message any) error {
 	default:
 		return nil
 	}
+	w.checkNow()
 	ctx, cancel := context.WithTimeout(ctx, firstScanWait)
 	defer cancel()
 	_ = w.wait(ctx) // on timeout mcp-go answers as for any unknown name

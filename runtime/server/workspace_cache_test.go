@@ -196,3 +196,24 @@ func TestSurfaceCacheRecordsOnlyAChange(t *testing.T) {
 		t.Errorf("the record after a new file: %+v", snap.Tools)
 	}
 }
+
+// TestSurfaceCacheCallOfANewToolStartsTheCheck: the scan that checks a
+// served record waits for the first tools/list, but a call of a tool the
+// record does not have — a file added since — starts it and is served by
+// it.
+func TestSurfaceCacheCallOfANewToolStartsTheCheck(t *testing.T) {
+	root, _, opts := cachedWorkspace(t)
+	writeFiles(t, root, map[string]string{"tools/more.vox": "@tool \"New\"\nfn added() to int { 3 }\n"})
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.WaitWorkspace(context.Background())
+	rpc(t, s, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	if s.MCP().GetTool("greet") == nil {
+		t.Fatal("the recorded surface was not served")
+	}
+	if text, isErr, _ := toolResult(t, callTool(t, s, "added", `{}`)); isErr || text != "3" {
+		t.Errorf("a tool of a file added since the record: %v %q", isErr, text)
+	}
+}
