@@ -57,7 +57,7 @@ func (s *Server) preparedToolsList(raw []byte, head *rpcMessage) (reply []byte, 
 	if result == nil {
 		return nil, false
 	}
-	s.toolsListed(nil, nil, nil, nil)
+	s.checkRecord()
 	// One byte more for the newline the stdio shim appends.
 	reply = make([]byte, 0, len(result)+len(head.ID)+len(`{"jsonrpc":"2.0","id":,"result":}`)+1)
 	reply = append(reply, `{"jsonrpc":"2.0","id":`...)

@@ -141,10 +141,15 @@ func (w *workspaceSource) checkNow() {
 	w.checkOnce.Do(func() { close(w.check) })
 }
 
-// toolsListed is an AfterListTools hook (and the prepared list's, in
-// tools_list.go): the client listed the tools, so the scan that checks a
-// served record may start.
+// toolsListed is an AfterListTools hook: see checkRecord.
 func (s *Server) toolsListed(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+	s.checkRecord()
+}
+
+// checkRecord is called when the client listed the tools (mcp-go's list
+// or the prepared one, tools_list.go): the scan that checks a served
+// record may start.
+func (s *Server) checkRecord() {
 	if s.workspace != nil {
 		s.workspace.checkNow()
 	}
