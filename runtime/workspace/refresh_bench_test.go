@@ -33,6 +33,8 @@ func BenchmarkRefresh(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			// As the server does after its first scan (refreshWith).
+			ReturnMemory(cur)
 			refresh := func(b *testing.B) {
 				next, err := l.Load()
 				if err != nil || next.Result.ToolCount != 8*n {
