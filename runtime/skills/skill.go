@@ -16,7 +16,6 @@ package skills
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -76,14 +75,29 @@ var StandardKeys = []string{"name", "description", "license", "compatibility", "
 // level in older skills.
 var ManifestKeys = []string{"id", "version", "author", "category", "tools", "tags", "dependencies", "permissions"}
 
-var (
-	idPattern   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
-	toolPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-)
+// The id and tool-name rules are written out rather than as regular
+// expressions: their bounded repetitions ({0,62}, {1,64}) compiled to
+// programs of a hundred-odd instructions at every start of vox-mcp, half a
+// millisecond of its cold start (docs/benchmarks.md). TestNameRules checks
+// them against the expressions they replace.
 
 // ValidID reports whether id can name a skill: it goes into skill:// URIs
-// and folder names, so it is lowercase letters, digits and single hyphens.
-func ValidID(id string) bool { return idPattern.MatchString(id) && !strings.Contains(id, "--") }
+// and folder names, so it is 1 to 64 lowercase letters, digits and single
+// hyphens, neither first nor last.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > MaxNameLength || id[0] == '-' || id[len(id)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case c == '-' && id[i-1] != '-': // i > 0: id[0] is not '-'
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // PluginID maps a dotted id of the Vox plugin convention, such as
 // "vox.compiler", to a valid id by making every dot a hyphen ("vox-compiler").
@@ -98,7 +112,20 @@ func PluginID(id string) (string, bool) {
 
 // ValidToolName reports whether name can be an MCP tool name (and so a
 // macro tool).
-func ValidToolName(name string) bool { return toolPattern.MatchString(name) }
+// It is 1 to 64 ASCII letters, digits, underscores and hyphens.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // NameProblem checks name against the Agent Skills naming rules (after NFKC
 // normalisation: 1–64 characters, lowercase letters, digits and single
