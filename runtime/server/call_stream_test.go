@@ -205,17 +205,7 @@ func TestCallNotificationsTravelOnTheirPOSTModern(t *testing.T) {
 // answer.
 func TestCallNotificationsPrecedeTheAnswerOverStdio(t *testing.T) {
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/stepping.vox": steppingVox})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.ServeStdio(ctx, inR, outW) }()
-	defer func() {
-		inW.Close()
-		cancel()
-		outR.Close()
-		<-done
-	}()
+	inW, outR := stdioPipes(t, s)
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	read := func(id float64) []map[string]any {

@@ -147,24 +147,33 @@ func TestShimOverHTTP(t *testing.T) {
 	}
 }
 
-// TestShimOverStdio: the same through stdio, where the process is the
-// session.
-func TestShimOverStdio(t *testing.T) {
-	s, _ := shimServer(t)
+// stdioPipes serves s over stdio on pipes until the test ends: what the
+// test writes to in, s reads; what s writes, the test reads from out.
+func stdioPipes(t *testing.T, s *Server) (in io.WriteCloser, out io.Reader) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.ServeStdio(ctx, inR, outW) }()
-	defer func() {
+	t.Cleanup(func() {
 		inW.Close()
 		cancel()
+		outR.Close()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			t.Error("ServeStdio did not return")
 		}
-	}()
+	})
+	return inW, outR
+}
+
+// TestShimOverStdio: the same through stdio, where the process is the
+// session.
+func TestShimOverStdio(t *testing.T) {
+	s, _ := shimServer(t)
+	inW, outR := stdioPipes(t, s)
 	lines := make(chan string, 64)
 	go func() {
 		buf := make([]byte, 0, 1<<20)
