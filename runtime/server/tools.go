@@ -133,7 +133,7 @@ func (s *Server) currentTools() *toolSet { return s.tools.Load() }
 // changes through AddTools or DeleteTools, each one list_changed; a sync
 // that both adds and removes names registers the whole set with SetTools
 // instead, so that clients are told once.
-func (s *Server) syncTools() (err error) {
+func (s *Server) syncTools() error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 
@@ -227,31 +227,37 @@ func (s *Server) syncTools() (err error) {
 		s.listed.Store(set)
 		return nil
 	}
-	s.registered = nil // until mcp-go took the changes
+	return s.register(work, set, func() {
+		switch {
+		case len(added) > 0 && len(removed) > 0:
+			s.mcp.SetTools(allTools(work)...)
+		case len(added) > 0:
+			s.mcp.AddTools(added...)
+		default:
+			s.mcp.DeleteTools(removed...)
+		}
+	})
+}
+
+// register makes mcp-go's registration the tree work, published as set,
+// by change (SetTools, AddTools or DeleteTools). mcp-go panics on
+// definitions it refuses: the previous registration keeps serving, the
+// error reports it, and the next sync registers everything (registered
+// stays nil until mcp-go took the change). A prepared tools/list waits
+// while mcp-go switches: it notifies tools/list_changed as it registers,
+// and a client listing at once must get the new tools (tools_list.go); a
+// failed switch leaves tools/list to mcp-go.
+func (s *Server) register(work *btree.BTreeG[namedEntry], set *toolSet, change func()) (err error) {
+	s.registered = nil
 	defer func() {
-		// mcp-go panics on definitions it refuses; keep serving the
-		// previous registration, report it, and register everything at
-		// the next sync. tools/list is mcp-go's until a registration
-		// succeeds.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("registering tools: %v", r)
 		}
 	}()
-	// A prepared tools/list waits while mcp-go switches: it notifies
-	// tools/list_changed as it registers, and a client listing at once
-	// must get the new tools (tools_list.go). A failed switch leaves
-	// tools/list to mcp-go.
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	s.listed.Store(nil)
-	switch {
-	case len(added) > 0 && len(removed) > 0:
-		s.mcp.SetTools(allTools(work)...)
-	case len(added) > 0:
-		s.mcp.AddTools(added...)
-	default:
-		s.mcp.DeleteTools(removed...)
-	}
+	change()
 	s.registered = work
 	s.listed.Store(set)
 	// Clients list at once after list_changed: encode the list meanwhile.
@@ -262,7 +268,7 @@ func (s *Server) syncTools() (err error) {
 // registerAll merges every tool into a new set, publishes it and
 // registers it with mcp-go whole: the first sync, and the one after
 // mcp-go refused a definition.
-func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[string]*toolEntry) (err error) {
+func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[string]*toolEntry) error {
 	work := newEntryTree()
 	hidden := 0
 	add := func(e *toolEntry) {
@@ -291,19 +297,7 @@ func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[strin
 	}
 	set := &toolSet{byName: work.Clone(), hidden: hidden}
 	s.tools.Store(set)
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("registering tools: %v", r)
-		}
-	}()
-	s.listMu.Lock()
-	defer s.listMu.Unlock()
-	s.listed.Store(nil)
-	s.mcp.SetTools(allTools(work)...)
-	s.registered = work
-	s.listed.Store(set)
-	go set.listResult() // as above
-	return nil
+	return s.register(work, set, func() { s.mcp.SetTools(allTools(work)...) })
 }
 
 // allTools lists the tree's tools for mcp-go.
