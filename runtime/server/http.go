@@ -3,7 +3,6 @@ package server
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,8 +197,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// is verified here (requestSessionIDs.Validate).
 		// The head is decoded once here for every later look (modern,
 		// the shim's methods): a call costs one decode beyond mcp-go's.
-		var msg rpcMessage
-		if json.Unmarshal(body, &msg) != nil {
+		msg, ok := decodeHead(body)
+		if !ok {
 			e.dispatch(w, r.WithContext(withHTTP(r.Context())), body, nil, isModern(r.Header, body))
 			return
 		}

@@ -90,8 +90,8 @@ func rpcReply(id json.RawMessage, result any, e *rpcError) []byte {
 // modern marks a request of protocol 2026-07-28, whose results carry the
 // fields that era requires.
 func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass, reply []byte, answered bool) {
-	var m rpcMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, ok := decodeHead(raw)
+	if !ok {
 		return raw, nil, false
 	}
 	return s.preDispatchHead(ctx, raw, &m, modern)
@@ -246,9 +246,9 @@ func serveBatch(body []byte, one func(msg []byte) []byte) []byte {
 	}
 	var replies [][]byte
 	for i, raw := range msgs {
-		var m rpcMessage
+		m, ok := decodeHead(raw)
 		switch {
-		case !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &m) != nil:
+		case !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || !ok:
 			replies = append(replies, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message %d of the batch is not a JSON-RPC message object", i+1)))
 		case m.Method == string(mcp.MethodInitialize):
 			replies = append(replies, errorReply(m.ID, mcp.INVALID_REQUEST, "initialize must not be part of a batch: send it alone"))

@@ -118,8 +118,8 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		sh.reply(sh.batch(sctx, line))
 		return nil, nil
 	}
-	var head rpcMessage
-	if json.Unmarshal(line, &head) != nil {
+	head, ok := decodeHead(line)
+	if !ok {
 		return withNewline(line), nil // a line that does not decode is mcp-go's to refuse
 	}
 	pass = line
