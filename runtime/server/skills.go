@@ -20,6 +20,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // skillPlane is the skills system inside the server (docs/skills.md): the
@@ -42,6 +43,10 @@ type skillPlane struct {
 	resMu     sync.Mutex
 	resources map[string]mcp.Resource
 
+	// rootsPresent tells whether a skill root exists, for the skills
+	// requirement.
+	rootsPresent *workspace.PathPresence
+
 	// skillManifests are the entries skills/list and skills/get answer
 	// with (shim_skills.go).
 	skillManifests skillManifests
@@ -60,7 +65,8 @@ func (s *Server) initSkills() {
 		cfg = *s.opts.Skills
 	}
 	p := &skillPlane{s: s, reg: skills.New(cfg), sandboxOff: s.opts.SkillSandboxOff,
-		resources: map[string]mcp.Resource{}, runSelfTest: runSelfTest}
+		resources: map[string]mcp.Resource{}, runSelfTest: runSelfTest,
+		rootsPresent: workspace.NewPathPresence(cfg.SearchRoots())}
 	s.skills = p
 	for _, w := range p.reg.Hydrate() {
 		s.log.Warn("skill discovery: " + w)
@@ -314,16 +320,15 @@ func (s *Server) checkSkillAllowlist(ctx context.Context, name string, entry *to
 	return denial
 }
 
-// skillsRequirement is met when at least one skill root exists.
+// skillsRequirement is met when at least one skill root exists. The roots
+// are stated again only when a folder above one changed (rootsPresent):
+// a call after a root was created or removed sees it, as before.
 func (p *skillPlane) skillsRequirement() (bool, string) {
-	roots := p.reg.Config().SearchRoots()
-	for _, r := range roots {
-		if st, err := os.Stat(r); err == nil && st.IsDir() {
-			return true, ""
-		}
+	if _, ok := p.rootsPresent.First(); ok {
+		return true, ""
 	}
 	return false, fmt.Sprintf("no skill folder exists (%s); install a skill with vox_skill_install or vox_skill_add, or create one of those folders",
-		strings.Join(roots, ", "))
+		strings.Join(p.reg.Config().SearchRoots(), ", "))
 }
 
 // sandboxRequirement is met when the sandbox self-test passed, or when

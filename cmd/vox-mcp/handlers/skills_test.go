@@ -555,6 +555,56 @@ func TestSkillRequirements(t *testing.T) {
 	ok(t, s, "vox_skill_parse", `{"skill_md":"---\nname: a\ndescription: b\n---\n"}`)
 }
 
+// TestSkillRequirementFollowsTheRoots: the skills requirement does not
+// stat the roots on every call (docs/federation.md §3), yet the call right
+// after a root is created, removed or moved away sees it.
+func TestSkillRequirementFollowsTheRoots(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	s, err := server.New(server.Options{Root: ws, Catalog: catalog.Catalog, Handlers: handlers.Table, Skills: &skills.Config{Workspace: ws, Home: home}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	met := func(want bool, step string) {
+		t.Helper()
+		for range 3 {
+			text, isErr, _ := call(t, s, "vox_skill_list", `{}`)
+			if isErr == want || (!want && !strings.HasPrefix(text, "requirement skills not met: no skill folder exists")) {
+				t.Fatalf("%s: met %v, want %v: %q", step, !isErr, want, text)
+			}
+		}
+	}
+	met(false, "no root")
+	root := filepath.Join(ws, ".claude", "skills")
+	if err := os.MkdirAll(root, 0o755); err != nil { // .claude did not exist either
+		t.Fatal(err)
+	}
+	met(true, "root created")
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	met(false, "root removed")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	met(true, "root created again")
+	if err := os.Rename(filepath.Join(ws, ".claude"), filepath.Join(ws, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	met(false, "the folder above the root moved away")
+	if err := os.Symlink(filepath.Join(ws, "moved"), filepath.Join(ws, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	met(true, "the folder above the root is a symlink to it")
+	if err := os.Remove(filepath.Join(ws, "moved", "skills")); err != nil {
+		t.Fatal(err)
+	}
+	met(false, "removed through the symlink")
+	if err := os.MkdirAll(filepath.Join(home, ".vox", "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	met(true, "a root in the home folder")
+}
+
 func TestSkillRun(t *testing.T) {
 	s, _ := skillServer(t, server.Options{}, "release-notes")
 	fails(t, s, "vox_skill_run", `{"id":"release-notes","command":"true","timeout_ms":300001}`, "argument timeout_ms: want at most 300000, got 300001")
