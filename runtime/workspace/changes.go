@@ -20,6 +20,11 @@ type trackedDirs struct {
 	// moved or changed, more changes than maxRecordedChanges. failed is
 	// set when a folder of the last walk could not be watched.
 	lost, failed bool
+	// entries, when set, are the only entries of each folder whose
+	// changes the owner counts in hits (PathPresence): an event naming
+	// another entry is none of its business.
+	entries map[string]map[string]bool
+	hits    atomic.Uint64
 }
 
 // maxRecordedChanges bounds the paths recorded between refreshes: past

@@ -135,6 +135,11 @@ func (t *changeTracker) recordLocked(wd int, mask uint32, name []byte) {
 	if i := bytes.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
 	}
+	for o := range t.owners {
+		if names, ok := o.entries[dir]; ok && (len(name) == 0 || names[string(name)]) {
+			o.hits.Add(1)
+		}
+	}
 	if len(name) == 0 || mask&unix.IN_ISDIR != 0 {
 		t.loseLocked(dir)
 		return
@@ -287,6 +292,21 @@ func (t *changeTracker) watch(owner *trackedDirs, dirs map[string]bool) (ok bool
 		owner.failed = true
 	}
 	return ok, torn
+}
+
+// watchEntries is watch for an owner that counts in its hits only the
+// changes of the named entries of each folder (and of the folder itself).
+// The entries are in place before the watches, so no event of a new watch
+// goes uncounted.
+func (t *changeTracker) watchEntries(owner *trackedDirs, entries map[string]map[string]bool) (ok bool, torn uint64) {
+	dirs := make(map[string]bool, len(entries))
+	for dir := range entries {
+		dirs[dir] = true
+	}
+	t.mu.Lock()
+	owner.entries = entries
+	t.mu.Unlock()
+	return t.watch(owner, dirs)
 }
 
 // addWatchLocked watches dir unless it is watched; it reports whether it

@@ -23,3 +23,7 @@ func (*changeTracker) beginChanges(*trackedDirs) {}
 func (*changeTracker) watchDir(*trackedDirs, string) bool { return false }
 
 func (*changeTracker) takeChanges(*trackedDirs) ([]string, bool) { return nil, false }
+
+func (*changeTracker) watchEntries(*trackedDirs, map[string]map[string]bool) (bool, uint64) {
+	return false, 0
+}

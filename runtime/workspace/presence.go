@@ -13,7 +13,10 @@ import (
 // watches, with the process's change tracker (changes_linux.go), every
 // existing folder above each path — where the path, or any folder on the
 // way to it, would be created, removed or renamed — and stats the paths
-// again only after an event in one of them, or when a watch was torn.
+// again only after an event naming the next step of a path in one of
+// them (in /tmp, a change of /tmp/x when a path is /tmp/x/skills; not of
+// the other entries of /tmp, which builds keep changing), or when a watch
+// was torn.
 // The server uses it for the skills requirement, which held that a skill
 // root exists by stating every root on every call (docs/federation.md §3,
 // docs/benchmarks.md "Stdio calls at the floor").
@@ -33,12 +36,12 @@ type PathPresence struct {
 	checked atomic.Pointer[presenceCheck] // the last check, nil before the first
 }
 
-// presenceCheck is one check of the paths: its answer, and the tracker's
-// count of changes when its watches were in place (0: not trusted).
+// presenceCheck is one check of the paths: its answer, and the count of
+// relevant changes when its watches were in place.
 type presenceCheck struct {
 	found string // the first path that is a directory, "" for none
-	gen   uint64
-	trust uint64 // 1 + the torn count when watched
+	hits  uint64
+	trust uint64 // 1 + the torn count when watched; 0: not trusted
 }
 
 // NewPathPresence returns the presence check of paths.
@@ -55,8 +58,8 @@ func NewPathPresence(paths []string) *PathPresence {
 // follows symlinks), and false when none is.
 func (p *PathPresence) First() (string, bool) {
 	if c := p.checked.Load(); c != nil && c.trust != 0 {
-		gen := p.t.settled()
-		if gen == c.gen && p.t.tornCount()+1 == c.trust {
+		p.t.settled() // counts every change made before the call
+		if p.owner.hits.Load() == c.hits && p.t.tornCount()+1 == c.trust {
 			return c.found, c.found != ""
 		}
 	}
@@ -73,8 +76,9 @@ func (p *PathPresence) check() *presenceCheck {
 	c := &presenceCheck{}
 	dirs, watchable := p.folders()
 	if p.t != nil && watchable {
-		ok, torn := p.t.watch(p.owner, dirs)
-		c.gen = p.t.settled()
+		ok, torn := p.t.watchEntries(p.owner, dirs)
+		p.t.settled()
+		c.hits = p.owner.hits.Load()
 		if ok {
 			c.trust = torn + 1
 		}
@@ -101,10 +105,11 @@ func (p *PathPresence) firstDir() string {
 }
 
 // folders are the existing folders above each path, up to the file
-// system's root; watchable is false when one of them, or a path, is a
-// symlink or on a file system whose changes inotify may not see.
-func (p *PathPresence) folders() (dirs map[string]bool, watchable bool) {
-	dirs = map[string]bool{}
+// system's root, each with the entry on the way to the path; watchable is
+// false when one of them, or a path, is a symlink or on a file system
+// whose changes inotify may not see.
+func (p *PathPresence) folders() (dirs map[string]map[string]bool, watchable bool) {
+	dirs = map[string]map[string]bool{}
 	for _, path := range p.paths {
 		path = filepath.Clean(path)
 		if !filepath.IsAbs(path) {
@@ -113,8 +118,10 @@ func (p *PathPresence) folders() (dirs map[string]bool, watchable bool) {
 		if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
 			return nil, false
 		}
-		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-			if !dirs[dir] {
+		for step, dir := path, filepath.Dir(path); ; step, dir = dir, filepath.Dir(dir) {
+			if names, seen := dirs[dir]; seen {
+				names[filepath.Base(step)] = true
+			} else {
 				st, err := os.Lstat(dir)
 				switch {
 				case err == nil && st.Mode()&os.ModeSymlink != 0:
@@ -123,7 +130,7 @@ func (p *PathPresence) folders() (dirs map[string]bool, watchable bool) {
 					if !watchedFS(dir) {
 						return nil, false
 					}
-					dirs[dir] = true
+					dirs[dir] = map[string]bool{filepath.Base(step): true}
 				}
 			}
 			if dir == filepath.Dir(dir) {
@@ -134,13 +141,19 @@ func (p *PathPresence) folders() (dirs map[string]bool, watchable bool) {
 	return dirs, true
 }
 
-func sameDirs(a, b map[string]bool) bool {
+func sameDirs(a, b map[string]map[string]bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for d := range a {
-		if !b[d] {
+	for d, names := range a {
+		other, ok := b[d]
+		if !ok || len(other) != len(names) {
 			return false
+		}
+		for n := range names {
+			if !other[n] {
+				return false
+			}
 		}
 	}
 	return true

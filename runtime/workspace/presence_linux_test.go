@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,9 +21,13 @@ func TestPathPresenceChecksOnlyAfterChanges(t *testing.T) {
 	if c.trust == 0 {
 		t.Fatal("the first check is not trusted")
 	}
-	for range 3 {
+	for i := range 3 {
 		if _, ok := p.First(); ok || p.checked.Load() != c {
 			t.Fatal("checked again although nothing changed")
+		}
+		// Other entries of the watched folders are no concern.
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprint("other", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(a), 0o755); err != nil {
