@@ -186,6 +186,13 @@ func (r *Root) ReadFile(rel string, max int64) ([]byte, error) {
 // said (before reading): size and modification time of the bytes read,
 // never of a file swapped in later.
 func (r *Root) ReadFileInfo(rel string, max int64) ([]byte, fs.FileInfo, error) {
+	return r.AppendFileInfo(nil, rel, max)
+}
+
+// AppendFileInfo is ReadFileInfo that appends the file's bytes to buf
+// (nil when it fails), so that a caller reading many files can reuse one
+// buffer instead of leaving one as garbage per file.
+func (r *Root) AppendFileInfo(buf []byte, rel string, max int64) ([]byte, fs.FileInfo, error) {
 	f, info, err := r.Open(rel)
 	if err != nil {
 		return nil, nil, err
@@ -197,12 +204,26 @@ func (r *Root) ReadFileInfo(rel string, max int64) ([]byte, fs.FileInfo, error) 
 	if info.Size() > max {
 		return nil, nil, pathError("read", rel, &TooLargeError{Size: info.Size(), Max: max})
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, nil, pathError("read", rel, unwrap(err))
+	// Room for the size fstat gave and one byte more, to see the end
+	// without growing; a file that grew since is read on, up to max+1.
+	start := len(buf)
+	data := slices.Grow(buf, int(info.Size())+1)
+	lim := io.LimitReader(f, max+1)
+	for {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, 512)
+		}
+		n, err := lim.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, pathError("read", rel, unwrap(err))
+		}
 	}
-	if int64(len(data)) > max {
-		return nil, nil, pathError("read", rel, &TooLargeError{Size: int64(len(data)), Max: max})
+	if size := int64(len(data) - start); size > max {
+		return nil, nil, pathError("read", rel, &TooLargeError{Size: size, Max: max})
 	}
 	return data, info, nil
 }

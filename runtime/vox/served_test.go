@@ -1,7 +1,10 @@
 package vox
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -74,5 +77,48 @@ fn broken() to int { "not an int" }
 	other := CompileServed("served.vox", []byte(src), check.Options{})
 	if caps := other.ClientCapabilities("asks"); !slices.Equal(caps, []string{"sampling"}) || other.Resolved() == nil {
 		t.Errorf("ClientCapabilities(asks) of a fresh lean module = %v", caps)
+	}
+}
+
+// TestCompileServedKeepsNothingOfTheReusedSlabs: the slabs a lean module
+// was parsed and resolved in are zeroed and reused by the next lean
+// compilation, so a module that kept anything in them would change when
+// other files are compiled after it. Every corpus file compiled lean,
+// after all of them and then once more each, declares, reports and runs
+// exactly what the same file compiled with CompileWith does.
+func TestCompileServedKeepsNothingOfTheReusedSlabs(t *testing.T) {
+	files, err := filepath.Glob("testdata/corpus/*.vox")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("corpus: %v, %d files", err, len(files))
+	}
+	srcs := make([][]byte, len(files))
+	lean := make([]*Module, len(files))
+	for i, f := range files {
+		if srcs[i], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+		lean[i] = CompileServed(f, srcs[i], check.Options{})
+	}
+	for i, f := range files { // the slabs are reused by every file again
+		CompileServed(f, srcs[i], check.Options{})
+	}
+	for i, f := range files {
+		full := CompileWith(f, srcs[i], check.Options{})
+		m := lean[i]
+		if !reflect.DeepEqual(full.Tools(), m.Tools()) || !reflect.DeepEqual(full.Resources(), m.Resources()) ||
+			!reflect.DeepEqual(full.Prompts(), m.Prompts()) || !reflect.DeepEqual(full.Diagnostics(), m.Diagnostics()) ||
+			full.HasErrors() != m.HasErrors() || full.AnyBroken() != m.AnyBroken() {
+			t.Fatalf("%s: the lean module declares or reports otherwise once its slabs were reused", f)
+		}
+		for _, tool := range full.Tools() {
+			if _, broken := full.Broken(tool.Name); broken || !m.HasFunc(tool.Name) {
+				continue
+			}
+			want, werr := full.Call(context.Background(), tool.Name, []byte(`{}`), nil)
+			got, gerr := m.Call(context.Background(), tool.Name, []byte(`{}`), nil)
+			if (werr == nil) != (gerr == nil) || werr == nil && !bytes.Equal(want.JSON, got.JSON) {
+				t.Errorf("%s: %s answers %s (%v), the full module %s (%v)", f, tool.Name, got.JSON, gerr, want.JSON, werr)
+			}
+		}
 	}
 }

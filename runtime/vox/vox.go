@@ -165,9 +165,23 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 		}
 	}()
 	text := string(src)
-	f, diags := syntax.ParseText(path, src, text, script)
-	opts.AfterParseErrors = diags.HasErrors()
-	res := resolve.File(f, universe, &diags)
+	var f *syntax.File
+	var diags diag.List
+	var res *resolve.Module
+	if lean && len(src) <= maxReusedSource {
+		// The tree is dropped at the end: its nodes and bindings go back
+		// to reusedSlabs for the next file (release, deferred after the
+		// recovery above so that it runs first).
+		slabs := reusedSlabs.Get().(*treeSlabs)
+		defer slabs.release()
+		f, diags = syntax.ParseInto(&slabs.nodes, path, src, text, script)
+		opts.AfterParseErrors = diags.HasErrors()
+		res = resolve.FileIn(&slabs.resolved, f, universe, &diags)
+	} else {
+		f, diags = syntax.ParseText(path, src, text, script)
+		opts.AfterParseErrors = diags.HasErrors()
+		res = resolve.File(f, universe, &diags)
+	}
 	m = &Module{path: path, script: f.Script != nil}
 	// The declarations are counted first: the module keeps these lists as
 	// long as it lives, and appends would leave up to half of each unused.
@@ -288,6 +302,36 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 		m.res, m.text, m.parsedAsScript = nil, text, script
 	}
 	return m
+}
+
+// treeSlabs are the chunks a lean compilation (CompileServed) parses and
+// resolves a file into. Nothing the module keeps points into them — its
+// declarations, schemas, signatures and findings are strings, bytes and
+// values, and its tree is dropped — so they are reset and reused by the
+// next compilation. A full refresh of a workspace compiles every file
+// while the surface in service is held; made per file, these chunks were
+// garbage of the size classes of the kept declarations, allocated among
+// them, and once freed left the heap's spans partly filled for good (Go
+// never moves objects; docs/benchmarks.md, Refresh).
+type treeSlabs struct {
+	nodes    syntax.Nodes
+	resolved resolve.Slabs
+}
+
+// reusedSlabs holds the treeSlabs no compilation is using.
+var reusedSlabs = sync.Pool{New: func() any { return new(treeSlabs) }}
+
+// maxReusedSource is the largest source whose tree is made in reused
+// slabs: the slabs keep the room of the largest tree made in them, which
+// must stay the size of ordinary files.
+const maxReusedSource = 64 << 10
+
+// release zeroes the slabs (no tree made in them is used any more) and
+// returns them to reusedSlabs.
+func (s *treeSlabs) release() {
+	s.nodes.Reset()
+	s.resolved.Reset()
+	reusedSlabs.Put(s)
 }
 
 // resolved returns the module's resolved syntax tree, making it again

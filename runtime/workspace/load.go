@@ -647,10 +647,13 @@ func (l *Loader) previous(i int, path string) *File {
 // most likely no call needs soon) keeps no syntax tree until a call
 // needs it (vox.CompileServed, docs/federation.md §4).
 func compileFile(dir *safefs.Root, rel string, prev *compiled, served bool) *compiled {
-	src, info, err := dir.ReadFileInfo(rel, MaxSourceBytes)
+	bp := readBuffers.Get().(*[]byte)
+	defer putReadBuffer(bp)
+	src, info, err := dir.AppendFileInfo((*bp)[:0], rel, MaxSourceBytes)
 	if err != nil {
 		return &compiled{readErr: readError(err)}
 	}
+	*bp = src // the module keeps a copy of the text, never src
 	c := &compiled{size: info.Size(), modTime: info.ModTime(), hash: Hash(src)}
 	if prev != nil && prev.module != nil && prev.hash == c.hash {
 		c.module = prev.module
@@ -662,6 +665,20 @@ func compileFile(dir *safefs.Root, rel string, prev *compiled, served bool) *com
 		c.module = vox.CompileWith(rel, src, compileOptions)
 	}
 	return c
+}
+
+// readBuffers are the buffers compileFile reads sources into. A buffer
+// per file was garbage of the size of the text its module keeps, made
+// between the kept texts of a full refresh: once freed, it left their
+// spans partly filled (docs/benchmarks.md, Refresh).
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// putReadBuffer returns a buffer to readBuffers unless it holds a file
+// much larger than sources usually are.
+func putReadBuffer(bp *[]byte) {
+	if cap(*bp) <= 256<<10 {
+		readBuffers.Put(bp)
+	}
 }
 
 // readError words why a source file could not be read.

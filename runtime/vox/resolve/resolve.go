@@ -178,9 +178,26 @@ type resolver struct {
 	// are never modified (only locals turn into cells).
 	globals, consts, ctors, builtins, namespaces []*Binding
 
+	*Slabs
+}
+
+// Slabs holds the chunks the resolver allocates bindings and functions
+// from. A caller that keeps nothing of a resolved file once done with it
+// can Reset them and resolve the next file into the same chunks (FileIn),
+// so that they are not garbage made per file (runtime/vox's lean
+// modules, docs/benchmarks.md, Refresh).
+type Slabs struct {
 	bindings  slab.Slab[Binding]
 	functions slab.Slab[Function]
 	synth     slab.Slab[syntheticBody]
+}
+
+// Reset zeroes everything resolved into s and makes the room free for the
+// next file. Nothing of the modules resolved into s may be used after.
+func (s *Slabs) Reset() {
+	s.bindings.Reset()
+	s.functions.Reset()
+	s.synth.Reset()
 }
 
 // syntheticBody is the body of a synthetic function, allocated in one
@@ -209,7 +226,14 @@ func (r *resolver) shared(cache *[]*Binding, n int, scope Scope, i int, name str
 
 // File resolves a parsed file, adding its diagnostics to diags.
 func File(f *syntax.File, uni Universe, diags *diag.List) *Module {
-	r := &resolver{path: f.Path, uni: uni, diags: diags}
+	return FileIn(new(Slabs), f, uni, diags)
+}
+
+// FileIn is File that allocates the module's bindings and functions in
+// slabs, which the module then shares: slabs must not be Reset while the
+// module is used.
+func FileIn(slabs *Slabs, f *syntax.File, uni Universe, diags *diag.List) *Module {
+	r := &resolver{path: f.Path, uni: uni, diags: diags, Slabs: slabs}
 	nfn, nconst := 0, 0
 	for _, d := range f.Decls {
 		switch d.(type) {

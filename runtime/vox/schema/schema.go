@@ -6,6 +6,7 @@ package schema
 import (
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/vox-lang/vox-mcp/runtime/schemajson"
@@ -94,10 +95,11 @@ func InputJSON(path string, params []*syntax.Param, sc Scope, diags *diag.List) 
 	m.plan(params)
 	// The canonical form sorts the keys of schema objects: $defs,
 	// additionalProperties, properties, required, type; properties keep
-	// the declaration order. Written on the stack, then copied at its
-	// size: schemas are kept as long as their modules.
-	var buf [1024]byte
-	b := append(buf[:0], '{')
+	// the declaration order. Written in a reused buffer, then copied at
+	// its size: schemas are kept as long as their modules.
+	sp := scratch.Get().(*[]byte)
+	defer putScratch(sp)
+	b := append((*sp)[:0], '{')
 	if len(m.defs) > 0 {
 		b = append(b, `"$defs":{`...)
 		for i, name := range m.defs {
@@ -137,7 +139,24 @@ func InputJSON(path string, params []*syntax.Param, sc Scope, diags *diag.List) 
 		}
 	}
 	b = append(b, `],"type":"object"}`...)
+	*sp = b
 	return append([]byte(nil), b...)
+}
+
+// scratch holds the buffers InputJSON writes schemas in. A buffer made
+// per schema (the stack array escapes through the append helpers) was
+// the most frequent garbage of a workspace refresh, in the size class of
+// the tool lists its modules keep: allocated between them, it left the
+// heap's spans partly filled once it was freed (docs/benchmarks.md,
+// Refresh).
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// putScratch returns a buffer to scratch unless one schema made it
+// larger than schemas usually are.
+func putScratch(sp *[]byte) {
+	if cap(*sp) <= 64<<10 {
+		scratch.Put(sp)
+	}
 }
 
 // appendType appends the schema typeSchema(t, depth) builds, with the

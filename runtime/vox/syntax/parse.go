@@ -61,8 +61,21 @@ func parse(path string, src []byte, script bool) (f *File, diags diag.List) {
 	return parseText(path, src, string(src), script)
 }
 
+// ParseInto is ParseText that allocates the tree's nodes in nodes, which
+// the tree then shares: nodes must not be Reset while the tree is used.
+func ParseInto(nodes *Nodes, path string, src []byte, text string, script bool) (f *File, diags diag.List) {
+	if len(text) != len(src) {
+		text = string(src)
+	}
+	return parseInto(nodes, path, src, text, script)
+}
+
 func parseText(path string, src []byte, text string, script bool) (f *File, diags diag.List) {
-	p := &parser{path: path, script: script}
+	return parseInto(new(Nodes), path, src, text, script)
+}
+
+func parseInto(nodes *Nodes, path string, src []byte, text string, script bool) (f *File, diags diag.List) {
+	p := &parser{path: path, script: script, Nodes: nodes}
 	defer func() {
 		if r := recover(); r != nil {
 			diags = append(p.diags, diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error,
@@ -138,6 +151,15 @@ type parser struct {
 	// The tree's nodes are allocated in chunks, a few dozen at a time: a
 	// workspace refresh parses every file, and one allocation per node
 	// was most of the parser's cost.
+	*Nodes
+}
+
+// Nodes holds the chunks a parse allocates the tree's nodes from. A
+// caller that keeps nothing of a tree once done with it can Reset them
+// and parse the next file into the same chunks (ParseInto), so that the
+// nodes are not garbage made per file (runtime/vox's lean modules,
+// docs/benchmarks.md, Refresh).
+type Nodes struct {
 	idents      slab.Slab[Ident]
 	literals    slab.Slab[Literal]
 	exprStmts   slab.Slab[ExprStmt]
@@ -165,6 +187,38 @@ type parser struct {
 	arms        slab.Slab[MatchArm]
 	fors        slab.Slab[ForStmt]
 	literalPats slab.Slab[LiteralPat]
+}
+
+// Reset zeroes every node parsed into n and makes the room free for the
+// next parse. Nothing of the trees parsed into n may be used after.
+func (n *Nodes) Reset() {
+	n.idents.Reset()
+	n.literals.Reset()
+	n.exprStmts.Reset()
+	n.blocks.Reset()
+	n.paramNodes.Reset()
+	n.types.Reset()
+	n.ifs.Reset()
+	n.lets.Reset()
+	n.bindPats.Reset()
+	n.binaries.Reset()
+	n.calls.Reset()
+	n.argNodes.Reset()
+	n.dots.Reset()
+	n.returns.Reset()
+	n.fnDecls.Reset()
+	n.indexes.Reset()
+	n.assigns.Reset()
+	n.lists.Reset()
+	n.objects.Reset()
+	n.unaries.Reset()
+	n.templates.Reset()
+	n.funcLits.Reset()
+	n.tuples.Reset()
+	n.matches.Reset()
+	n.arms.Reset()
+	n.fors.Reset()
+	n.literalPats.Reset()
 }
 
 // bailout unwinds the parser to the nearest recovery point.

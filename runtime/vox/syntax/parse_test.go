@@ -2,6 +2,8 @@ package syntax
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -350,6 +352,32 @@ func TestSyntaxWarnings(t *testing.T) {
 		}
 		if g := strings.Join(got, "\n"); g != test.want {
 			t.Errorf("%q\n got: %s\nwant: %s", test.src, g, test.want)
+		}
+	}
+}
+
+// TestParseIntoResetNodes: a file parsed into nodes that held another
+// file's tree, reset, is the tree Parse makes: Reset leaves nothing of
+// the previous tree behind.
+func TestParseIntoResetNodes(t *testing.T) {
+	files, err := filepath.Glob("../testdata/corpus/*.vox")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("corpus: %v, %d files", err, len(files))
+	}
+	var nodes Nodes
+	for i := range files {
+		// Each file after a different one, the largest first.
+		for _, f := range []string{files[(i+1)%len(files)], files[i]} {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes.Reset()
+			got, gotDiags := ParseInto(&nodes, f, src, string(src), false)
+			want, wantDiags := Parse(f, src)
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotDiags, wantDiags) {
+				t.Fatalf("%s parsed into reset nodes differs from its fresh parse", f)
+			}
 		}
 	}
 }
