@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
@@ -131,7 +133,8 @@ func (c *surfaceCache) load(cfg *workspace.Config) (snap *workspace.Snapshot, wh
 }
 
 // sourcesUnchanged checks that every source file the snapshot names holds
-// the content it was compiled from.
+// the content it was compiled from, in the order of their paths, so that
+// the reason a record is refused names the same file from run to run.
 func sourcesUnchanged(root string, snap *workspace.Snapshot) error {
 	want := map[string]string{}
 	for _, t := range snap.Tools {
@@ -148,7 +151,8 @@ func sourcesUnchanged(root string, snap *workspace.Snapshot) error {
 		return err
 	}
 	defer dir.Close()
-	for path, hash := range want {
+	for _, path := range slices.Sorted(maps.Keys(want)) {
+		hash := want[path]
 		src, err := dir.ReadFile(path, workspace.MaxSourceBytes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
