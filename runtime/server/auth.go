@@ -107,6 +107,14 @@ func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
 			http.Error(w, "unauthorized: send Authorization: Bearer <token> with the value of "+EnvToken+" or "+EnvReadToken, http.StatusUnauthorized)
 			return
 		}
+		if rl == roleFull {
+			// Full is what roleFrom reads from a context without a role
+			// (its key is this package's, so nothing else sets one): the
+			// copy of the request that carrying it costs, on every call,
+			// buys nothing.
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(withRole(r.Context(), rl)))
 	})
 }
