@@ -69,7 +69,7 @@ fn slugify(title: str, sep: str = "-") to str {
 // allows one stdio listener per process, so both sides of the comparison
 // share it.
 type stdioBench struct {
-	in  *io.PipeWriter
+	in  io.Writer
 	out *bufio.Scanner
 	mu  sync.Mutex
 	id  int
@@ -99,8 +99,15 @@ var stdioBenchOnce = sync.OnceValues(func() (*stdioBench, error) {
 	if err := s.WaitWorkspace(context.Background()); err != nil {
 		return nil, err
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
+	// Operating system pipes, as a server process's stdin and stdout.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	go s.ServeStdio(context.Background(), inR, outW)
 	sb := &stdioBench{in: inW, out: bufio.NewScanner(outR)}
 	sb.out.Buffer(make([]byte, 1<<20), 1<<20)
