@@ -139,8 +139,9 @@ func sequential(c conn, t tool, warmup, n int) ([]time.Duration, error) {
 
 // throughput opens inFlight sessions, each on a connection of its own,
 // warms them, then keeps inFlight calls in flight until total calls are
-// answered; it returns calls per second and their latencies.
-func throughput(url string, t tool, inFlight, total int) (float64, []time.Duration, error) {
+// answered; it returns calls per second, their latencies and the CPU time
+// the server process pid spent per timed call, in microseconds.
+func throughput(url string, pid int, t tool, inFlight, total int) (float64, []time.Duration, float64, error) {
 	conns := make([]*httpConn, 0, inFlight)
 	defer func() {
 		for _, c := range conns {
@@ -150,7 +151,7 @@ func throughput(url string, t tool, inFlight, total int) (float64, []time.Durati
 	for range inFlight {
 		c, err := newHTTPConn(url)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
 		conns = append(conns, c)
 	}
@@ -163,12 +164,16 @@ func throughput(url string, t tool, inFlight, total int) (float64, []time.Durati
 		}
 		return nil
 	}); err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	lat := make([]time.Duration, total)
 	var next atomic.Int64
+	cpu0, err := processCPU(pid)
+	if err != nil {
+		return 0, nil, 0, err
+	}
 	start := time.Now()
-	err := together(conns, func(c *httpConn) error {
+	err = together(conns, func(c *httpConn) error {
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= total {
@@ -183,9 +188,13 @@ func throughput(url string, t tool, inFlight, total int) (float64, []time.Durati
 	})
 	elapsed := time.Since(start)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
-	return float64(total) / elapsed.Seconds(), lat, nil
+	cpu1, err := processCPU(pid)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	return float64(total) / elapsed.Seconds(), lat, float64(cpu1-cpu0) / float64(time.Microsecond) / float64(total), nil
 }
 
 // together runs f on every connection at once and returns the first error.
@@ -280,6 +289,36 @@ func residentBytes(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// processCPU is the CPU time the threads of process pid have run so far:
+// the sum of the first field of /proc/PID/task/*/schedstat, in
+// nanoseconds (Linux). A share of the machine, unlike wall time, changes
+// little with the load of other processes, so the server CPU rows stay
+// readable on a busy machine (docs/benchmarks.md). A thread that ends
+// takes its time with it; Go servers keep their threads.
+func processCPU(pid int) (time.Duration, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, fmt.Errorf("server CPU time: %w", err)
+	}
+	var total time.Duration
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		f := strings.Fields(string(b)) // "run-ns wait-ns timeslices"
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("server CPU time: /proc/%d/task/%s/schedstat: %v", pid, task.Name(), err)
+		}
+		total += time.Duration(ns)
+	}
+	return total, nil
 }
 
 // quantile is the q-quantile (nearest rank) of durations, in milliseconds.

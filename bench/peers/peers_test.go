@@ -45,7 +45,7 @@ func quickRun(t *testing.T, servers ...string) *Report {
 		t.Fatalf("%d measures, want %d", len(rep.Measures), len(measureDefs(&cfg)))
 	}
 	for _, m := range rep.Measures {
-		perTool := strings.HasPrefix(m.ID, "call_") || strings.HasPrefix(m.ID, "throughput_")
+		perTool := strings.HasPrefix(m.ID, "call_") || strings.HasPrefix(m.ID, "throughput_") || strings.HasPrefix(m.ID, "server_cpu_")
 		for _, subject := range wantSubjects {
 			st, ok := m.Results[subject]
 			if subject == SubjectCatalog && !perTool {
@@ -262,7 +262,7 @@ func TestMarkdownGolden(t *testing.T) {
 	s := newSamples()
 	three := func(m float64) []float64 { return []float64{m * 0.95, m, m * 1.1} }
 	for _, d := range measureDefs(&cfg) {
-		base := map[string]float64{"ms": 0.02, "req/s": 9000, "B": 150000, "MiB": 12}[d.unit]
+		base := map[string]float64{"ms": 0.02, "req/s": 9000, "µs": 90, "B": 150000, "MiB": 12}[d.unit]
 		if d.id == measureColdStart || d.id == measureColdStartMany {
 			base = 15
 		}
@@ -272,7 +272,7 @@ func TestMarkdownGolden(t *testing.T) {
 			SubjectGoSDK:     three(base * 1.5),
 			SubjectTSSDK:     three(base * 0.5), // the TS SDK "wins" every row here
 		}
-		if strings.HasPrefix(d.id, "call_") || strings.HasPrefix(d.id, "throughput_") {
+		if strings.HasPrefix(d.id, "call_") || strings.HasPrefix(d.id, "throughput_") || strings.HasPrefix(d.id, "server_cpu_") {
 			s.perRound[d.id][SubjectCatalog] = three(base * 1.4)
 		}
 	}

@@ -243,12 +243,13 @@ func httpPhase(cfg *Config, servers []*server, out *samples) error {
 					if err != nil {
 						return err
 					}
-					rate, lat, err := throughput(h.url, t, k, cfg.Throughput)
+					rate, lat, cpu, err := throughput(h.url, h.cmd.Process.Pid, t, k, cfg.Throughput)
 					stopProfile()
 					if err != nil {
 						return fmt.Errorf("%d in flight: %w", k, err)
 					}
 					out.add(measureThroughput(k), t.subject, rate)
+					out.add(measureServerCPU(k), t.subject, cpu)
 					put(out.underLoad, fmt.Sprintf("p50@%d", k), t.subject, quantile(lat, 0.50))
 					put(out.underLoad, fmt.Sprintf("p99@%d", k), t.subject, quantile(lat, 0.99))
 				}
