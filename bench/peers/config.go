@@ -34,6 +34,10 @@ type Config struct {
 	// LostCallStarts is how many cold starts, per variant, the lost-call
 	// probe makes (0: no probe).
 	LostCallStarts int
+	// PairedRounds is how many rounds the paired CPU measure makes (0:
+	// none): the floor and vox-mcp served in the same seconds, each with
+	// InFlight[0] calls in flight, each process's CPU time per call.
+	PairedRounds int
 	// Settle is the pause before reading resident memory, so start-up or
 	// load work in flight has finished.
 	Settle time.Duration
@@ -64,6 +68,7 @@ func DefaultConfig() Config {
 		ListCalls:      50,
 		ManyTools:      500,
 		LostCallStarts: 480,
+		PairedRounds:   5,
 		Settle:         500 * time.Millisecond,
 	}
 }
@@ -82,6 +87,7 @@ func QuickConfig() Config {
 		ListCalls:      3,
 		ManyTools:      50,
 		LostCallStarts: 2,
+		PairedRounds:   1,
 		Settle:         20 * time.Millisecond,
 	}
 }
@@ -107,8 +113,8 @@ func (cfg *Config) check() error {
 			problems = append(problems, fmt.Sprintf("%s must be at least 1, not %d", c.name, c.n))
 		}
 	}
-	if cfg.Warmup < 0 || cfg.LostCallStarts < 0 {
-		problems = append(problems, "warm-up calls and lost-call starts cannot be negative")
+	if cfg.Warmup < 0 || cfg.LostCallStarts < 0 || cfg.PairedRounds < 0 {
+		problems = append(problems, "warm-up calls, lost-call starts and paired rounds cannot be negative")
 	}
 	for _, k := range cfg.InFlight {
 		if k < 1 {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,17 @@ func quickRun(t *testing.T, servers ...string) *Report {
 		if _, ok := m.Results[SubjectWorkspace]; ok {
 			if _, ok := m.Verdicts[SubjectWorkspace]; !ok {
 				t.Errorf("%s: no verdict for vox-mcp", m.ID)
+			}
+		}
+	}
+
+	if slices.Contains(servers, VoxMCP) {
+		if len(rep.PairedCPU) != 2 {
+			t.Errorf("%d paired CPU measures, want one per vox-mcp tool: %+v", len(rep.PairedCPU), rep.PairedCPU)
+		}
+		for _, p := range rep.PairedCPU {
+			if len(p.Ratio.Rounds) != cfg.PairedRounds || !(p.Ratio.Median > 0) || !(p.FloorMicros.Median > 0) || !(p.VoxMicros.Median > 0) {
+				t.Errorf("paired CPU measure of %s: %+v, want a positive figure per round", p.Subject, p)
 			}
 		}
 	}
@@ -277,6 +289,8 @@ func TestMarkdownGolden(t *testing.T) {
 		}
 	}
 	s.incomplete[measureColdStartMany+"/"+VoxMCP] = 2
+	rep.PairedCPU = []PairedCPU{{Subject: SubjectWorkspace, InFlight: 8, Calls: 4000,
+		FloorMicros: summarise([]float64{90, 95, 100}), VoxMicros: summarise([]float64{120, 130, 125}), Ratio: summarise([]float64{1.33, 1.37, 1.25})}}
 	rep.LostCalls = []LostCallProbe{{Variant: "default", Tools: 500, Starts: 480, Answered: 475, Lost: 5, Rate: 5.0 / 480, Example: "JSON-RPC error -32602: tool 'add' not found"}}
 	rep.finish(s)
 	rep.Machine.LoadAfter = "1.50 1.20 1.20"

@@ -91,6 +91,8 @@ type Report struct {
 	// LatencyUnderLoad is p50 and p99 (ms) of the throughput runs.
 	LatencyUnderLoad map[string]map[string]Stat `json:"latency_under_load_ms"`
 	LostCalls        []LostCallProbe            `json:"lost_calls,omitempty"`
+	// PairedCPU is the paired CPU measure, one per vox-mcp tool.
+	PairedCPU []PairedCPU `json:"paired_cpu,omitempty"`
 
 	cfg  Config
 	defs []measureDef
@@ -120,6 +122,7 @@ type ConfigRecord struct {
 	ListCalls      int   `json:"list_calls"`
 	ManyTools      int   `json:"many_tools"`
 	LostCallStarts int   `json:"lost_call_starts"`
+	PairedRounds   int   `json:"paired_rounds"`
 	SettleMillis   int64 `json:"settle_ms"`
 	// VoxEnv are the extra variables vox-mcp ran with; Profiled whether
 	// perf sampled vox-mcp and the floor during the run.
@@ -172,6 +175,22 @@ type Verdict struct {
 	AheadOf     map[string]bool `json:"ahead_of"`
 }
 
+// PairedCPU is the paired CPU measure of one vox-mcp tool: the floor and
+// vox-mcp served in the same seconds, InFlight calls in flight on each,
+// Calls calls each per round; Ratio is vox-mcp's CPU time per call over
+// the floor's, per round. Run at once, the two meet the same machine,
+// which a busy machine's wall-clock rows cannot promise
+// (docs/benchmarks.md, "The HTTP rows under load").
+type PairedCPU struct {
+	Subject  string `json:"subject"`
+	InFlight int    `json:"in_flight"`
+	Calls    int    `json:"calls"`
+	// FloorMicros and VoxMicros are each server's CPU per call (µs).
+	FloorMicros Stat `json:"floor_cpu_us"`
+	VoxMicros   Stat `json:"vox_mcp_cpu_us"`
+	Ratio       Stat `json:"ratio"`
+}
+
 // LostCallProbe counts cold starts whose first tools/call of a workspace
 // tool was lost.
 type LostCallProbe struct {
@@ -198,7 +217,7 @@ func newReport(cfg Config) *Report {
 		Config: ConfigRecord{
 			Rounds: cfg.Rounds, ColdStarts: cfg.ColdStarts, Calls: cfg.Calls, Warmup: cfg.Warmup,
 			Throughput: cfg.Throughput, InFlight: cfg.InFlight, ListCalls: cfg.ListCalls,
-			ManyTools: cfg.ManyTools, LostCallStarts: cfg.LostCallStarts, SettleMillis: cfg.Settle.Milliseconds(),
+			ManyTools: cfg.ManyTools, LostCallStarts: cfg.LostCallStarts, PairedRounds: cfg.PairedRounds, SettleMillis: cfg.Settle.Milliseconds(),
 			VoxEnv: cfg.VoxEnv, Profiled: cfg.Profile != "",
 		},
 		cfg:  cfg,
@@ -434,6 +453,10 @@ func (r *Report) notes(b *strings.Builder) {
 		fmt.Fprintf(b, "First tools/list of a cold start incomplete (timed to the first complete list instead): %s.\n\n", strings.Join(incomplete, "; "))
 	} else {
 		b.WriteString("Every cold start's first tools/list listed every tool.\n\n")
+	}
+	for _, p := range r.PairedCPU {
+		fmt.Fprintf(b, "Paired CPU per call (the floor and vox-mcp served in the same seconds, %d in flight each, %d calls each, %d rounds), %s: %s ÷ %s = %.2f× (%.2f–%.2f).\n\n",
+			p.InFlight, p.Calls, len(p.Ratio.Rounds), subjectTitle(r, SubjectInfo{ID: p.Subject}), formatSpread(p.VoxMicros, "µs"), formatSpread(p.FloorMicros, "µs"), p.Ratio.Median, p.Ratio.Min, p.Ratio.Max)
 	}
 	for _, p := range r.LostCalls {
 		fmt.Fprintf(b, "Lost-call probe (%s): %d of %d cold starts with %d workspace tools lost the first tools/call (%.2f%%)", p.Variant, p.Lost, p.Starts, p.Tools, 100*p.Rate)

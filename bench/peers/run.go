@@ -2,8 +2,11 @@ package peers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -85,8 +88,65 @@ func Run(cfg Config) (*Report, error) {
 			rep.LostCalls = probes
 		}
 	}
+	if cfg.PairedRounds > 0 && len(cfg.InFlight) > 0 && slices.Contains(cfg.Servers, VoxMCP) {
+		cfg.logf("paired CPU measure: %d rounds, %d in flight", cfg.PairedRounds, cfg.InFlight[0])
+		paired, err := pairedCPU(&cfg, servers)
+		if err != nil {
+			return nil, err
+		}
+		rep.PairedCPU = paired
+	}
 	rep.finish(s)
 	return rep, nil
+}
+
+// pairedCPU serves the floor and vox-mcp over HTTP at once and, for each
+// vox-mcp tool and round, keeps cfg.InFlight[0] calls in flight on both
+// for cfg.Throughput calls each, reading each process's CPU time per
+// call: both meet the machine of the same seconds.
+func pairedCPU(cfg *Config, servers []*server) ([]PairedCPU, error) {
+	var floor, vox *server
+	for _, srv := range servers {
+		switch srv.id {
+		case Floor:
+			floor = srv
+		case VoxMCP:
+			vox = srv
+		}
+	}
+	hf, err := startHTTP(floor, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer hf.stop()
+	hv, err := startHTTP(vox, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer hv.stop()
+	k := cfg.InFlight[0]
+	var out []PairedCPU
+	for _, t := range vox.tools {
+		var fl, vx, ratio []float64
+		for range cfg.PairedRounds {
+			var fCPU, vCPU float64
+			var fErr, vErr error
+			var wg sync.WaitGroup
+			wg.Go(func() { _, _, fCPU, fErr = throughput(hf.url, hf.cmd.Process.Pid, floor.tools[0], k, cfg.Throughput) })
+			wg.Go(func() { _, _, vCPU, vErr = throughput(hv.url, hv.cmd.Process.Pid, t, k, cfg.Throughput) })
+			wg.Wait()
+			if err := errors.Join(fErr, vErr); err != nil {
+				return nil, fmt.Errorf("paired CPU measure, %s: %w", t.subject, err)
+			}
+			if !(fCPU > 0) || !(vCPU > 0) {
+				return nil, fmt.Errorf("paired CPU measure, %s: no CPU time read (floor %v µs, vox-mcp %v µs per call)", t.subject, fCPU, vCPU)
+			}
+			fl, vx, ratio = append(fl, fCPU), append(vx, vCPU), append(ratio, vCPU/fCPU)
+		}
+		out = append(out, PairedCPU{Subject: t.subject, InFlight: k, Calls: cfg.Throughput,
+			FloorMicros: summarise(fl), VoxMicros: summarise(vx), Ratio: summarise(ratio)})
+	}
+	return out, nil
 }
 
 // firstSubject is the column of a server's measures that do not depend on

@@ -37,6 +37,7 @@ func run() int {
 	lists := flag.Int("lists", 0, "timed tools/list per round (default 50)")
 	tools := flag.Int("tools", 0, "tools for the cold start, tools/list and memory rows (default 500)")
 	lost := flag.Int("lostcalls", -1, "cold starts per variant of the lost-call probe, 0 for none (default 480)")
+	paired := flag.Int("paired", -1, "rounds of the paired CPU measure (the floor and vox-mcp served at once), 0 for none (default 5)")
 	settle := flag.Duration("settle", 0, "pause before reading resident memory (default 500ms)")
 	perfDir := flag.String("perf", "", "write perf record profiles of vox-mcp and the floor, one per measured piece of work, into `DIR` (needs perf; sampling perturbs those servers' figures a little)")
 	var voxEnv listFlag
@@ -60,6 +61,7 @@ func run() int {
 	setInt(&cfg.ListCalls, *lists, 0)
 	setInt(&cfg.ManyTools, *tools, 0)
 	setInt(&cfg.LostCallStarts, *lost, -1)
+	setInt(&cfg.PairedRounds, *paired, -1)
 	if *settle != 0 {
 		cfg.Settle = *settle
 	}
