@@ -117,6 +117,11 @@ type Options struct {
 	// instance, and refreshes are announced through it. It requires
 	// SessionKeys. nil keeps both in this instance's memory.
 	SharedStore SharedStore
+	// ReturnStartupMemory returns the heap that the start-up work freed to
+	// the operating system once that work has ended (startup_memory.go):
+	// the command sets it; tests, which start many servers in one
+	// process, leave it off.
+	ReturnStartupMemory bool
 }
 
 // Server is one vox-mcp instance.

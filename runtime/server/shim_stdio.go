@@ -83,10 +83,23 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// writeParts writes parts one after the other with no other write
+// between them: one line written in pieces.
+func (l *lineWriter) writeParts(parts ...[]byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range parts {
+		if _, err := l.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stdioShim is the shim of the stdio transport.
 type stdioShim struct {
 	s          *Server
-	out        io.Writer
+	out        *lineWriter
 	sessionCtx chan context.Context
 	ctx        context.Context // the session's, once known
 	// version is the protocol version negotiated by the initialize the
@@ -143,9 +156,11 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 	case head.Method == string(mcp.MethodToolsCall):
 		pass = nullArgumentsAsEmpty(line, head.Params)
 	case head.Method == string(mcp.MethodToolsList):
-		// A plain list is a copy of the prepared bytes (tools_list.go).
+		// A plain list is the prepared bytes behind the id (tools_list.go).
 		if reply, ok := sh.s.preparedToolsList(line, &head); ok {
-			sh.reply(reply)
+			if err := sh.out.writeParts(reply.head, reply.result, []byte("}\n")); err != nil {
+				sh.s.log.Error("stdio: writing an answer of the shim", "err", err)
+			}
 			return nil, nil
 		}
 	case head.Method == string(mcp.MethodResourcesRead) && len(head.ID) > 0:

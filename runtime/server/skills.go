@@ -100,6 +100,7 @@ func (p *skillPlane) scheduleSelfTest() {
 		<-ready
 		time.Sleep(delay)
 		rep, first := p.selfTest(cfg)
+		p.s.returnStartupMemory()
 		if !first {
 			return // a call started it, and its answer says the outcome
 		}

@@ -28,7 +28,7 @@ func preparedAnswer(t *testing.T, s *Server, msg string) string {
 	if !ok {
 		return ""
 	}
-	return string(reply)
+	return string(reply.bytes())
 }
 
 // TestPreparedToolsListIsMCPGos: a plain tools/list answered from the

@@ -98,6 +98,9 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	cached := !fromSnapshot && w.installCached()
 	gate := firstScanGate
 	go func() {
+		// Deferred first, so it runs last: after the record is saved and
+		// the calls waiting for the first scan were let go.
+		defer w.s.returnStartupMemory()
 		defer w.readyOnce.Do(func() { close(w.ready) })
 		if cached {
 			// The record's files are those it was made from: what the
