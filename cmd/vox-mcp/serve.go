@@ -156,20 +156,13 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts server.HTTPOptions)
 	return cliutil.ExitOK
 }
 
-// skillSandboxOff reads VOX_SKILL_SANDBOX: "off" opts out of the sandbox
-// (the server warns on every run); empty or "on" keeps it; anything else
-// keeps it with a warning.
 // surfaceCacheDir is the folder of the surface cache
 // (docs/federation.md §6): vox-mcp/surfaces in the user's cache folder
 // ($XDG_CACHE_HOME, else ~/.cache), or none with
 // VOX_MCP_SURFACE_CACHE=off or without a cache folder.
 func surfaceCacheDir(logger *slog.Logger) string {
-	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("VOX_MCP_SURFACE_CACHE"))); v {
-	case "off":
+	if switchedOff(logger, "VOX_MCP_SURFACE_CACHE", "the surface cache stays on (set off to start without it)") {
 		return ""
-	case "", "on":
-	default:
-		logger.Warn("VOX_MCP_SURFACE_CACHE has an unrecognised value; the surface cache stays on (set off to start without it)", "value", v)
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
@@ -179,13 +172,23 @@ func surfaceCacheDir(logger *slog.Logger) string {
 	return filepath.Join(dir, "vox-mcp", "surfaces")
 }
 
+// skillSandboxOff reads VOX_SKILL_SANDBOX: "off" opts out of the sandbox
+// (the server warns on every run).
 func skillSandboxOff(logger *slog.Logger) bool {
-	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("VOX_SKILL_SANDBOX"))); v {
+	return switchedOff(logger, "VOX_SKILL_SANDBOX", "the sandbox stays on (set off to run skill commands without isolation)")
+}
+
+// switchedOff reads an on/off environment switch that defaults to on:
+// "off" (any case, spaces around it ignored) is true; empty or "on" is
+// false; anything else is false with a warning whose hint says what
+// stays on, so a typo never turns a protection off.
+func switchedOff(logger *slog.Logger, name, staysOn string) bool {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv(name))); v {
 	case "off":
 		return true
 	case "", "on":
 	default:
-		logger.Warn("VOX_SKILL_SANDBOX has an unrecognised value; the sandbox stays on (set off to run skill commands without isolation)", "value", v)
+		logger.Warn(name+" has an unrecognised value; "+staysOn, "value", v)
 	}
 	return false
 }
