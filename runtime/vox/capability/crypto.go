@@ -5,8 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"lukechampine.com/blake3"
-
+	"github.com/vox-lang/vox-mcp/runtime/blake3"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 )
 
