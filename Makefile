@@ -47,11 +47,25 @@ lint: ## go vet, gofmt, go mod tidy -diff, and staticcheck and deadcode against 
 	if [ -n "$$new" ]; then echo "new staticcheck or deadcode findings: fix them, or add a reviewed line to lint/baseline.txt"; echo "$$new"; exit 1; fi; \
 	echo "staticcheck and deadcode: nothing beyond lint/baseline.txt"
 
+# A fuzz run that ends with only "context deadline exceeded" and no failing
+# input is Go's coordinator racing its own -fuzztime deadline (internal/fuzz
+# compares the deadline's error with its workers' context before that
+# context is cancelled; seen on a loaded machine): that target runs once
+# more. Any other failure, or that one twice, fails (docs/architecture.md §6).
 fuzz: ## run every fuzz target for $(FUZZTIME)
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$pkg $$name"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		for try in 1 2; do \
+			echo "fuzz $$pkg $$name"; \
+			out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); rc=$$?; \
+			printf '%s\n' "$$out"; \
+			[ $$rc -eq 0 ] && break; \
+			if [ $$try -eq 1 ] && printf '%s\n' "$$out" | grep -qx '    context deadline exceeded' \
+				&& ! printf '%s\n' "$$out" | grep -q 'Failing input written'; then \
+				echo "fuzz $$name: Go's fuzz coordinator reported its own deadline, not a failure of the target; once more"; continue; \
+			fi; \
+			exit 1; \
+		done; \
 	done
 
 # make test fails the fleet-mode tests when redis-server is missing, rather
