@@ -29,26 +29,34 @@ func progressServer(t *testing.T) *httptest.Server {
 // (SharedStore, EventStore), and the server behind it.
 func progressServerWith(t *testing.T, opts Options) (*httptest.Server, *Server) {
 	t.Helper()
+	s := oneToolServer(t, opts, "vox_test_progress", "reports progress", func(c *toolcall.Call, _ json.RawMessage) ([]byte, error) {
+		c.Progress(1, 2, "half")
+		c.Progress(2, 2, "done")
+		return []byte(`{"ok":true}`), nil
+	})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	return ts, s
+}
+
+// oneToolServer is a server with the options of opts (its root, catalog,
+// handlers and session key replaced) whose catalog is the one core tool
+// name, described as description and answered by handler; its first
+// workspace scan has ended.
+func oneToolServer(t *testing.T, opts Options, name, description string, handler toolcall.Handler) *Server {
+	t.Helper()
 	cat := &registry.Catalog{Source: "test", SchemaVersion: 1, Operations: []registry.Operation{{
-		ID: "t.progress", Title: "progress", Description: "reports progress", ProductLane: "platform", SideEffectClass: "none",
-		MCP: &registry.MCP{Name: "vox_test_progress", Exposure: "core", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		ID: "t." + name, Title: name, Description: description, ProductLane: "platform", SideEffectClass: "none",
+		MCP: &registry.MCP{Name: name, Exposure: "core", InputSchema: json.RawMessage(`{"type":"object"}`)},
 	}}}
-	table := func(*Services) map[string]toolcall.Handler {
-		return map[string]toolcall.Handler{"vox_test_progress": func(c *toolcall.Call, _ json.RawMessage) ([]byte, error) {
-			c.Progress(1, 2, "half")
-			c.Progress(2, 2, "done")
-			return []byte(`{"ok":true}`), nil
-		}}
-	}
+	table := func(*Services) map[string]toolcall.Handler { return map[string]toolcall.Handler{name: handler} }
 	opts.Root, opts.Catalog, opts.Handlers, opts.SessionKeys = t.TempDir(), cat, table, [][]byte{testSessionKey}
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.WaitWorkspace(context.Background())
-	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
-	t.Cleanup(ts.Close)
-	return ts, s
+	return s
 }
 
 // initializeAs starts the client's session negotiating version.

@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
@@ -62,24 +60,13 @@ func TestCloseStreamIsResumed(t *testing.T) {
 // result, in order.
 func TestCloseStreamResumedWhileTheCallRuns(t *testing.T) {
 	closed, release := make(chan bool, 1), make(chan struct{})
-	cat := &registry.Catalog{Source: "test", SchemaVersion: 1, Operations: []registry.Operation{{
-		ID: "t.poll", Title: "poll", Description: "closes its stream", ProductLane: "platform", SideEffectClass: "none",
-		MCP: &registry.MCP{Name: "vox_test_poll", Exposure: "core", InputSchema: json.RawMessage(`{"type":"object"}`)},
-	}}}
-	table := func(*Services) map[string]toolcall.Handler {
-		return map[string]toolcall.Handler{"vox_test_poll": func(c *toolcall.Call, _ json.RawMessage) ([]byte, error) {
-			c.Progress(1, 2, "before the close")
-			closed <- toolcall.CloseStream(c.Context())
-			<-release
-			c.Progress(2, 2, "after the close")
-			return []byte(`{"ok":true}`), nil
-		}}
-	}
-	s, err := New(Options{Root: t.TempDir(), Catalog: cat, Handlers: table, SessionKeys: [][]byte{testSessionKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.WaitWorkspace(context.Background())
+	s := oneToolServer(t, Options{}, "vox_test_poll", "closes its stream", func(c *toolcall.Call, _ json.RawMessage) ([]byte, error) {
+		c.Progress(1, 2, "before the close")
+		closed <- toolcall.CloseStream(c.Context())
+		<-release
+		c.Progress(2, 2, "after the close")
+		return []byte(`{"ok":true}`), nil
+	})
 	h := s.HTTPHandler(Auth{})
 	resuming := make(chan struct{}, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
