@@ -45,8 +45,10 @@ func TestConformanceWorkspace(t *testing.T) {
 			if err := os.CopyFS(root, os.DirFS(conformanceWorkspace)); err != nil {
 				t.Fatal(err)
 			}
-			// --watch: the triggers' writes must refresh the lists.
-			srv := startHTTPWith(t, root, []string{"--workspace-tools", "--watch"})
+			// --watch: the triggers' writes must refresh the lists. They
+			// rewrite .vox files, which no repository grant opens: the
+			// operator grants them (docs/security.md, Consent).
+			srv := startHTTPWith(t, root, []string{"--workspace-tools", "--watch", "--allow-write", "dynamic/*.vox"})
 			results := t.TempDir()
 			out, runErr := runNode(t, 10*time.Minute, serverEnv(t), node,
 				append([]string{entry, "server", "--url", srv.URL, "--output-dir", results}, suite.args...)...)

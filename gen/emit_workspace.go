@@ -94,6 +94,9 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 			tv.str("Path", t.Path)
 			tv.add("Line", goInt(t.Line))
 			tv.str("Hash", t.Hash)
+			if t.Mutates {
+				tv.add("Mutates", goText("true"))
+			}
 			tools.add("", tv)
 		}
 		v.add("Tools", tools)

@@ -4,9 +4,14 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch] [--version]
+//	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch]
+//	        [--allow-env NAME]... [--allow-write GLOB]... [--version]
 //
 // The workspace root is the working directory unless --root names another.
+// The powers a workspace's scan config asks for (env_allow, write_globs)
+// are granted only once the person ran `vox trust DIR` for what it asks
+// now; --allow-env and --allow-write grant directly (docs/security.md,
+// Consent).
 // Workspace tools (the .vox files the root's scan config selects) are
 // callable by name and found by vox_tool_search; --workspace-tools (or
 // VOX_MCP_WORKSPACE_TOOLS=1) also advertises them in tools/list. --watch

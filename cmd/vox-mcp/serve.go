@@ -22,6 +22,8 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
 	"github.com/vox-lang/vox-mcp/runtime/session"
+	"github.com/vox-lang/vox-mcp/runtime/trust"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // serve parses the server's flags and serves stdio until stdin closes, or
@@ -34,6 +36,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
 	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change, and reload a skill when its folder changes")
 	storeURL := fs.String("store", "", "with --http: keep the session state and the revoked set in the Redis or Valkey at `URL` (redis://HOST:PORT/DB), shared by every instance (fleet mode; needs "+server.EnvSessionKey+")")
+	var operator trust.Operator
+	fs.Var((*cliutil.Strings)(&operator.Env), "allow-env", "let env.get read the variable `NAME`, whatever vox trust recorded: the operator's grant, for CI and containers (repeatable)")
+	fs.Var((*cliutil.Strings)(&operator.Write), "allow-write", "let fs.write write the workspace paths matching `GLOB`, protected ones (.git, .vox files, the scan config, ...) included, whatever vox trust recorded (repeatable)")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -104,6 +109,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Snapshot:        generatedworkspace.Snapshot,
 		SurfaceCacheDir: surfaceCacheDir(logger),
 		Root:            *root,
+		Consent:         workspace.DefaultConsent(operator, nil),
 		Logger:          logger,
 		AllowNetwork:    server.EnvTrue("VOX_MCP_ALLOW_NETWORK"),
 		SkillSandboxOff: skillSandboxOff(logger),

@@ -8,6 +8,8 @@ import (
 
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/runtime/trust"
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -16,9 +18,10 @@ import (
 // runRun is "vox run FILE [FUNC] [--args JSON] [--root DIR] [limit flags]":
 // it calls any function of the file (tool, resource function or plain
 // fn) through the same bridge the server uses, with the repository's scan
-// config as the server would (its limits lower vox run's, its env_allow
-// decides what env.get reads; one line on stderr says which config it
-// used), and prints the result as compact JSON on stdout, or the error on
+// config as the server would (its limits lower vox run's; its env_allow
+// and write_globs are granted once vox trust recorded them, as a server
+// grants them, and --allow-env and --allow-write grant directly; one line
+// on stderr says which config it used and what it granted), and prints the result as compact JSON on stdout, or the error on
 // stderr with exit code 1. --steps 0, --timeout 0 and --max-alloc-bytes 0
 // lift those limits, short of what the config sets; fs.* reads below the
 // workspace root; print() writes to stderr.
@@ -37,8 +40,11 @@ func runRun(s *streams, args []string) int {
 	output := flags.Int64("max-output-bytes", def.MaxOutputBytes, "the largest JSON result")
 	value := flags.Int64("max-value-bytes", def.MaxValueBytes, "the largest single string, list or map")
 	alloc := flags.Int64("max-alloc-bytes", def.MaxAllocBytes, "bytes of values the call may allocate in all (0: unlimited)")
+	var op trust.Operator
+	flags.Var((*cliutil.Strings)(&op.Env), "allow-env", "let env.get read the variable `NAME`, whatever vox trust recorded (repeatable)")
+	flags.Var((*cliutil.Strings)(&op.Write), "allow-write", "let fs.write write the workspace paths matching `GLOB`, protected ones included, whatever vox trust recorded (repeatable)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox run FILE [FUNC] [--args JSON] [--root DIR] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
+		fmt.Fprintln(s.err, "usage: vox run FILE [FUNC] [--args JSON] [--root DIR] [--allow-env NAME] [--allow-write GLOB] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
 		flags.PrintDefaults()
 	}
 	pos, err := cliutil.Parse(flags, args)
@@ -85,13 +91,15 @@ func runRun(s *streams, args []string) int {
 	}
 	lim := rc.lower(voxlang.Limits{Steps: *steps, Timeout: *timeout, MaxDepth: *depth,
 		MaxOutputBytes: *output, MaxValueBytes: *value, MaxAllocBytes: *alloc})
-	fmt.Fprintln(s.err, rc.describe())
+	// vox run grants what a server on the workspace would: the config's
+	// request only once trusted (docs/security.md, Consent).
+	powers, grant := workspace.DefaultConsent(op, skills.ConfigFromEnv(rc.root).Roots).Powers(rc.root, rc.cfg)
+	fmt.Fprintln(s.err, rc.describe(grant))
 	env := &voxlang.Env{
-		Root:       rc.root,
-		EnvAllow:   rc.cfg.EnvAllow,
-		WriteGlobs: rc.cfg.WritePatterns(),
-		Limits:     lim,
-		Log:        slog.New(slog.NewTextHandler(s.err, nil)),
+		Root:   rc.root,
+		Powers: powers,
+		Limits: lim,
+		Log:    slog.New(slog.NewTextHandler(s.err, nil)),
 	}
 	if script {
 		if !m.IsScript() && !m.HasFunc("main") {

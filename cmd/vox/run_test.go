@@ -131,14 +131,18 @@ const lowering = "scan_globs: [\"tools/*.vox\"]\nlimits:\n  steps: 100\n  max_ou
 // TestRunUsesTheScanConfig: vox run finds the scan config of the file's
 // repository, says so on stderr, and calls as the server would: the
 // config's limits lower vox run's (0 and larger values do not raise
-// them), env.get reads only env_allow, fs.* reads below the config's
-// root; a limit the config set names the config in its advice, and only
-// then.
+// them), env.get reads env_allow only once vox trust granted it, fs.*
+// reads below the config's root; a limit the config set names the config
+// in its advice, and only then.
 func TestRunUsesTheScanConfig(t *testing.T) {
 	root := configRepo(t, lowering)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("VOX_RUN_ALLOWED", "yes")
 	t.Setenv("VOX_RUN_DENIED", "secret")
 	t.Chdir(filepath.Join(root, "tools"))
+	if code, out, errOut := vox(t, "trust", root); code != 0 || !strings.HasPrefix(out, "trusted ") {
+		t.Fatalf("vox trust: exit %d stdout %q stderr %q", code, out, errOut)
+	}
 	const said = "vox run: scan config ../contracts/mcp/workspace-mcp-surface.v1.yaml: its steps, max_output_bytes limits; env.get reads VOX_RUN_ALLOWED\n"
 	for _, tc := range []struct {
 		args     []string
@@ -165,6 +169,62 @@ func TestRunUsesTheScanConfig(t *testing.T) {
 	code, out, errOut := vox(t, "run", "t.vox", "notes", "--root", other)
 	if code != 0 || out != "\"other notes\"\n" || !strings.HasPrefix(errOut, "vox run: no scan config in "+other+";") {
 		t.Errorf("--root: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+// TestRunWithholdsUntrustedPowers: vox run grants what the server
+// withholds from an untrusted workspace no more than the server does —
+// env.get gives None, with a warning naming vox trust — until vox trust
+// records the workspace, or --allow-env grants the name; a change of what
+// the config asks for withholds it again; --revoke withdraws it.
+func TestRunWithholdsUntrustedPowers(t *testing.T) {
+	root := configRepo(t, lowering)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("VOX_RUN_ALLOWED", "yes")
+	t.Chdir(filepath.Join(root, "tools"))
+	envOf := []string{"run", "t.vox", "env_of", "--args", `{"name":"VOX_RUN_ALLOWED"}`}
+	check := func(what, want string, wantErr ...string) {
+		t.Helper()
+		code, out, errOut := vox(t, envOf...)
+		if code != 0 || out != want {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want stdout %q", what, code, out, errOut, want)
+		}
+		for _, w := range wantErr {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr %q lacks %q", what, errOut, w)
+			}
+		}
+	}
+	check("untrusted", "null\n", "withheld: env_allow VOX_RUN_ALLOWED (this workspace is not trusted; run `vox trust "+root+"`",
+		`env.get(\"VOX_RUN_ALLOWED\") returns None`)
+	code, out, errOut := vox(t, append(envOf, "--allow-env", "VOX_RUN_ALLOWED")...)
+	if code != 0 || out != "\"yes\"\n" || strings.Contains(errOut, "withheld") {
+		t.Errorf("--allow-env: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := vox(t, "trust", root); code != 0 {
+		t.Fatalf("vox trust: %s", errOut)
+	}
+	check("trusted", "\"yes\"\n")
+	// An unrelated edit keeps the trust; asking for more withholds it all.
+	cfgPath := filepath.Join(root, "contracts", "mcp", "workspace-mcp-surface.v1.yaml")
+	writeTo(t, cfgPath, "# a comment\n"+lowering)
+	check("unrelated edit", "\"yes\"\n")
+	writeTo(t, cfgPath, lowering+"write_globs: [\"out/**\"]\n")
+	check("powers changed", "null\n", "the scan config asks for other powers than when this workspace was trusted")
+	code, out, _ = vox(t, "trust", "--list")
+	if code != 0 || !strings.Contains(out, root+"\t") || !strings.Contains(out, "the scan config now asks for env_allow VOX_RUN_ALLOWED; write_globs out/**: withheld until vox trust again") {
+		t.Errorf("vox trust --list: exit %d stdout %q", code, out)
+	}
+	if code, _, errOut := vox(t, "trust", root); code != 0 {
+		t.Fatalf("vox trust: %s", errOut)
+	}
+	check("trusted again", "\"yes\"\n")
+	if code, out, errOut := vox(t, "trust", "--revoke", root); code != 0 || !strings.HasPrefix(out, "revoked ") {
+		t.Fatalf("vox trust --revoke: exit %d %q %q", code, out, errOut)
+	}
+	check("revoked", "null\n", "this workspace is not trusted")
+	if code, _, errOut := vox(t, "trust", "--revoke", root); code != 1 || !strings.Contains(errOut, "is not trusted") {
+		t.Errorf("revoking twice: exit %d stderr %q", code, errOut)
 	}
 }
 

@@ -6,17 +6,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/vox-lang/vox-mcp/runtime/trust"
 	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // runConfig is the scan config vox run calls a function with, so that
 // the call sees what a server on the same repository would: the config's
-// limits lower vox run's own (as they lower the server's maxima) and its
-// env_allow decides what env.get may read (docs/vox-language.md, Limits).
+// limits lower vox run's own (as they lower the server's maxima), and
+// what it asks for (env_allow, write_globs) is granted as a server grants
+// it: once vox trust recorded it (docs/security.md, Consent).
 type runConfig struct {
 	root    string            // the workspace root: fs.* reads below it
 	shown   string            // the root as messages show it
@@ -127,10 +130,10 @@ func (rc *runConfig) lower(lim voxlang.Limits) voxlang.Limits {
 }
 
 // describe is the line vox run writes to stderr before the call: which
-// config it used and what it took from it.
-func (rc *runConfig) describe() string {
+// config it used, what it took from it and what it withheld.
+func (rc *runConfig) describe(g trust.Grant) string {
 	if rc.file == "" {
-		return fmt.Sprintf("vox run: no scan config in %s; vox run's limits apply, and env.get reads no variable", rc.shown)
+		return fmt.Sprintf("vox run: no scan config in %s; vox run's limits apply, and %s", rc.shown, granted(g))
 	}
 	var set []string
 	for _, key := range []string{"steps", "timeout_ms", "max_depth", "max_output_bytes", "max_value_bytes", "max_alloc_bytes"} {
@@ -145,14 +148,23 @@ func (rc *runConfig) describe() string {
 			limits += "s"
 		}
 	}
+	return fmt.Sprintf("vox run: scan config %s: %s; %s", rc.file, limits, granted(g))
+}
+
+// granted says what env.get and fs.write may do, and what the scan
+// config asked for that is withheld, with the command that grants it.
+func granted(g trust.Grant) string {
 	env := "env.get reads no variable"
-	if len(rc.cfg.EnvAllow) > 0 {
-		env = "env.get reads " + strings.Join(rc.cfg.EnvAllow, ", ")
+	if len(g.Env) > 0 {
+		env = "env.get reads " + strings.Join(g.Env, ", ")
 	}
-	if w := rc.cfg.WritePatterns(); len(w) > 0 {
+	if w := append(slices.Clone(g.Write), g.OperatorWrite...); len(w) > 0 {
 		env += "; fs.write writes " + strings.Join(w, ", ")
 	}
-	return fmt.Sprintf("vox run: scan config %s: %s; %s", rc.file, limits, env)
+	if !g.Withheld.Empty() {
+		env += "; withheld: " + g.Withheld.String() + " (" + g.Reason() + "; " + g.Hint() + ")"
+	}
+	return env
 }
 
 // advice ends the error of an exceeded limit: the config file when the

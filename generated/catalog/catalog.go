@@ -39,6 +39,7 @@ var Catalog = &registry.Catalog{
 		opSkillUninstall,
 		opSkillUse,
 		opToolSearch,
+		opTrust,
 		opWorkspaceCheck,
 		opWorkspaceRefresh,
 	},

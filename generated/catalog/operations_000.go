@@ -579,6 +579,22 @@ var opToolSearch = registry.Operation{
 	},
 }
 
+var opTrust = registry.Operation{
+	ID:              "trust",
+	Title:           "Trust a workspace's requested powers",
+	Description:     "Record, in the user's config folder, that the workspace at DIR (default the current directory) may have the powers its scan config asks for (env_allow, write_globs): vox-mcp and vox run grant none of them until a record matches the digest of what is asked for. --list prints every record and whether it still matches; --revoke DIR removes one.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"trust", "security", "workspace"},
+	SideEffectClass: "changes_state",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.False,
+	CLI: &registry.CLI{
+		Path:    []string{"trust"},
+		Status:  "active",
+		Handler: "cmd/vox/trust.go",
+	},
+}
+
 var opWorkspaceCheck = registry.Operation{
 	ID:                 "workspace.check",
 	Title:              "Check Vox source",

@@ -101,35 +101,6 @@ func (r *Root) stat(rel string) (fs.FileInfo, error) {
 	return &statInfo{name: path.Base(rel), size: st.Size, mode: fileMode(st.Mode), modTime: time.Unix(st.Mtim.Unix())}, nil
 }
 
-// fileMode is the fs.FileMode of a stat mode, as os.Stat makes it.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	switch m & unix.S_IFMT {
-	case unix.S_IFBLK:
-		mode |= fs.ModeDevice
-	case unix.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFDIR:
-		mode |= fs.ModeDir
-	case unix.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case unix.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case unix.S_IFSOCK:
-		mode |= fs.ModeSocket
-	}
-	if m&unix.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&unix.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&unix.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
-}
-
 // statInfo is the fs.FileInfo of Stat. Its Sys is nil: os.SameFile
 // cannot compare it (Root.SameFile can).
 type statInfo struct {
@@ -199,4 +170,36 @@ func osRootOf(dir *os.File, open func() (*os.Root, error)) (*os.Root, error) {
 		return nil, err
 	}
 	return osr, nil
+}
+
+// openDirNoSymlinks opens the folder rel with openat2, refusing every
+// symbolic link on the way (RESOLVE_NO_SYMLINKS) as well as leaving the
+// root: the one-call way of ReplaceFile. It reports false when openat2 is
+// missing or refused the path, so that the component walk creates what
+// is missing and names what it refuses.
+func (r *Root) openDirNoSymlinks(rel string) (int, bool) {
+	if !useOpenat2() || rel == "" {
+		return -1, false
+	}
+	conn, err := r.dir.SyscallConn()
+	if err != nil {
+		return -1, false
+	}
+	fd := -1
+	var openErr error
+	if err := conn.Control(func(dirfd uintptr) {
+		how := &unix.OpenHow{
+			Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NONBLOCK | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		}
+		for range 16 {
+			fd, openErr = unix.Openat2(int(dirfd), rel, how)
+			if openErr != unix.EAGAIN && openErr != unix.EINTR {
+				break
+			}
+		}
+	}); err != nil || openErr != nil {
+		return -1, false
+	}
+	return fd, true
 }

@@ -53,3 +53,7 @@ func osRootOf(dir *os.File, open func() (*os.Root, error)) (*os.Root, error) {
 	}
 	return osr, nil
 }
+
+// openDirNoSymlinks: no openat2 here; ReplaceFile walks the components
+// with O_NOFOLLOW.
+func (r *Root) openDirNoSymlinks(string) (int, bool) { return -1, false }

@@ -57,6 +57,12 @@ const Name = "vox-mcp"
 type Options struct {
 	// Root is the workspace root; "" means the working directory.
 	Root string
+	// Consent decides what the workspace's calls may do beyond reading
+	// it (docs/security.md, "Consent: a repository grants itself
+	// nothing"): the powers its scan config asks for once vox trust
+	// recorded them, and the operator's --allow-env and --allow-write.
+	// Nil grants nothing.
+	Consent *workspace.Consent
 	// Logger receives the server's logs; nil means a discarding logger.
 	Logger *slog.Logger
 	// Catalog is the compiled catalog to serve; nil means none.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -63,6 +65,12 @@ type workspaceSource struct {
 	entries      *btree.BTreeG[namedEntry]
 	entrySurface *workspace.Surface
 	entryWrites  bool
+
+	// consent decides the powers of each surface installed (grant);
+	// powers are the last ones granted, powersMu guards them.
+	consent  *workspace.Consent
+	powersMu sync.Mutex
+	powers   *capability.Powers
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
@@ -75,7 +83,36 @@ func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
 	w.loader = &workspace.Loader{Root: s.root, Log: s.log, Shadows: func(n string) bool { return catalogNames[n] }}
 	w.surface.Store(workspace.Empty())
 	w.cache = newSurfaceCache(s.opts.SurfaceCacheDir, s.root)
+	if s.opts.Consent != nil {
+		// The skill roots of VOX_SKILL_ROOTS inside the workspace are
+		// protected like the standard ones (runtime/protect).
+		c := *s.opts.Consent
+		c.ProtectDirs = append(slices.Clone(c.ProtectDirs), skills.ConfigFromEnv(s.root).Roots...)
+		w.consent = &c
+	}
 	return w
+}
+
+// grant gives a surface about to be installed its powers
+// (docs/security.md, "Consent: a repository grants itself nothing"):
+// what its scan config asks for once vox trust recorded it, and the
+// operator's; the trust records are read again at every install, so that
+// vox trust takes effect at the next refresh. The powers of the last
+// surface are kept when nothing changed; a change is logged, once.
+func (w *workspaceSource) grant(s *workspace.Surface) *workspace.Surface {
+	if s.Config == nil {
+		return s
+	}
+	p, g := w.consent.Powers(w.s.root, s.Config)
+	w.powersMu.Lock()
+	defer w.powersMu.Unlock()
+	if w.powers != nil && w.powers.Key == p.Key {
+		s.Powers = w.powers
+		return s
+	}
+	s.Powers, w.powers = p, p
+	workspace.LogWithheld(w.s.log, g)
+	return s
 }
 
 // start installs the snapshot when it describes the root (
@@ -88,7 +125,7 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 		cfg, err := workspace.LoadConfig(w.s.root)
 		if err == nil {
 			w.snapshot = snap
-			w.surface.Store(snap.Surface(w.s.root, cfg))
+			w.surface.Store(w.grant(snap.Surface(w.s.root, cfg)))
 			fromSnapshot = true
 			w.s.log.Debug("serving the generated workspace snapshot until the first scan completes", "tools", len(snap.Tools))
 		}
@@ -177,7 +214,7 @@ func (w *workspaceSource) installCached() bool {
 		}
 		return false
 	}
-	w.surface.Store(snap.Surface(w.s.root, cfg))
+	w.surface.Store(w.grant(snap.Surface(w.s.root, cfg)))
 	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools))
 	return true
 }
@@ -216,7 +253,7 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 			w.s.log.Info("the generated workspace snapshot differs from the workspace (it is stale); serving the fresh scan; run go generate ./... to update it")
 		}
 	}
-	w.surface.Store(fresh)
+	w.surface.Store(w.grant(fresh))
 	err = w.s.syncTools()
 	w.s.syncResources()
 	w.s.syncPrompts()
@@ -250,8 +287,9 @@ func (w *workspaceSource) wait(ctx context.Context) error {
 
 // toolEntries projects the surface's tools (docs/federation.md §2):
 // _meta names the source file and line; annotations say closed-world
-// (workspace code cannot reach the network) and read-only unless the scan
-// config's write_globs let fs.write write. Without
+// (workspace code cannot reach the network) and read-only unless the tool
+// can reach fs.write (found statically: workspace.Tool.Mutates) and
+// writes are granted (docs/security.md, readOnlyHint). Without
 // the opt-in they are hidden: registered and callable, not advertised.
 func (w *workspaceSource) toolEntries() []toolEntry {
 	w.toolChanges()
@@ -271,9 +309,10 @@ func (w *workspaceSource) toolEntries() []toolEntry {
 // refresh where one file's bodies changed registers nothing.
 func (w *workspaceSource) toolChanges() []string {
 	surface := w.surface.Load()
-	// A workspace whose scan config lets fs.write write somewhere has
-	// tools that may change files: none is advertised as read-only.
-	writes := surface.Config != nil && len(surface.Config.WriteGlobs) > 0
+	// A tool that can reach fs.write may change files once writes are
+	// granted; every other tool is read-only, and all are while no write
+	// is granted (docs/security.md, readOnlyHint).
+	writes := surface.Powers.CanWrite()
 	w.entriesMu.Lock()
 	defer w.entriesMu.Unlock()
 	if w.entries == nil {
@@ -284,11 +323,11 @@ func (w *workspaceSource) toolChanges() []string {
 	}
 	var changed []string
 	update := func(t *workspace.Tool) {
-		if prev, ok := w.entries.Get(namedEntry{name: t.Name}); ok && sameWorkspaceDefinition(prev.entry, t, writes) {
+		if prev, ok := w.entries.Get(namedEntry{name: t.Name}); ok && sameWorkspaceDefinition(prev.entry, t, writes && t.Mutates) {
 			return
 		}
 		w.entries.ReplaceOrInsert(namedEntry{name: t.Name, entry: &toolEntry{
-			tool:    workspaceTool(t, writes),
+			tool:    workspaceTool(t, writes && t.Mutates),
 			source:  registry.SourceWorkspace,
 			handler: w.toolHandler(t.Name),
 			hidden:  !w.advertise,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/runtime/trust"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -25,7 +26,9 @@ fn append_then_ask(message: str) to str {
 }
 `
 	config := "scan_globs: [\"tools/**/*.vox\"]\nwrite_globs: [\"out/*\"]\n"
-	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/write.vox": tool, workspace.ConfigPath: config})
+	// The operator grants the write (the workspace is not trusted).
+	consent := &workspace.Consent{Operator: trust.Operator{Write: []string{"out/*"}}}
+	s := workspaceServer(t, Options{WorkspaceTools: true, Consent: consent}, map[string]string{"tools/write.vox": tool, workspace.ConfigPath: config})
 	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
 	t.Cleanup(ts.Close)
 	url := ts.URL

@@ -146,14 +146,14 @@ const DefaultLimitHint = "raise limits.<key> in contracts/mcp/workspace-mcp-surf
 
 // Env is what a call may reach and how far it may go.
 type Env struct {
-	Root     string   // workspace root for fs.*
-	EnvAllow []string // the only names env.get may read
-	// WriteGlobs are the only workspace paths fs.write may write: the
-	// scan config's write_globs.
-	WriteGlobs []string
-	Limits     Limits       // see Limits for zero values
-	Log        *slog.Logger // print() writes here (never stdout); nil discards
-	Stdout     io.Writer    // when set, print() writes its line here instead (vox run of a script)
+	Root string // workspace root for fs.*
+	// Powers are what env.get may read and fs.write may write, as the
+	// person running the interpreter granted them (docs/security.md,
+	// "Consent: a repository grants itself nothing"); nil grants nothing.
+	Powers *capability.Powers
+	Limits Limits       // see Limits for zero values
+	Log    *slog.Logger // print() writes here (never stdout); nil discards
+	Stdout io.Writer    // when set, print() writes its line here instead (vox run of a script)
 	// Progress receives what progress(done, total, message) reports
 	// during a call; nil drops the reports.
 	Progress func(done, total float64, message string)
@@ -450,10 +450,9 @@ func acquireBy(ctx context.Context, sem *semaphore.Weighted, deadline time.Time)
 // nsCache is the capability namespaces of the last environment a module
 // was called with.
 type nsCache struct {
-	root       string
-	envAllow   []string
-	writeGlobs []string
-	ns         map[string]eval.Namespace
+	root   string
+	powers *capability.Powers
+	ns     map[string]eval.Namespace
 }
 
 // namespaces returns the capability namespaces for env. Calls of one
@@ -461,11 +460,11 @@ type nsCache struct {
 // last one are kept rather than built on every call; the map is never
 // written after it is built, so concurrent calls share it.
 func (m *Module) namespaces(env *Env) map[string]eval.Namespace {
-	if c := m.ns.Load(); c != nil && c.root == env.Root && slices.Equal(c.envAllow, env.EnvAllow) && slices.Equal(c.writeGlobs, env.WriteGlobs) {
+	if c := m.ns.Load(); c != nil && c.root == env.Root && c.powers == env.Powers {
 		return c.ns
 	}
-	c := &nsCache{root: env.Root, envAllow: slices.Clone(env.EnvAllow), writeGlobs: slices.Clone(env.WriteGlobs)}
-	c.ns = capability.Namespaces(capability.Config{Root: c.root, EnvAllow: c.envAllow, WriteGlobs: c.writeGlobs})
+	c := &nsCache{root: env.Root, powers: env.Powers}
+	c.ns = capability.Namespaces(capability.Config{Root: c.root, Powers: c.powers})
 	m.ns.Store(c)
 	return c.ns
 }

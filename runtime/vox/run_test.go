@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/internal/chunkedfile"
 )
@@ -39,7 +40,7 @@ func TestRun(t *testing.T) {
 				}
 			}
 			if !m.HasErrors() {
-				env := &Env{Root: "testdata/fsroot", EnvAllow: []string{"VOX_TEST_ALLOWED"}, Limits: DefaultLimits()}
+				env := &Env{Root: "testdata/fsroot", Powers: &capability.Powers{Env: []string{"VOX_TEST_ALLOWED"}}, Limits: DefaultLimits()}
 				for _, fn := range testFuncs(c.Source) {
 					_, err := m.Call(context.Background(), fn, nil, env)
 					if err == nil {

@@ -75,6 +75,11 @@ type Tool struct {
 	// Structured shape only.
 	Shape        schema.Shape
 	OutputSchema []byte
+	// Mutates says whether the tool may change anything: its body, or a
+	// function or constant it uses at any depth, names a capability
+	// function that writes (capability.Mutating). Found statically, it
+	// decides the tool's readOnlyHint (docs/security.md, readOnlyHint).
+	Mutates bool
 }
 
 // Resource is a function declared with @mcp.resource, @resource or the bare
@@ -220,6 +225,9 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 				InputSchema: schema.InputJSON(path, fn.Params, sc, &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
+			}
+			if i, ok := res.FuncIndex[fn.Name]; ok && res.Funcs[i] == fn {
+				t.Mutates = slices.ContainsFunc(res.Capabilities(i), capability.Mutating)
 			}
 			if fn.InputSchemaPos.Line != 0 {
 				sch, text, err := inputSchema(fn)

@@ -13,8 +13,9 @@ import (
 )
 
 // Env is the interpreter environment of calls on this surface: fs.* rooted
-// at the workspace, env.get limited to the config's env_allow, the
-// server's maxima lowered by the config's limits, print to log.
+// at the workspace, env.get and fs.write limited to the surface's Powers
+// (what the person granted: consent.go), the server's maxima lowered by
+// the config's limits, print to log.
 func (s *Surface) Env(log *slog.Logger) *vox.Env {
 	env := s.env(log)
 	return &env
@@ -30,7 +31,7 @@ const LimitHint = "raise limits.<key> in " + ConfigPath + ", up to the server's 
 // which once meant unlimited, or above the maximum keeps the maximum.
 func (s *Surface) env(log *slog.Logger) vox.Env {
 	lim := vox.Lower(vox.CurrentMaxima().Limits, s.Config.Limits.Request())
-	return vox.Env{Root: s.Root, EnvAllow: s.Config.EnvAllow, WriteGlobs: s.Config.WritePatterns(), Limits: lim, Log: log, LimitHint: LimitHint}
+	return vox.Env{Root: s.Root, Powers: s.Powers, Limits: lim, Log: log, LimitHint: LimitHint}
 }
 
 // Request returns the limits a config sets, zero where it sets none, for

@@ -22,6 +22,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
 	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/check"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
@@ -69,7 +70,10 @@ type Tool struct {
 	Path         string // repo-relative source path
 	Line         int    // 1-based declaration line
 	Hash         string // SHA-256 of the source file the tool was scanned from
-	file         *File
+	// Mutates: the tool can reach fs.write (vox.Tool.Mutates); with writes
+	// granted it is not advertised as read-only.
+	Mutates bool
+	file    *File
 }
 
 // Resource is one workspace resource of a surface. A resource whose URI
@@ -193,7 +197,7 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 		c.tools = make([]*Tool, len(c.toolPos))
 		for i, t := range c.toolPos {
 			tools[i] = Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-				OutputSchema: json.RawMessage(t.OutputSchema), Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, file: f}
+				OutputSchema: json.RawMessage(t.OutputSchema), Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, Mutates: t.Mutates, file: f}
 			c.tools[i] = &tools[i]
 		}
 		resources := make([]Resource, len(c.resPos))
@@ -210,8 +214,12 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 // Surface is the workspace surface of one refresh. It is immutable apart
 // from the per-file recompiles, which swap whole modules atomically.
 type Surface struct {
-	Root      string // the workspace root (fs.* paths are relative to it)
-	Config    *Config
+	Root   string // the workspace root (fs.* paths are relative to it)
+	Config *Config
+	// Powers are what its calls may do beyond reading the workspace, as
+	// the person running the server granted them (Consent.Powers); nil
+	// grants nothing. Whoever installs the surface sets them.
+	Powers    *capability.Powers
 	Resources []*Resource // in scan order (Snapshot sorts them by URI)
 	Prompts   []*Prompt   // in scan order; a name declared twice keeps the first
 	Result    Result

@@ -1,14 +1,17 @@
 // Package capability provides the namespaces through which Vox code reaches
 // outside the interpreter (docs/vox-language.md, Capabilities): fs (confined
-// to the workspace root, read-only but for fs.write to the scan config's
-// write_globs), env (an allowlist), json, path and time. Running processes
+// to the workspace root, read-only but for fs.write to the granted write
+// globs), env (the granted names), json, path and time. What is granted
+// is Powers, which the person running the interpreter decides
+// (docs/security.md, "Consent: a repository grants itself nothing"). Running processes
 // and network access do not exist: every such call fails with "capability
 // denied: <ns>.<method>".
 //
 // fs opens the workspace through os.Root, which resolves every path inside
 // the root and refuses a path that leaves it, through ".." or through a
 // symbolic link; absolute paths and paths that escape lexically are
-// refused before any file is touched.
+// refused before any file is touched. fs.write goes through
+// runtime/safefs, which follows no link at all (fswrite.go).
 package capability
 
 import (
@@ -30,9 +33,8 @@ import (
 
 // Config is what the namespaces may reach.
 type Config struct {
-	Root       string   // the workspace root for fs.*
-	EnvAllow   []string // the only variables env.get may read
-	WriteGlobs []string // the only workspace paths fs.write may write (fswrite.go)
+	Root   string  // the workspace root for fs.*
+	Powers *Powers // what env.get may read and fs.write write; nil: nothing
 }
 
 // Namespace is one capability namespace and its functions. A namespace
@@ -69,6 +71,8 @@ type Func struct {
 
 	fn       func(th *eval.Thread, c *Config, args []eval.Value) eval.Value
 	min, max int
+	// mutates: the function changes something outside the call (Mutating).
+	mutates bool
 }
 
 // Parameter lists the table shares.
@@ -110,14 +114,14 @@ var table = []*Namespace{
 		{Name: "walk", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
 			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; also list_recursive"}},
 		{Name: "list_recursive", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]", Notes: "as walk"}},
-		{Name: "write", fn: fsWrite, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}, {Name: "text", Type: "str"}}, Result: "Result[int, str]",
-			Notes: "writes a whole text file, creating its folders, and gives the bytes written; only paths matching the scan config's write_globs (none by default: `capability denied: fs.write`) (extension)"}},
+		{Name: "write", fn: fsWrite, mutates: true, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}, {Name: "text", Type: "str"}}, Result: "Result[int, str]",
+			Notes: "writes a whole text file, creating its folders, and gives the bytes written; only paths matching the scan config's write_globs once trusted with `vox trust` (or the operator's --allow-write), never a protected path, never through a symbolic link (none by default: `capability denied: fs.write`) (extension)"}},
 		{Name: "glob", fn: fsGlob, Sig: eval.Signature{Params: []eval.Param{{Name: "pattern", Type: "str"}}, Result: "Result[list[str], str]",
 			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed"}},
 	}},
 	{Name: "env", deniedElse: true, Notes: "any other name (set, args, ...) fails with `capability denied: env.<method>`", Funcs: []*Func{
 		{Name: "get", fn: envGet, Sig: eval.Signature{Params: []eval.Param{{Name: "name", Type: "str"}}, Result: "Option[str]",
-			Notes: "None unless the name is in the scan config's env_allow and set"}},
+			Notes: "None unless the name is granted (the scan config's env_allow once trusted with `vox trust`, or the operator's --allow-env) and set"}},
 	}},
 	{Name: "json", Funcs: []*Func{
 		{Name: "parse", fn: jsonParse, Sig: eval.Signature{Params: pText, Result: "Result[any, str]",
@@ -575,7 +579,8 @@ func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 
 func envGet(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	name := strArg(th, "env", "get", args[0])
-	if !slices.Contains(c.EnvAllow, name) {
+	if !slices.Contains(c.Powers.env(), name) {
+		c.Powers.withheldEnv(th, name)
 		return eval.None
 	}
 	v, ok := os.LookupEnv(name)

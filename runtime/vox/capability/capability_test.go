@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
 	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/vox/internal/chunkedfile"
 )
@@ -44,7 +45,7 @@ func TestCapabilities(t *testing.T) {
 					reports = append(reports, chunkedfile.Report{Line: d.Line, Col: d.Col, Code: d.Code, Message: d.Message})
 				}
 			}
-			env := &vox.Env{Root: root, EnvAllow: []string{"VOX_TEST_ALLOWED"}, WriteGlobs: []string{"out/**", "escape-link", "pipe"}, Limits: vox.DefaultLimits()}
+			env := &vox.Env{Root: root, Powers: &capability.Powers{Env: []string{"VOX_TEST_ALLOWED"}, Write: []string{"out/**", "escape-link", "pipe"}}, Limits: vox.DefaultLimits()}
 			for _, line := range strings.Split(c.Source, "\n") {
 				rest, ok := strings.CutPrefix(line, "fn test_")
 				if !ok || m.HasErrors() {

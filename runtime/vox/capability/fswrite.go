@@ -2,75 +2,76 @@ package capability
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
-	"path"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
 )
 
 // fs.write is the one writing capability (docs/vox-language.md,
-// Capabilities): a repository opts in with write_globs in its scan config,
-// and a tool may then write text files whose workspace paths match one of
-// them, and nothing else. Writing is how a tool changes the workspace it
-// is served from — a new .vox file is a new tool once the server
-// refreshes (vox-mcp --watch) — so every other write stays denied.
+// Capabilities). Writing is how a tool changes the workspace it is served
+// from, and the workspace holds what git, editors, agents and vox-mcp
+// itself run, so a write is allowed only when all of these hold
+// (docs/security.md, "Writes never reach what runs"):
+//
+//   - the person granted it: the path matches an operator's --allow-write
+//     glob, or one of the scan config's write_globs that vox trust
+//     granted;
+//   - a repository glob never opens a protected path (runtime/protect:
+//     .git, the scan config, .vox files, skill roots, agent and editor
+//     configurations); only an operator glob that matches it does;
+//   - no component of the path is a symbolic link (safefs.ReplaceFile),
+//     so the path checked is the file written.
 
-// fsWrite writes text to a file matching the write globs: whole (a file
-// beside it, renamed over it, so that a reader or the watcher never sees
-// half of it), creating missing parent folders, never following a
-// symbolic link out of the workspace. It returns the bytes written.
+// fsWrite writes text to a granted path: whole (a file beside it,
+// renamed over it, so that a reader or the watcher never sees half of
+// it), creating missing parent folders, following no symbolic link. It
+// returns the bytes written.
 func fsWrite(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	p := strArg(th, "fs", "write", args[0])
 	text := strArg(th, "fs", "write", args[1])
 	rel := confine(th, "write", p)
-	if !writable(c.WriteGlobs, rel) {
-		if len(c.WriteGlobs) == 0 {
-			th.Failf("capability denied: fs.write: the scan config allows no writes; list the paths tools may write in its write_globs")
-		}
-		th.Failf("capability denied: fs.write to %s: it matches none of the scan config's write_globs", rel)
-	}
+	checkWrite(th, c.Powers, rel)
 	th.Charge(int64(len(text)))
 	if replaying(th.Context()) {
 		// This write was made in an earlier round of the call: the replay
 		// answers as that round did, without writing again.
 		return eval.OkVal(eval.Int(int64(len(text))))
 	}
-	root, err := os.OpenRoot(c.Root)
+	root, err := safefs.OpenRoot(c.Root)
 	if err != nil {
 		th.Failf("fs.write: cannot open the workspace root: %v", err)
 	}
 	defer root.Close()
-	if dir := path.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return writeErr(th, p, err)
-		}
-	}
-	if info, err := root.Lstat(rel); err == nil && !info.Mode().IsRegular() {
-		return eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs.write writes regular files only"))
-	}
-	tmp := path.Join(path.Dir(rel), "."+path.Base(rel)+".vox-write-"+randomSuffix())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return writeErr(th, p, err)
-	}
-	_, werr := f.WriteString(text)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Rename(tmp, rel)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-		return writeErr(th, p, werr)
+	if err := root.ReplaceFile(rel, []byte(text), 0o644); err != nil {
+		return writeErr(th, p, rel, err)
 	}
 	return eval.OkVal(eval.Int(int64(len(text))))
+}
+
+// checkWrite fails the call unless the powers let it write rel.
+func checkWrite(th *eval.Thread, pw *Powers, rel string) {
+	if pw != nil && matchAny(pw.OperatorWrite, rel) {
+		return
+	}
+	if pw != nil {
+		if rule, ok := pw.Protected.Match(rel); ok {
+			th.Failf("capability denied: fs.write to %s: protected (%s: %s); the scan config's write_globs never open it, only vox-mcp --allow-write naming it does", rel, rule.Pattern, rule.Why)
+		}
+		if matchAny(pw.Write, rel) {
+			return
+		}
+		if matchAny(pw.WithheldWrite, rel) {
+			th.Failf("capability denied: fs.write to %s: the scan config's write_globs allow it, but %s; %s", rel, pw.Reason, pw.Hint)
+		}
+	}
+	if pw == nil || len(pw.Write)+len(pw.WithheldWrite)+len(pw.OperatorWrite) == 0 {
+		th.Failf("capability denied: fs.write: the scan config allows no writes; list the paths tools may write in its write_globs")
+	}
+	th.Failf("capability denied: fs.write to %s: it matches none of the scan config's write_globs", rel)
 }
 
 // replayingKey carries, in a call's context, whether the call is being
@@ -92,8 +93,8 @@ func replaying(ctx context.Context) bool {
 	return f != nil && f()
 }
 
-// writable reports whether a cleaned workspace path matches a write glob.
-func writable(globs []string, rel string) bool {
+// matchAny reports whether a cleaned workspace path matches a glob.
+func matchAny(globs []string, rel string) bool {
 	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, rel); ok {
 			return true
@@ -102,19 +103,27 @@ func writable(globs []string, rel string) bool {
 	return false
 }
 
-func writeErr(th *eval.Thread, p string, err error) eval.Value {
-	if isEscape(err) {
+// writeErr turns what safefs refused into the call's outcome: a link on
+// the path or a path leaving the workspace fails the call as a denied
+// capability; anything else (a folder in the way, a full disk) is the Err
+// value a tool can match.
+func writeErr(th *eval.Thread, p, rel string, err error) eval.Value {
+	var pe *fs.PathError
+	at := rel
+	if errors.As(err, &pe) {
+		at, err = pe.Path, pe.Err
+	}
+	switch {
+	case errors.Is(err, safefs.ErrSymlink):
+		th.Failf("capability denied: fs.write to %s: %s is a symbolic link, and fs.write follows none", rel, at)
+	case errors.Is(err, safefs.ErrEscapes):
 		th.Failf("capability denied: fs.write outside the workspace")
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+	if nr := (*safefs.NotRegularError)(nil); errors.As(err, &nr) {
+		return eval.ErrVal(eval.Str(p + ": is " + safefs.KindOf(nr.Mode) + "; fs.write writes regular files only"))
+	}
+	if at != rel {
+		return eval.ErrVal(eval.Str(p + ": " + at + ": " + err.Error()))
 	}
 	return eval.ErrVal(eval.Str(p + ": " + err.Error()))
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

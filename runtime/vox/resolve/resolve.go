@@ -116,8 +116,9 @@ type Module struct {
 	Records   map[string]*syntax.RecordDecl // record types by name
 
 	// reached are the builtins each function names itself or through the
-	// functions and constants it uses (Reaches).
-	reached map[int][]string
+	// functions and constants it uses (Reaches); reachedCaps the
+	// capability functions (Capabilities).
+	reached, reachedCaps map[int][]string
 }
 
 // Reaches reports whether function i of Funcs may call the builtin name:
@@ -130,13 +131,23 @@ func (m *Module) Reaches(i int, name string) bool {
 	return slices.Contains(m.reached[i], name)
 }
 
+// Capabilities returns the capability functions function i of Funcs may
+// call, as it or a function or constant it uses at any depth names them:
+// "fs.write" for fs.write(...) and std.fs.write(...), and "fs.*" where a
+// namespace is used as a value (let f = fs), so that any of its
+// functions may be called. Only tools, resources and prompts are
+// answered. The server asks whether a tool can reach a function that
+// changes anything (docs/security.md, readOnlyHint).
+func (m *Module) Capabilities(i int) []string { return m.reachedCaps[i] }
+
 // item is a unit of reachability: a module function or a constant.
 type item struct {
 	fn       int // index in Funcs, or -1
 	cnst     int // index in Consts, or -1
 	name     string
-	refs     []ref // functions and constants it uses
-	builtins []int // the builtins it names (Universe.Builtins indices), each once
+	refs     []ref    // functions and constants it uses
+	builtins []int    // the builtins it names (Universe.Builtins indices), each once
+	caps     []string // the capability functions it names (Capabilities), each once
 }
 
 type ref struct {
@@ -320,13 +331,18 @@ func (r *resolver) reachBuiltins() {
 		}
 		seen := map[*item]bool{r.fnItem[i]: true}
 		work := []*item{r.fnItem[i]}
-		var names []string
+		var names, caps []string
 		for len(work) > 0 {
 			it := work[len(work)-1]
 			work = work[:len(work)-1]
 			for _, b := range it.builtins {
 				if n := r.uni.Builtins[b]; !slices.Contains(names, n) {
 					names = append(names, n)
+				}
+			}
+			for _, c := range it.caps {
+				if !slices.Contains(caps, c) {
+					caps = append(caps, c)
 				}
 			}
 			for _, rf := range it.refs {
@@ -347,6 +363,12 @@ func (r *resolver) reachBuiltins() {
 				m.reached = map[int][]string{}
 			}
 			m.reached[i] = names
+		}
+		if len(caps) > 0 {
+			if m.reachedCaps == nil {
+				m.reachedCaps = map[int][]string{}
+			}
+			m.reachedCaps[i] = caps
 		}
 	}
 }
@@ -701,6 +723,9 @@ func (r *resolver) expr(e syntax.Expr) {
 	switch e := e.(type) {
 	case *syntax.Ident:
 		r.lookup(e)
+		if ns := r.namespaceOf(e); ns != "" {
+			r.useCapability(ns + ".*")
+		}
 	case *syntax.Literal:
 	case *syntax.TemplateLit:
 		for _, v := range e.Vars {
@@ -757,7 +782,10 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.expr(a.Value)
 		}
 	case *syntax.DotExpr:
-		r.expr(e.X)
+		if ns := r.selection(e); ns != "" {
+			// std.fs used as a value: any of fs's functions.
+			r.useCapability(ns + ".*")
+		}
 	case *syntax.IndexExpr:
 		r.expr(e.X)
 		r.expr(e.Index)
@@ -769,6 +797,54 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.BinaryExpr:
 		r.expr(e.X)
 		r.expr(e.Y)
+	}
+}
+
+// selection resolves x.name and records the capability function it
+// names: fs.write, or std.fs.write. It returns the namespace x.name is
+// when x is std (std.fs is fs), else "".
+func (r *resolver) selection(e *syntax.DotExpr) string {
+	var of string
+	switch x := e.X.(type) {
+	case *syntax.Ident:
+		r.lookup(x)
+		of = r.namespaceOf(x)
+	case *syntax.DotExpr:
+		if !r.enter() {
+			r.depth--
+			return ""
+		}
+		of = r.selection(x)
+		r.depth--
+	default:
+		r.expr(e.X)
+	}
+	switch of {
+	case "":
+	case "std":
+		if slices.Contains(r.uni.Namespaces, e.Name) {
+			return e.Name
+		}
+	default:
+		r.useCapability(of + "." + e.Name)
+	}
+	return ""
+}
+
+// namespaceOf is the capability namespace a resolved name denotes, or "".
+func (r *resolver) namespaceOf(id *syntax.Ident) string {
+	if b, ok := id.Binding.(*Binding); ok && b.Scope == Namespace {
+		return b.Name
+	}
+	return ""
+}
+
+// useCapability records that the current function names a capability
+// function (Capabilities).
+func (r *resolver) useCapability(name string) {
+	owner := r.fn.topOwner()
+	if !slices.Contains(owner.caps, name) {
+		owner.caps = append(owner.caps, name)
 	}
 }
 

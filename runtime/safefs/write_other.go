@@ -1,0 +1,10 @@
+//go:build !unix
+
+package safefs
+
+import "io/fs"
+
+// replaceFile on Windows: os.Root, each folder checked (replaceRooted).
+func (r *Root) replaceFile(rel string, data []byte, perm fs.FileMode) error {
+	return r.replaceRooted(rel, data, perm)
+}
