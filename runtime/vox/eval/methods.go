@@ -94,9 +94,9 @@ type MethodTable struct {
 func MethodTables() []*MethodTable { return methodTables }
 
 // The method tables, one per receiver type, as go.starlark.net keeps
-// stringMethods and listMethods. Adding a method is an entry here, its
-// test and a sentence in docs/vox-language.md; the reference table there
-// is generated from these.
+// stringMethods and listMethods. Adding a method is an entry in its
+// receiver's table (methods_*.go), its test and a sentence in
+// docs/vox-language.md; the reference table there is generated from these.
 var methodTables []*MethodTable
 
 // anyTable holds the methods of every value (to_str).
@@ -202,7 +202,7 @@ func (th *Thread) method(recv Value, name string, args []Value, names []string) 
 	return Unit
 }
 
-// Signatures of the tables below.
+// Signatures of the method tables (methods_*.go).
 var (
 	pStr        = func(name string) []Param { return []Param{{Name: name, Type: "str"}} }
 	pIndex      = []Param{{Name: "index", Type: "int"}}
