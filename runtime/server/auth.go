@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // Environment variables holding the HTTP bearer tokens (docs/federation.md §8).
@@ -45,7 +46,8 @@ const (
 	// without any token configured (loopback only).
 	roleFull role = iota
 	// roleRead may list, read skill:// resources and call the catalog tools
-	// marked http_read_role_eligible.
+	// marked http_read_role_eligible: it never runs the repository's code
+	// (readRoleRequest, readRoleContext).
 	roleRead
 )
 
@@ -115,8 +117,22 @@ func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(withRole(r.Context(), rl)))
+		next.ServeHTTP(w, r.WithContext(readRoleContext(r.Context())))
 	})
+}
+
+// readRoleDoesNotRunCode is why the read role's request cannot run a
+// function of the repository.
+const readRoleDoesNotRunCode = "read role may not run the repository's code: use a full-access token"
+
+// readRoleContext is the context of a read-role request: its role, and
+// workspace.WithoutRepositoryCode, so that no function of the repository
+// runs for it whatever the request — what readRoleRequest refuses up
+// front by method, name and URI scheme is refused again where the code
+// would run, should a route ever be missed (a prompt that changes source
+// between the check and the dispatch, say).
+func readRoleContext(ctx context.Context) context.Context {
+	return workspace.WithoutRepositoryCode(withRole(ctx, roleRead), readRoleDoesNotRunCode)
 }
 
 // readRoleDenial is the text of a tool call the read role may not make.
@@ -139,16 +155,21 @@ func (s *Server) checkReadRole(ctx context.Context, name string, entry *toolEntr
 
 // readRoleRequest is an OnRequestInitialization hook: it refuses the
 // JSON-RPC requests the read role may not send, before mcp-go dispatches
-// them (mcp-go answers with -32600 and this text). The read role may use
-// initialize and server/discover (its 2026-07-28 counterpart), ping,
+// them (mcp-go answers with -32600 and this text). What decides is what
+// the request would run: the read role never runs the repository's code
+// (docs/federation.md §8, Tokens). It may use initialize and
+// server/discover (its 2026-07-28 counterpart), ping,
 // subscriptions/listen (the 2026-07-28 stream for list_changed), every
-// */list method, logging/setLevel, completion/complete of skill prompts
-// and the skill file template (docs/federation.md §8),
-// resources/read, subscribe and unsubscribe of skill:// resources,
-// prompts/get of skill prompts — never of workspace prompts or resources,
-// whose functions run code of the repository — and tools/call, which
-// checkReadRole narrows per tool so that a denied call is an error
-// result. Notifications and responses never reach this hook.
+// */list method and logging/setLevel, which run none; resources/read,
+// subscribe and unsubscribe of URIs in a reserved scheme (skill://, any
+// case), which are routed by their scheme to the server's own resources
+// and never to a workspace template (workspace.ReservedURI);
+// completion/complete of skill prompts and of templates in a reserved
+// scheme (the skill file template), prompts/get of skill prompts — never
+// of workspace prompts or resources, whose functions are the
+// repository's code — and tools/call, which checkReadRole narrows per
+// tool so that a denied call is an error result. Notifications and
+// responses never reach this hook.
 func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error {
 	if roleFrom(ctx) != roleRead {
 		return nil
@@ -186,12 +207,12 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 		switch {
 		case ref.Type == "ref/prompt" && s.promptSourceOf(ref.Name) == registry.SourceWorkspace:
 			return fmt.Errorf("read role may not complete workspace prompt %s: use a full-access token", ref.Name)
-		case ref.Type == "ref/resource" && !strings.HasPrefix(ref.URI, "skill://"):
+		case ref.Type == "ref/resource" && !workspace.ReservedURI(ref.URI):
 			return fmt.Errorf("read role may not complete workspace resource %s: use a full-access token", ref.URI)
 		}
 		return nil
 	case mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
-		if strings.HasPrefix(req.Params.URI, "skill://") {
+		if workspace.ReservedURI(req.Params.URI) {
 			return nil
 		}
 		return fmt.Errorf("read role may not %s %s: use a full-access token", strings.TrimPrefix(req.Method, "resources/"), req.Params.URI)

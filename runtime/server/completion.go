@@ -63,12 +63,15 @@ func (c completer) CompletePromptArgument(ctx context.Context, name string, arg 
 // CompleteResourceArgument completes a variable of a resource template:
 // for the skill file template, id from the installed skills' ids and path
 // from the files of the skill that context's id names; for a workspace
-// template, the values of the variable's @mcp.complete function.
+// template, the values of the variable's @mcp.complete function. A
+// template in a reserved scheme is routed by its scheme, as a read is:
+// it is the server's, never the workspace's, and only the skill file
+// template has values.
 func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
-	if uri != SkillFileTemplate {
+	if !workspace.ReservedURI(uri) {
 		return c.completeWorkspaceTemplate(ctx, uri, arg)
 	}
-	if c.s.skills == nil {
+	if c.s.skills == nil || uri != SkillFileTemplate {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
 	snap := c.s.skills.reg.Snapshot()

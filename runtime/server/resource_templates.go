@@ -10,6 +10,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // registeredTemplate is a workspace resource template as registered with
@@ -43,6 +44,12 @@ func (s *Server) syncResourceTemplates() {
 		t, err := uritemplate.Parse(r.URI)
 		if err != nil {
 			continue // the checker rejected it: it is not on the surface
+		}
+		if workspace.ResourceURIProblem(r.URI) != "" {
+			// The load refuses it (docs/federation.md §1.3); a surface
+			// that was not loaded by that rule registers no template
+			// mcp-go could match a reserved URI with all the same.
+			continue
 		}
 		want[r.URI] = registeredTemplate{name: r.Func, description: r.Description, mimeType: r.MIMEType, path: r.Path, line: r.Line, parsed: t}
 		order = append(order, r.URI)
@@ -82,8 +89,13 @@ func (s *Server) syncResourceTemplates() {
 }
 
 // templateMatches reports whether uri expands a registered workspace
-// resource template. The caller holds resMu.
+// resource template. A URI in a reserved scheme expands none: it is
+// routed by its scheme to the server's own resources (docs/federation.md
+// §5). The caller holds resMu.
 func (s *Server) templateMatches(uri string) bool {
+	if workspace.ReservedURI(uri) {
+		return false
+	}
 	for _, t := range s.registeredTemplates {
 		if _, ok := t.parsed.Match(uri); ok {
 			return true

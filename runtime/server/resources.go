@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // resourceEntry is one resource of the MCP plane and its read handler.
@@ -88,15 +89,17 @@ func registrationChanges[W, H any](want map[string]W, had map[string]H, same fun
 // registered with mcp-go are the workspace's (resource_templates.go; the
 // skill file template is only advertised, see completion.go), so a URI
 // that is no registered resource and expands no workspace template has
-// no handler. ok is false when the URI is registered, or the request
-// has none, and for what the read role may not read: mcp-go answers then,
-// after the read role's check (auth.go).
+// no handler; neither has a URI in a reserved scheme (skill://) that no
+// skill serves, since such a URI never reaches a workspace template
+// (templateMatches). ok is false when the URI is registered, or the
+// request has none, and for what the read role may not read: mcp-go
+// answers then, after the read role's check (auth.go).
 func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage, modern bool) (reply []byte, ok bool) {
 	var p struct {
 		URI string `json:"uri"`
 	}
 	if json.Unmarshal(params, &p) != nil || p.URI == "" || s.resourceRegistered(p.URI) ||
-		roleFrom(ctx) == roleRead && !strings.HasPrefix(p.URI, "skill://") {
+		roleFrom(ctx) == roleRead && !workspace.ReservedURI(p.URI) {
 		return nil, false
 	}
 	code := mcp.RESOURCE_NOT_FOUND

@@ -151,3 +151,42 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	}
 	return vals, true
 }
+
+// Scheme returns the URI scheme, lower-cased, that every URI matching
+// raw — a template or a plain URI — begins with, and false when raw's
+// literal text does not fix one. It is fixed when the text before the
+// first expression holds a ':' and what precedes that ':' is an RFC 3986
+// scheme (a letter, then letters, digits, '+', '-' and '.'): Match
+// compares literal text byte for byte, and a scheme holds no ':', so every
+// URI that matches starts with that scheme and its ':'. A template that
+// starts with an expression ({+u}) or whose first ':' comes after one
+// (skill{+rest}, whose rest may be "://x") fixes none: it may match URIs
+// of any scheme. Schemes compare without case (RFC 3986 §3.1), hence the
+// lower case.
+func Scheme(raw string) (string, bool) {
+	literal := raw
+	if i := strings.IndexAny(raw, "{}"); i >= 0 {
+		literal = raw[:i]
+	}
+	return schemeOf(literal)
+}
+
+// URIScheme returns the scheme of uri, lower-cased: the text before its
+// first ':' when that is an RFC 3986 scheme; false otherwise (a relative
+// reference, or text that is no URI).
+func URIScheme(uri string) (string, bool) { return schemeOf(uri) }
+
+func schemeOf(s string) (string, bool) {
+	colon := strings.IndexByte(s, ':')
+	if colon <= 0 {
+		return "", false
+	}
+	for i := 0; i < colon; i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", false
+		}
+	}
+	return strings.ToLower(s[:colon]), true
+}

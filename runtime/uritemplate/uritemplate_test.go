@@ -75,3 +75,78 @@ func TestParseErrors(t *testing.T) {
 		t.Error("IsTemplate")
 	}
 }
+
+// Scheme is the scheme a template's literal text fixes; when it fixes
+// one, no URI of another scheme matches, whatever the variables hold.
+func TestScheme(t *testing.T) {
+	cases := []struct {
+		raw, want string // want "-": no scheme is fixed
+	}{
+		{"notes://{id}", "notes"},
+		{"NOTES://{id}", "notes"}, // schemes compare without case
+		{"a:{x}", "a"},
+		{"vox-mcp://examples/files/{+path}", "vox-mcp"},
+		{"x+y.z-1://{a}", "x+y.z-1"},
+		{"skill://{+rest}", "skill"},
+		{"skill:{+rest}", "skill"},
+		{"docs://guide.md", "docs"}, // a plain URI
+		{"skill{+rest}", "-"},       // rest may begin with "://"
+		{"{+u}", "-"},               // a catch-all
+		{"{s}://x", "-"},
+		{"sk{x}ill://y", "-"},
+		{"1a://{x}", "-"},  // a scheme begins with a letter
+		{"a b://{x}", "-"}, // and holds no space
+		{"/notes/{id}", "-"},
+		{":{x}", "-"},
+		{"notes", "-"},
+		{"", "-"},
+	}
+	for _, c := range cases {
+		got, ok := Scheme(c.raw)
+		if !ok {
+			got = "-"
+		}
+		if got != c.want {
+			t.Errorf("Scheme(%q) = %s, want %s", c.raw, got, c.want)
+		}
+	}
+	// What a template without a fixed scheme may match: skill:// URIs.
+	for _, raw := range []string{"skill{+rest}", "{+u}", "s{+k}", "{s}ill://{+rest}"} {
+		tp, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if _, ok := tp.Match("skill://demo/SKILL.md"); !ok {
+			t.Errorf("%s does not match skill://demo/SKILL.md: the case shows nothing", raw)
+		}
+	}
+	// A fixed scheme is the scheme of every URI the template matches.
+	for _, raw := range []string{"notes://{+id}", "a:{+x}", "x.y://{+p}"} {
+		tp, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		want, _ := Scheme(raw)
+		matched := 0
+		for _, uri := range []string{"notes://skill://x", "a:skill://x", "x.y://skill:/z", "a://b", "skill://x"} {
+			if _, ok := tp.Match(uri); ok {
+				matched++
+				if got, _ := URIScheme(uri); got != want {
+					t.Errorf("%s matches %s, whose scheme is %q, not %q", raw, uri, got, want)
+				}
+			}
+		}
+		if matched == 0 {
+			t.Errorf("%s matches none of the URIs: the check shows nothing", raw)
+		}
+	}
+	for uri, want := range map[string]string{"skill://x": "skill", "SKILL://x": "skill", "Skill:x": "skill", " skill://x": "-", "skill//x": "-", "//skill:x": "-"} {
+		got, ok := URIScheme(uri)
+		if !ok {
+			got = "-"
+		}
+		if got != want {
+			t.Errorf("URIScheme(%q) = %s, want %s", uri, got, want)
+		}
+	}
+}

@@ -60,6 +60,29 @@ func (c Limits) Request() vox.Limits {
 	return req
 }
 
+// noRepositoryCodeKey marks a context under which no function of the
+// repository runs (WithoutRepositoryCode).
+type noRepositoryCodeKey struct{}
+
+// WithoutRepositoryCode returns ctx under which none of this package's
+// calls runs a function of the repository — CallTool, ReadResource,
+// GetPrompt and the completions fail with why — whichever way the request
+// reached them. The server gives it to every request of the HTTP read
+// role, which may never run the repository's code (docs/federation.md §8,
+// Tokens): the checks in front of each method say why early, this one
+// holds even where a route was missed.
+func WithoutRepositoryCode(ctx context.Context, why string) context.Context {
+	return context.WithValue(ctx, noRepositoryCodeKey{}, why)
+}
+
+// repositoryCodeWithheld is the error of a call under WithoutRepositoryCode.
+func repositoryCodeWithheld(ctx context.Context) error {
+	if why, ok := ctx.Value(noRepositoryCodeKey{}).(string); ok {
+		return errors.New(why)
+	}
+	return nil
+}
+
 // CallTool runs tool t with the JSON object args (nil means {}) in the
 // interpreter, with ctx (cancellation stops it) and the surface's
 // environment. The module is the one current when the call starts (its
@@ -74,6 +97,9 @@ func (s *Surface) CallTool(ctx context.Context, t *Tool, args json.RawMessage, l
 // reports with progress(done, total, message) (nil drops it) and client
 // answering its elicit() and sample() (nil fails them).
 func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawMessage, log *slog.Logger, progress func(done, total float64, message string), client vox.Client) (vox.Result, error) {
+	if err := repositoryCodeWithheld(ctx); err != nil {
+		return vox.Result{}, err
+	}
 	m, err := s.ToolModule(t)
 	if err != nil {
 		return vox.Result{}, err
@@ -88,6 +114,9 @@ func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawM
 // vars are the decoded variables of a template resource's URI
 // (MatchResource), nil for a plain one.
 func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger) (string, error) {
+	if err := repositoryCodeWithheld(ctx); err != nil {
+		return "", err
+	}
 	m, _, err := s.ResourceModule(r)
 	if err != nil {
 		return "", err
@@ -106,6 +135,9 @@ func (s *Surface) GetPrompt(ctx context.Context, p *Prompt, args map[string]stri
 // GetPromptAsking is GetPrompt with client answering the prompt's
 // elicit() and sample() (nil fails them).
 func (s *Surface) GetPromptAsking(ctx context.Context, p *Prompt, args map[string]string, log *slog.Logger, client vox.Client) ([]content.Message, error) {
+	if err := repositoryCodeWithheld(ctx); err != nil {
+		return nil, err
+	}
 	m, err := s.PromptModule(p)
 	if err != nil {
 		return nil, err
@@ -157,6 +189,9 @@ func completer(cs []Completion, param string) (string, bool) {
 }
 
 func (s *Surface) complete(ctx context.Context, m *vox.Module, fn string, log *slog.Logger) ([]string, error) {
+	if err := repositoryCodeWithheld(ctx); err != nil {
+		return nil, err
+	}
 	if d, broken := m.Broken(fn); broken {
 		return nil, fmt.Errorf("%s: completion function %s has an error (%d:%d: %s [%s]); fix it, then %s", m.Path(), fn, d.Line, d.Col, d.Message, d.Code, RefreshHint)
 	}

@@ -42,10 +42,6 @@ func validToolName(name string) bool {
 	return true
 }
 
-// ReservedScheme is the URI scheme of skill resources; workspace resources
-// may not use it.
-const ReservedScheme = "skill://"
-
 // Result is the refresh result (docs/federation.md §1), returned by
 // vox_workspace_mcp_refresh and embedded in the parity gate's summary.
 // Arrays are sorted and never nil.
@@ -96,37 +92,6 @@ type Resource struct {
 
 // IsTemplate reports whether the resource's URI is a template.
 func (r *Resource) IsTemplate() bool { return r.template != nil }
-
-// newTemplate parses the URI template of a resource with variables (nil
-// for a plain URI); the checker accepted it, so it parses.
-func newTemplate(uri string, vars []string) *uritemplate.Template {
-	if len(vars) == 0 {
-		return nil
-	}
-	t, err := uritemplate.Parse(uri)
-	if err != nil {
-		return nil
-	}
-	return t
-}
-
-// MatchResource returns the template resource that uri expands, in scan
-// order (the first declared wins a URI two templates match), and the
-// decoded value of each variable.
-func (s *Surface) MatchResource(uri string) (*Resource, map[string]string, bool) {
-	if s == nil {
-		return nil, nil, false
-	}
-	for _, r := range s.Resources {
-		if r.template == nil {
-			continue
-		}
-		if vars, ok := r.template.Match(uri); ok {
-			return r, vars, true
-		}
-	}
-	return nil, nil, false
-}
 
 // Prompt is one workspace prompt of a surface, a function declared with
 // @mcp.prompt (docs/vox-language.md, Prompts).
@@ -359,15 +324,6 @@ func (s *Surface) Tool(name string) (*Tool, bool) {
 	}
 	it, ok := s.tools.Get(toolItem{name: name})
 	return it.tool, ok
-}
-
-// Resource returns the resource with the given URI.
-func (s *Surface) Resource(uri string) (*Resource, bool) {
-	if s == nil {
-		return nil, false
-	}
-	r, ok := s.resources[uri]
-	return r, ok
 }
 
 // Finding is a declaration that was not added to the surface.
@@ -816,9 +772,9 @@ func merge(cfg *Config, files []*File, scanErrs []FileError, shadows func(string
 				ms.involved[f.Path] = true
 				continue
 			}
-			switch {
-			case strings.HasPrefix(strings.ToLower(r.URI), ReservedScheme):
-				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q uses the reserved scheme skill:// (it serves installed skills): choose another scheme", r.Line, r.Col, r.URI))
+			switch problem := ResourceURIProblem(r.URI); {
+			case problem != "":
+				at(f.Path, r.Line, r.Col, fmt.Sprintf("%d:%d: resource URI %q %s", r.Line, r.Col, r.URI, problem))
 			case dup:
 				dupRes[r.URI] = true
 				s.Findings = append(s.Findings, Finding{Kind: DuplicateResource, Name: r.URI, Path: f.Path, Line: r.Line, Col: r.Col, FirstPath: first.Path, FirstLine: first.Line})

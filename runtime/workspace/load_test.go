@@ -114,7 +114,7 @@ fn guide2() to str { "other" }
 		t.Fatalf("errors = %+v", r.Errors)
 	}
 	if e := r.Errors[0]; e.Path != "tools/a.vox" ||
-		e.Message != `13:1: resource URI "skill://mine/SKILL.md" uses the reserved scheme skill:// (it serves installed skills): choose another scheme; 16:1: invalid tool name "`+long+`": workspace tool names must match ^[A-Za-z0-9_-]{1,64}$` {
+		e.Message != `13:1: resource URI "skill://mine/SKILL.md" uses the reserved scheme skill: (the server serves installed skills under it): choose another scheme; 16:1: invalid tool name "`+long+`": workspace tool names must match ^[A-Za-z0-9_-]{1,64}$` {
 		t.Errorf("a.vox error = %+v", e)
 	}
 	if e := r.Errors[1]; e.Path != "tools/broken.vox" || !strings.HasPrefix(e.Message, "2:12: ") {
