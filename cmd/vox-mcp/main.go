@@ -6,7 +6,10 @@
 //
 //	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch] [--version]
 //
-// The workspace root is the working directory unless --root names another.
+// The workspace root is the working directory unless --root names another;
+// without --root, a working directory that is the root of a file system or
+// the home folder (where desktop clients start servers) is refused with
+// exit 2 and a message on how to configure the client.
 // Workspace tools (the .vox files the root's scan config selects) are
 // callable by name and found by vox_tool_search; --workspace-tools (or
 // VOX_MCP_WORKSPACE_TOOLS=1) also advertises them in tools/list. --watch
