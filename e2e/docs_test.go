@@ -373,6 +373,14 @@ func TestDocumentation(t *testing.T) {
 	}
 }
 
+// desktopHome is the home folder of the README's desktop app
+// configuration, whose command is desktopCommand: vox-mcp installed in
+// ~/.local/bin as the quick start does.
+const (
+	desktopHome    = "/home/you"
+	desktopCommand = desktopHome + "/.local/bin/vox-mcp"
+)
+
 // checkClientConfigs starts the server of every MCP client configuration
 // shown, in the quick start's project, as the client would, and checks
 // that the project's workspace tools are listed.
@@ -394,16 +402,26 @@ func checkClientConfigs(t *testing.T, e *docEnv, blocks []docBlock, home string)
 		for _, key := range []string{"mcpServers", "servers"} {
 			for name, srv := range cfg[key] {
 				configs++
-				if srv.Command != "vox-mcp" {
-					t.Errorf("%s:%d: server %s runs %q, not vox-mcp", b.file, b.line, name, srv.Command)
+				// Claude Code starts project servers in the project; a
+				// desktop app's configuration (an absolute command, the
+				// project named with --root in the reader's home
+				// /home/you) is started in /, as those apps do.
+				dir := project
+				switch {
+				case srv.Command == "vox-mcp":
+				case srv.Command == desktopCommand:
+					dir = "/"
+				default:
+					t.Errorf("%s:%d: server %s runs %q, not vox-mcp or %s", b.file, b.line, name, srv.Command, desktopCommand)
 					continue
 				}
 				args := slices.Clone(srv.Args)
 				for i := range args {
 					args[i] = strings.ReplaceAll(args[i], "${workspaceFolder}", project)
+					args[i] = strings.ReplaceAll(args[i], desktopHome+"/hello", project)
 				}
 				cmd := exec.Command(filepath.Join(e.gobin, "vox-mcp"), args...)
-				cmd.Dir = project // Claude Code starts project servers in the project
+				cmd.Dir = dir
 				cmd.Env = e.env(home)
 				s := startStdioCmd(t, cmd)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -428,8 +446,8 @@ func checkClientConfigs(t *testing.T, e *docEnv, blocks []docBlock, home string)
 			}
 		}
 	}
-	if configs < 3 {
-		t.Errorf("README.md shows %d MCP client configurations; want Claude Code, Cursor and VS Code", configs)
+	if configs < 4 {
+		t.Errorf("README.md shows %d MCP client configurations; want Claude Code, Cursor, VS Code and Claude Desktop", configs)
 	}
 }
 

@@ -130,3 +130,46 @@ func TestWriteAppReplace(t *testing.T) {
 		t.Errorf("go.sum = %q", gs)
 	}
 }
+
+// TestWriteAppEmbedsEveryName: main.go names each source in a directive of
+// its own, so the names a directory pattern would skip (starting with _
+// or .) are embedded too, and a name with a space stays one pattern; a
+// name go:embed refuses is refused at generation, naming what is allowed,
+// with nothing written.
+func TestWriteAppEmbedsEveryName(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, fn string) string {
+		p := filepath.Join(dir, "src", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("@tool \"T\"\nfn "+fn+"() to int { 1 }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	files := []string{write("plain.vox", "plain"), write("_under.vox", "under"), write(".dot.vox", "dot"), write("two words.vox", "spaced")}
+	out := filepath.Join(dir, "app")
+	if _, err := WriteApp(AppOptions{Out: out, Files: files, Module: "example.com/app", Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(out, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "//\n//go:embed vox/plain.vox\n//go:embed vox/_under.vox\n//go:embed vox/.dot.vox\n//go:embed \"vox/two words.vox\"\nvar sources embed.FS\n"
+	if !strings.Contains(string(src), want) {
+		t.Errorf("main.go lacks the directives\n%s\n---\n%s", want, src)
+	}
+	for _, name := range []string{"con.vox", "a:b.vox", "it's.vox"} {
+		p := write(name, "bad")
+		bad := filepath.Join(dir, "bad")
+		_, err := WriteApp(AppOptions{Out: bad, Files: []string{files[0], p}, Module: "example.com/bad", Version: "v1.2.3"})
+		if err == nil || !strings.Contains(err.Error(), p+": the app cannot embed a source named ") || !strings.Contains(err.Error(), "go:embed takes names of letters, digits, spaces and !#$%&()+,-.=@^_~ that are not a Windows device name such as con or aux; rename it") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if _, err := os.Stat(bad); !os.IsNotExist(err) {
+			t.Errorf("%s: %s was created (%v)", name, bad, err)
+		}
+	}
+}

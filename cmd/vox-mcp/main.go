@@ -7,7 +7,10 @@
 //	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch]
 //	        [--allow-env NAME]... [--allow-write GLOB]... [--version]
 //
-// The workspace root is the working directory unless --root names another.
+// The workspace root is the working directory unless --root names another;
+// without --root, a working directory that is the root of a file system or
+// the home folder (where desktop clients start servers) is refused with
+// exit 2 and a message on how to configure the client.
 // The powers a workspace's scan config asks for (env_allow, write_globs)
 // are granted only once the person ran `vox trust DIR` for what it asks
 // now; --allow-env and --allow-write grant directly (docs/security.md,

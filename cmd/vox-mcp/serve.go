@@ -59,6 +59,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
 		return cliutil.ExitUsage
 	}
+	if err := checkStartDir(*root); err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitUsage
+	}
 	auth := server.AuthFromEnv(os.Getenv)
 	var sessionKeys [][]byte
 	var sessionLifetime, readTimeout time.Duration

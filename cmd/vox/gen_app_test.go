@@ -62,7 +62,30 @@ func TestGenAppBuildsAndServes(t *testing.T) {
 		t.Error("go tool nm shows no runtime/app.Main: the check above would see nothing")
 	}
 
-	cmd := exec.Command(filepath.Join(dir, "slugs.bin"), "--root", root)
+	call := startApp(t, filepath.Join(dir, "slugs.bin"), "--root", root)
+	init := call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
+	if name := init["result"].(map[string]any)["serverInfo"].(map[string]any)["name"]; name != "slugs" {
+		t.Errorf("server name = %v", name)
+	}
+	var names []string
+	for _, tl := range call(2, "tools/list", `{}`)["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	if got := strings.Join(names, " "); got != "fibonacci slugify" {
+		t.Errorf("tools = %s: want only the tools of examples/text.vox", got)
+	}
+	res := call(3, "resources/list", `{}`)["result"].(map[string]any)["resources"].([]any)
+	if len(res) != 1 || res[0].(map[string]any)["uri"] != "vox-mcp://examples/README.md" {
+		t.Errorf("resources = %v", res)
+	}
+	appCallChecks(t, call)
+}
+
+// startApp starts a built app and returns the function that sends it
+// one request and waits for its answer.
+func startApp(t *testing.T, bin string, args ...string) func(id int, method, params string) map[string]any {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
@@ -72,9 +95,12 @@ func TestGenAppBuildsAndServes(t *testing.T) {
 	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	call := func(id int, method, params string) map[string]any {
+	return func(id int, method, params string) map[string]any {
 		t.Helper()
 		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		if method == "initialize" {
+			defer fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		}
 		done := make(chan map[string]any, 1)
 		go func() {
 			for lines.Scan() {
@@ -97,23 +123,6 @@ func TestGenAppBuildsAndServes(t *testing.T) {
 		}
 		return nil
 	}
-	init := call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
-	if name := init["result"].(map[string]any)["serverInfo"].(map[string]any)["name"]; name != "slugs" {
-		t.Errorf("server name = %v", name)
-	}
-	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	var names []string
-	for _, tl := range call(2, "tools/list", `{}`)["result"].(map[string]any)["tools"].([]any) {
-		names = append(names, tl.(map[string]any)["name"].(string))
-	}
-	if got := strings.Join(names, " "); got != "fibonacci slugify" {
-		t.Errorf("tools = %s: want only the tools of examples/text.vox", got)
-	}
-	res := call(3, "resources/list", `{}`)["result"].(map[string]any)["resources"].([]any)
-	if len(res) != 1 || res[0].(map[string]any)["uri"] != "vox-mcp://examples/README.md" {
-		t.Errorf("resources = %v", res)
-	}
-	appCallChecks(t, call)
 }
 
 // appCallChecks calls the app's tools (needs runtime/vox Module.Call).
@@ -125,5 +134,49 @@ func appCallChecks(t *testing.T, call func(int, string, string) map[string]any) 
 	rr := call(5, "resources/read", `{"uri":"vox-mcp://examples/README.md"}`)["result"].(map[string]any)["contents"].([]any)
 	if len(rr) != 1 || !strings.HasPrefix(rr[0].(map[string]any)["text"].(string), "# vox-mcp examples") {
 		t.Errorf("readme = %v", rr)
+	}
+}
+
+// TestGenAppEmbedsEveryName: sources whose names a //go:embed of the vox
+// folder would skip (starting with _ or .) and one with a space are
+// embedded; the app builds, starts and answers a call of each tool.
+func TestGenAppEmbedsEveryName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src := t.TempDir()
+	tools := map[string]string{"plain.vox": "plain", "_under.vox": "under", ".dot.vox": "dot", "two words.vox": "spaced"}
+	var files []string
+	for name, fn := range tools {
+		p := filepath.Join(src, name)
+		if err := os.WriteFile(p, []byte("@tool \"T\"\nfn "+fn+"() to str { \""+fn+" answers\" }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	dir := filepath.Join(t.TempDir(), "names")
+	if code, out, errOut := vox(t, append([]string{"gen", "app", "--out", dir, "--module", "example.com/names", "--replace", repoRoot(t)}, files...)...); code != 0 {
+		t.Fatalf("vox gen app: exit %d\n%s%s", code, out, errOut)
+	}
+	build := exec.Command(goBin, "build", "-o", "names.bin", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	call := startApp(t, filepath.Join(dir, "names.bin"), "--root", src)
+	call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
+	id := 2
+	for _, fn := range tools {
+		r := call(id, "tools/call", `{"name":"`+fn+`","arguments":{}}`)
+		id++
+		res, _ := r["result"].(map[string]any)
+		if res == nil || res["isError"] == true || res["content"].([]any)[0].(map[string]any)["text"] != fn+" answers" {
+			t.Errorf("%s: %v", fn, r)
+		}
 	}
 }

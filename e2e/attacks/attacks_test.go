@@ -48,6 +48,8 @@
 // killed as soon as it does, so a case never takes the machine's memory).
 // Flags:
 //
+//	-bin PATH    the server to start instead of vox-mcp: a binary that
+//	             vox gen app wrote and the case built
 //	-timeout D   the longest wait for one answer
 //	-maxrss N    the largest allowed peak RSS, in MiB
 //	-env K=V     an extra environment variable of the server (repeatable)
@@ -105,6 +107,10 @@
 // $VOX_MCP_SESSION_KEY as if issued D ago, and sets $VAR to it.
 //
 // $CHECKOUT is the vox-mcp checkout under test (for vox gen app --replace).
+// GOCACHE and GOMODCACHE are the machine's, GOPROXY=off, GOWORK=off and
+// GOFLAGS empty: a case can exec go build on a generated app, offline,
+// from the module cache that built the binaries; mcp -bin APP then drives
+// the app it built.
 //
 // $PROBE is the path of syscallprobe (runtime/sandbox/internal/syscallprobe),
 // which a case copies into a skill folder to try, from a skill command,
@@ -139,6 +145,10 @@ import (
 // binDir holds vox and vox-mcp, built by TestMain from checkoutDir.
 var binDir, checkoutDir string
 
+// goCache and goModCache are the Go build and module caches of the
+// machine, which a case's go build uses.
+var goCache, goModCache string
+
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
 }
@@ -166,6 +176,14 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	binDir, checkoutDir = dir, root
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go env: %v\n", err)
+		return 1
+	}
+	if f := strings.Fields(string(out)); len(f) == 2 {
+		goCache, goModCache = f[0], f[1]
+	}
 	return m.Run()
 }
 
@@ -188,6 +206,9 @@ func TestAttacks(t *testing.T) {
 			e.Setenv("VOX_SKILL_ROOTS", skills)
 			e.Setenv("PROBE", filepath.Join(binDir, "syscallprobe"))
 			e.Setenv("CHECKOUT", checkoutDir)
+			for k, v := range map[string]string{"GOCACHE": goCache, "GOMODCACHE": goModCache, "GOPROXY": "off", "GOWORK": "off", "GOFLAGS": "", "GOTOOLCHAIN": "local"} {
+				e.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -290,6 +311,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	timeout := fs.Duration("timeout", 20*time.Second, "the longest wait for one answer")
 	maxRSS := fs.Int64("maxrss", 0, "the largest allowed peak RSS in MiB (0: unchecked)")
+	bin := fs.String("bin", "", "the server binary to start instead of vox-mcp")
 	var extra envFlags
 	fs.Var(&extra, "env", "K=V for the server")
 	ptyOut := fs.String("pty", "", "run the server under a new pseudo-terminal; write what it showed to `FILE`")
@@ -301,7 +323,7 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		ts.Fatalf("usage: mcp [-timeout D] [-maxrss MiB] [-env K=V] REQUESTS [-- ARGS]")
+		ts.Fatalf("usage: mcp [-bin PATH] [-timeout D] [-maxrss MiB] [-env K=V] REQUESTS [-- ARGS]")
 	}
 	requests, err := os.ReadFile(ts.MkAbs(rest[0]))
 	ts.Check(err)
@@ -312,7 +334,11 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		serverArgs = rest[2:]
 	}
-	cmd := exec.Command(filepath.Join(binDir, "vox-mcp"), serverArgs...)
+	server := filepath.Join(binDir, "vox-mcp")
+	if *bin != "" {
+		server = ts.MkAbs(*bin)
+	}
+	cmd := exec.Command(server, serverArgs...)
 	cmd.Dir = ts.MkAbs(".")
 	for _, name := range serverEnvNames {
 		if v := ts.Getenv(name); v != "" {
