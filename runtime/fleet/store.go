@@ -275,17 +275,18 @@ func (s *Store) setValue(ctx context.Context, hash, op, key string, expires time
 	return s.write(ctx, hash, "set", key, string(b), s.maxState, event{Op: op, Key: key, Level: &e})
 }
 
-// Subscribe implements session.Store. The bound of
-// session.MaxSubscriptions per session is checked against the mirror, so
-// that concurrent subscriptions of one session through several instances
-// may pass it by the few the channel has not delivered yet.
+// Subscribe implements session.Store. A URI over session.MaxURIBytes
+// never reaches the store. The bounds of session.MaxSubscriptions and
+// session.MaxSubscriptionBytes per session are checked against the
+// mirror, so that concurrent subscriptions of one session through several
+// instances may pass them by the few the channel has not delivered yet
+// (each of at most MaxURIBytes).
 func (s *Store) Subscribe(ctx context.Context, key string, expires time.Time, address, uri string) error {
-	s.mu.Lock()
-	_, has := s.subs[key][uri]
-	n := len(s.subs[key])
-	s.mu.Unlock()
-	if !has && n >= session.MaxSubscriptions {
-		return fmt.Errorf("this session already has %d resource subscriptions, the most one may hold: unsubscribe from some first", session.MaxSubscriptions)
+	if err := session.CheckSubscribedURI(uri); err != nil {
+		return err
+	}
+	if err := session.CheckSubscription(s.mirroredSubscriptions(key, uri)); err != nil {
+		return err
 	}
 	e := subEntry{Address: address}
 	if !expires.IsZero() {

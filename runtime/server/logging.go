@@ -41,7 +41,9 @@ func (s *Server) recordLogLevel(ctx context.Context, req sessionRequest) error {
 
 // recordSessionState is the OnRequestInitialization hook of the requests
 // that change a session's state: logging/setLevel (recordLogLevel) and
-// resources/subscribe and unsubscribe (recordSubscription). It decodes a
+// resources/unsubscribe (recordUnsubscribe); resources/subscribe is
+// recorded by the shim, which can answer a subscription over a bound with
+// -32602 (kept_state.go). It decodes a
 // request's method once, and the params only of those, with
 // encoding/json as mcp-go decodes the same bytes; a request that does not
 // decode is mcp-go's to refuse.
@@ -57,15 +59,15 @@ func (s *Server) recordSessionState(ctx context.Context, _ any, message any) err
 	switch mcp.MCPMethod(req.Method) {
 	case mcp.MethodSetLogLevel:
 		return s.recordLogLevel(ctx, req)
-	case mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
-		return s.recordSubscription(ctx, req)
+	case mcp.MethodResourcesUnsubscribe:
+		return s.recordUnsubscribe(ctx, req)
 	}
 	return nil
 }
 
 // mayRecordSessionState reports whether raw may be a request whose method
 // recordSessionState records, without decoding it: such a method's name,
-// as JSON text, holds "setLevel" or "subscribe" unless it is written with
+// as JSON text, holds "setLevel" or "subscribe" (of unsubscribe) unless it is written with
 // an escape, and any escape is decoded. Every other request — every
 // tools/call without those words or a backslash — skips the decode of the
 // whole message (2% of the CPU at 32 calls in flight, docs/benchmarks.md).

@@ -20,6 +20,8 @@ import (
 //     the read role applied from the method table below;
 //   - tools/call with "arguments": null, which it passes to the tool as
 //     null instead of {};
+//   - requests that make the server keep what the client sent, whose
+//     values over their bounds it answers with -32602 (kept_state.go);
 //   - JSON-RPC batches, which it answers with a parse error: for a session
 //     that negotiated 2025-03-26 (the only version with batches) the shim
 //     splits a batch, dispatches each message, and answers as an array;
@@ -116,6 +118,9 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 			result = modernResult(result)
 		}
 		return nil, rpcReply(m.ID, result, e), true
+	}
+	if reply, answered := s.keptStateReply(ctx, raw, &m, modern); answered {
+		return nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
 		if modern && len(m.ID) > 0 {

@@ -146,7 +146,20 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 			sh.reply(reply)
 			return nil, nil
 		}
-	case head.Method == string(mcp.MethodInitialize):
+	case keptStateMethods[head.Method]:
+		sctx, ok := sh.session(ctx)
+		if !ok {
+			return nil, ctx.Err()
+		}
+		// A value over its bound is refused here, a subscription recorded
+		// (kept_state.go).
+		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+			sh.reply(reply)
+			return nil, nil
+		}
+		if head.Method != string(mcp.MethodInitialize) {
+			break
+		}
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}

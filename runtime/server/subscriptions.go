@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -14,33 +15,34 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// recordSubscription serves recordSessionState: mcp-go answers
-// resources/subscribe and unsubscribe but records nothing for its own
-// sessions, so the subscription is kept here, in the session's state
+// recordSubscription keeps a resources/subscribe in the session's state
 // (session.Store), with the address its notifications go to
-// (docs/federation.md §11). Any URI may be subscribed to, since a resource
-// may appear later; a session holds at most session.MaxSubscriptions.
-func (s *Server) recordSubscription(ctx context.Context, req sessionRequest) error {
+// (docs/federation.md §11): mcp-go answers it but records nothing for its
+// own sessions. The shim calls it before mcp-go reads the request
+// (kept_state.go), so that a subscription over a bound is answered -32602
+// and nothing of it is kept. Any URI may be subscribed to, since a
+// resource may appear later, within the bounds of session.Store.Subscribe.
+// A request the read role may not send is left to mcp-go to refuse, and
+// recorded by no one.
+func (s *Server) recordSubscription(ctx context.Context, raw, rawParams json.RawMessage) error {
 	var params struct {
 		URI string `json:"uri"`
 	}
-	if !req.params(&params) || params.URI == "" {
+	if len(rawParams) > 0 && json.Unmarshal(rawParams, &params) != nil || params.URI == "" {
+		return nil // mcp-go refuses it
+	}
+	ref, ok := sessionOf(ctx)
+	if !ok || s.readRoleRequest(ctx, nil, raw) != nil {
 		return nil
 	}
-	method := mcp.MCPMethod(req.Method)
-	ref, ok := sessionOf(ctx)
-	if !ok {
-		return nil // protocol 2026-07-28 has no resources/subscribe: mcp-go refuses it
-	}
-	if method == mcp.MethodResourcesUnsubscribe {
-		return s.sessions.state.Unsubscribe(ctx, ref.key, params.URI)
-	}
 	address := processSession
-	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+	if hs := httpSessionFrom(ctx); hs != nil {
+		address = hs.raw // mcp-go's session id of an HTTP session is its Mcp-Session-Id
+	} else if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
 		address = cs.SessionID()
 	}
 	if err := s.sessions.state.Subscribe(ctx, ref.key, ref.expires, address, params.URI); err != nil {
-		return fmt.Errorf("resources/subscribe %s: %w", params.URI, err)
+		return fmt.Errorf("%s: %w", shortURI(params.URI), err)
 	}
 	if s.workspace != nil {
 		surface := s.workspace.surface.Load()
@@ -53,20 +55,43 @@ func (s *Server) recordSubscription(ctx context.Context, req sessionRequest) err
 	return nil
 }
 
+// recordUnsubscribe serves recordSessionState: a resources/unsubscribe
+// forgets the subscription in the session's state.
+func (s *Server) recordUnsubscribe(ctx context.Context, req sessionRequest) error {
+	var params struct {
+		URI string `json:"uri"`
+	}
+	if !req.params(&params) || params.URI == "" {
+		return nil
+	}
+	ref, ok := sessionOf(ctx)
+	if !ok {
+		return nil // protocol 2026-07-28 has no resources/unsubscribe: mcp-go refuses it
+	}
+	return s.sessions.state.Unsubscribe(ctx, ref.key, params.URI)
+}
+
 // maxExpandedSubscriptions bounds the URIs kept for expandedSubscriptions:
 // every refresh asks the session state for each one's subscribers.
-const maxExpandedSubscriptions = 4096
+// maxExpandedSubscriptionBytes bounds their bytes together, since each
+// may be as long as session.MaxURIBytes.
+const (
+	maxExpandedSubscriptions     = 4096
+	maxExpandedSubscriptionBytes = 4 << 20
+)
 
 // expandedSubscriptions are the subscribed URIs that a workspace resource
 // template expands, such as notes://7 of notes://{id}. The session state
 // finds a URI's subscribers but cannot list the subscribed URIs, so this
 // process keeps the ones subscribed through it, for the refresh to tell
 // (docs/federation.md §11). A URI nobody subscribes to any more is dropped
-// at the next refresh; past maxExpandedSubscriptions new ones are not
-// kept, and the log says so once.
+// at the next refresh; past maxExpandedSubscriptions or
+// maxExpandedSubscriptionBytes new ones are not kept, and the log says so
+// once.
 type expandedSubscriptions struct {
 	mu     sync.Mutex
 	uris   map[string]struct{}
+	bytes  int
 	warned bool
 }
 
@@ -76,10 +101,10 @@ func (e *expandedSubscriptions) add(uri string, log *slog.Logger) {
 	if _, ok := e.uris[uri]; ok {
 		return
 	}
-	if len(e.uris) >= maxExpandedSubscriptions {
+	if len(e.uris) >= maxExpandedSubscriptions || e.bytes+len(uri) > maxExpandedSubscriptionBytes {
 		if !e.warned {
 			e.warned = true
-			log.Warn("too many subscribed URIs of resource templates: the subscribers of the others are not told of refreshes", "kept", maxExpandedSubscriptions)
+			log.Warn("too many subscribed URIs of resource templates: the subscribers of the others are not told of refreshes", "kept", len(e.uris), "bytes", e.bytes)
 		}
 		return
 	}
@@ -87,6 +112,7 @@ func (e *expandedSubscriptions) add(uri string, log *slog.Logger) {
 		e.uris = map[string]struct{}{}
 	}
 	e.uris[uri] = struct{}{}
+	e.bytes += len(uri)
 }
 
 // expandedBy returns the kept URIs that surface expands, sorted.
@@ -108,7 +134,10 @@ func (e *expandedSubscriptions) forget(uris []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, u := range uris {
-		delete(e.uris, u)
+		if _, ok := e.uris[u]; ok {
+			delete(e.uris, u)
+			e.bytes -= len(u)
+		}
 	}
 }
 

@@ -27,3 +27,21 @@ func TestExpandedSubscriptionsAreBounded(t *testing.T) {
 		t.Errorf("the cap was logged %d times, want once:\n%s", n, logs.String())
 	}
 }
+
+// The expanded URIs kept are bounded in bytes too: each may be as long
+// as session.MaxURIBytes; forgetting one frees its bytes.
+func TestExpandedSubscriptionsAreBoundedInBytes(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	var e expandedSubscriptions
+	long := func(i int) string { return fmt.Sprintf("notes://%04d/%s", i, strings.Repeat("a", 8000)) }
+	for i := range maxExpandedSubscriptions {
+		e.add(long(i), log)
+	}
+	if e.bytes > maxExpandedSubscriptionBytes || len(e.uris) != maxExpandedSubscriptionBytes/len(long(0)) {
+		t.Errorf("%d URIs of %d bytes kept, want %d within %d bytes", len(e.uris), e.bytes, maxExpandedSubscriptionBytes/len(long(0)), maxExpandedSubscriptionBytes)
+	}
+	e.forget([]string{long(0), "never://kept"})
+	if e.add(long(9999), log); len(e.uris) != maxExpandedSubscriptionBytes/len(long(0)) {
+		t.Errorf("after forgetting one: %d URIs", len(e.uris))
+	}
+}

@@ -54,8 +54,9 @@ type Store interface {
 	SetProtocolVersion(ctx context.Context, key string, expires time.Time, version string) error
 	// Subscribe records that the session wants notifications/resources/updated
 	// for uri, delivered to the transport session address (mcp-go's session
-	// id), until it unsubscribes, ends or expires. A session holds at most
-	// MaxSubscriptions; one more is an error.
+	// id), until it unsubscribes, ends or expires. A URI over MaxURIBytes,
+	// or one more subscription than MaxSubscriptions or
+	// MaxSubscriptionBytes allow, is a *LimitError and nothing is kept.
 	Subscribe(ctx context.Context, key string, expires time.Time, address, uri string) error
 	// Unsubscribe forgets one subscription; an unknown one is no error.
 	Unsubscribe(ctx context.Context, key, uri string) error
@@ -101,10 +102,8 @@ type entry struct {
 	version  string // "": none negotiated (or forgotten to make room)
 	address  string // where the subscriptions' notifications go
 	subs     map[string]bool
+	subBytes int // SubscriptionCost of every subscription in subs
 }
-
-// MaxSubscriptions bounds the resource subscriptions of one session.
-const MaxSubscriptions = 1000
 
 // empty reports whether the entry holds no state.
 func (e *entry) empty() bool { return e.soft() && e.version == "" }
@@ -196,11 +195,16 @@ func (m *MemoryStore) SetProtocolVersion(_ context.Context, key string, expires 
 
 // Subscribe implements Store.
 func (m *MemoryStore) Subscribe(_ context.Context, key string, expires time.Time, address, uri string) error {
+	if err := CheckSubscribedURI(uri); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e, ok := m.sessions[key]; ok {
-		if en := e.Value.(*entry); !en.subs[uri] && len(en.subs) >= MaxSubscriptions {
-			return fmt.Errorf("this session already has %d resource subscriptions, the most one may hold: unsubscribe from some first", MaxSubscriptions)
+	if el, ok := m.sessions[key]; ok {
+		if e := el.Value.(*entry); !e.expired(m.now()) {
+			if err := CheckSubscription(len(e.subs), e.subBytes, e.subs[uri], uri); err != nil {
+				return err
+			}
 		}
 	}
 	e, err := m.put(key, expires)
@@ -210,7 +214,11 @@ func (m *MemoryStore) Subscribe(_ context.Context, key string, expires time.Time
 	if e.subs == nil {
 		e.subs = map[string]bool{}
 	}
-	e.subs[uri], e.address = true, address
+	if !e.subs[uri] {
+		e.subs[uri] = true
+		e.subBytes += SubscriptionCost(uri)
+	}
+	e.address = address
 	return nil
 }
 
@@ -220,7 +228,10 @@ func (m *MemoryStore) Unsubscribe(_ context.Context, key, uri string) error {
 	defer m.mu.Unlock()
 	if el, ok := m.sessions[key]; ok {
 		e := el.Value.(*entry)
-		delete(e.subs, uri)
+		if e.subs[uri] {
+			delete(e.subs, uri)
+			e.subBytes -= SubscriptionCost(uri)
+		}
 		if e.empty() {
 			m.remove(el)
 		}
