@@ -41,9 +41,13 @@ func (s *Server) recordLogLevel(ctx context.Context, req sessionRequest) error {
 
 // recordSessionState is the OnRequestInitialization hook of the requests
 // that change a session's state: logging/setLevel (recordLogLevel) and
-// resources/unsubscribe (recordUnsubscribe); resources/subscribe is
+// resources/unsubscribe (recordUnsubscribe). resources/subscribe is
 // recorded by the shim, which can answer a subscription over a bound with
-// -32602 (kept_state.go). It decodes a
+// -32602 (kept_state.go); a request that reaches mcp-go without the shim
+// (a program embedding the server and calling MCP().HandleMessage) is
+// recorded here, within the same bounds (mcp-go answers an error of a hook
+// -32600), and recording one the shim recorded already changes nothing.
+// It decodes a
 // request's method once, and the params only of those, with
 // encoding/json as mcp-go decodes the same bytes; a request that does not
 // decode is mcp-go's to refuse.
@@ -61,6 +65,8 @@ func (s *Server) recordSessionState(ctx context.Context, _ any, message any) err
 		return s.recordLogLevel(ctx, req)
 	case mcp.MethodResourcesUnsubscribe:
 		return s.recordUnsubscribe(ctx, req)
+	case mcp.MethodResourcesSubscribe:
+		return s.recordSubscription(ctx, raw, req.Params)
 	}
 	return nil
 }
