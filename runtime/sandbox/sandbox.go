@@ -30,8 +30,9 @@
 // no_new_privs, sets resource limits (RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE,
 // RLIMIT_NOFILE), restricts file access to the bound paths with Landlock
 // where the kernel has it, installs a seccomp filter (no terminal
-// injection, ptrace, mounts, namespaces, keyrings, bpf, perf, userfaultfd
-// or kexec) and starts /bin/sh -c as its child, in a new session, with
+// injection, ptrace, mounts, namespaces, keyrings, bpf, perf, userfaultfd,
+// kexec, io_uring, kernel modules, open_by_handle_at, or socket families
+// but unix, inet, inet6 and netlink) and starts /bin/sh -c as its child, in a new session, with
 // exactly PATH, HOME, LANG=C.UTF-8 and VOX_SKILL_ID in the environment. It
 // stays PID 1 of the new PID namespace and reaps; when the shell exits the
 // init exits with its status, and the kernel kills whatever the command left
