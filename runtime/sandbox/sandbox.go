@@ -16,12 +16,14 @@
 //	/proc                           a fresh proc of the new PID namespace, read-only
 //	/dev                            null zero full random urandom (bound from the host), fd stdin stdout stderr; no tty
 //	/tmp                            writable tmpfs (256 MiB): working directory and $HOME
-//	/tmp/skill                      the skill folder, read-only
+//	/tmp/skill                      the skill folder, read-only: an overlayfs of the folder
+//	                                alone, so that mountinfo shows no host path (a
+//	                                read-only bind where overlayfs cannot be mounted)
 //
-// The skill folder is bound only if it is still the folder that was
+// The skill folder is mounted only if it is still the folder that was
 // discovered: the init opens its path without following any symlink
 // (openat2 RESOLVE_NO_SYMLINKS) and compares device and inode with
-// Spec.Folder before binding through that descriptor.
+// Spec.Folder before mounting through that descriptor.
 //
 // Everything else of the host (the workspace, /root, /home, ...) is absent,
 // / itself is read-only, and the network namespace has only a loopback
@@ -227,6 +229,9 @@ type Report struct {
 	Landlock int
 	// Cgroups says what the host's cgroups give.
 	Cgroups CgroupSupport
+	// SkillPathHidden is true when the skill folder is mounted as an
+	// overlay, so that /proc/self/mountinfo shows no host path inside.
+	SkillPathHidden bool
 	// Warnings name the protections missing on this host that the
 	// Config does not require; the server logs them.
 	Warnings []string
