@@ -1,7 +1,7 @@
 package sandbox_test
 
 // Tests of what keeps a command inside: session and terminal, the
-// discovered folder, resource limits and cgroups, seccomp, Landlock, the
+// discovered folder, resource limits and cgroups, Landlock, the
 // unisolated helper, and the self-test's footprint on the host. Several run
 // this test binary again as a helper process (TestMain dispatches on
 // helperEnv) and several run internal/syscallprobe inside the sandbox.
@@ -293,98 +293,6 @@ func TestTerminalInjectionSeesServerTerminal(t *testing.T) {
 	report, _ := underPTY(t, "unisolated", skillWithProbe(t))
 	if !strings.Contains(report, "/fd/0 TIOCSTI: EPERM") || !strings.Contains(report, "/fd/0 TIOCSTI|1<<32: EPERM") {
 		t.Errorf("want the server's terminal reached and refused with EPERM, got:\n%s", report)
-	}
-}
-
-// execProbe runs the probe in a helper that installs the seccomp filter
-// (or not) on the thread that executes it.
-func execProbe(t *testing.T, filter bool, args ...string) (string, error) {
-	t.Helper()
-	a, _ := json.Marshal(append([]string{probeBinary(t)}, args...))
-	f := "0"
-	if filter {
-		f = "1"
-	}
-	out, err := helper("exec", "VOX_SANDBOX_TEST_FILTER="+f, "VOX_SANDBOX_TEST_ARGS="+string(a)).CombinedOutput()
-	return string(out), err
-}
-
-// filtered is what the filter answers each call the probe tries.
-var filtered = map[string]string{
-	"ioctl TIOCSTI": "EPERM", "ioctl TIOCSTI|1<<32": "EPERM", "ioctl TIOCLINUX": "EPERM", "ioctl TIOCLINUX|1<<32": "EPERM",
-	"ptrace": "EPERM", "process_vm_readv": "EPERM", "process_vm_writev": "EPERM",
-	"mount": "EPERM", "umount2": "EPERM", "pivot_root": "EPERM", "open_tree": "EPERM", "open_tree_attr": "EPERM",
-	"move_mount": "EPERM", "fsopen": "EPERM", "fsconfig": "EPERM", "fsmount": "EPERM", "fspick": "EPERM", "mount_setattr": "EPERM",
-	"unshare": "EPERM", "setns": "EPERM", "keyctl": "EPERM", "add_key": "EPERM", "request_key": "EPERM",
-	"bpf": "EPERM", "perf_event_open": "EPERM", "userfaultfd": "EPERM", "kexec_load": "EPERM", "kexec_file_load": "EPERM",
-	"clone CLONE_NEWUSER": "EPERM", "clone3": "ENOSYS",
-	// What commands need is untouched.
-	"ioctl TCGETS": "ENOTTY", "getpid": "ok",
-}
-
-func checkFiltered(t *testing.T, out string) {
-	t.Helper()
-	got := results(out)
-	for name, want := range filtered {
-		if got[name] != want {
-			t.Errorf("%s: %q, want %q", name, got[name], want)
-		}
-	}
-	if len(got) != len(filtered) {
-		t.Errorf("the probe reported %d calls, want %d:\n%s", len(got), len(filtered), out)
-	}
-}
-
-// TestSeccompOnKernel checks the filter against the kernel, outside the
-// sandbox: every call the probe tries is refused with the filter, and
-// answers something else without it (so the check can fail). TIOCSTI with
-// bit 32 set is the case a filter comparing 64 bits would let through.
-func TestSeccompOnKernel(t *testing.T) {
-	out, err := execProbe(t, true, "syscalls")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	checkFiltered(t, out)
-
-	out, err = execProbe(t, false, "syscalls")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := results(out)
-	for name := range filtered {
-		// Without capabilities the kernel itself answers EPERM for some.
-		if got[name] == "EPERM" && os.Geteuid() == 0 {
-			t.Errorf("control without the filter: %s answered EPERM, so the filtered run proves nothing", name)
-		}
-	}
-	if got["ioctl TIOCSTI|1<<32"] != "ENOTTY" || got["unshare"] != "ok" {
-		t.Errorf("control without the filter: %q", out)
-	}
-
-	if runtime.GOARCH == "amd64" {
-		out, err = execProbe(t, true, "x32")
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGSYS {
-			t.Errorf("an x32 system call under the filter: %v %q, want killed by SIGSYS", err, out)
-		}
-	}
-}
-
-// TestSeccompInSandbox runs the probe as a skill command: the filter is
-// installed in both modes.
-func TestSeccompInSandbox(t *testing.T) {
-	skill := skillWithProbe(t)
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			res := mustRunIn(t, m.run, skill, "./skill/syscallprobe syscalls")
-			checkFiltered(t, res.Stdout)
-			if runtime.GOARCH == "amd64" {
-				res = mustRunIn(t, m.run, skill, "./skill/syscallprobe x32; echo status $?")
-				if want := fmt.Sprintf("status %d\n", 128+int(syscall.SIGSYS)); res.Stdout != want {
-					t.Errorf("x32: got %q, want %q", res.Stdout, want)
-				}
-			}
-		})
 	}
 }
 

@@ -14,6 +14,15 @@ func (c Config) RunFailingAt(ctx context.Context, spec Spec, failStep string) (R
 	return res, err
 }
 
+// StepSkillOverlay is the test hook's name for a host where overlayfs
+// cannot be mounted: the skill folder is bound instead.
+const StepSkillOverlay = stepSkillOverlay
+
+// SelfTestFailingAt is SelfTest with failStep made to fail.
+func (c Config) SelfTestFailingAt(ctx context.Context, failStep string) Report {
+	return c.selfTest(ctx, failStep)
+}
+
 // RunUnisolatedFailingAt is RunUnisolated with failStep made to fail.
 func (c Config) RunUnisolatedFailingAt(ctx context.Context, spec Spec, failStep string) (Result, error) {
 	res, _, err := c.run(ctx, spec, false, failStep)

@@ -93,6 +93,11 @@ const (
 	stepSubreaper = "become child subreaper"
 )
 
+// stepSkillOverlay is no step that fails the run: it is the test hook's
+// name for a host without overlayfs in user namespaces, where stepSkill
+// binds the folder instead.
+const stepSkillOverlay = "mount skill folder as overlay"
+
 // initConfig is what Run tells the init.
 type initConfig struct {
 	// Isolated builds the sandbox; otherwise the init is the unisolated
@@ -119,6 +124,10 @@ type initStatus struct {
 	Detail   string `json:"detail,omitempty"`   // the error text when it is no errno
 	Landlock int    `json:"landlock,omitempty"` // the Landlock ABI applied, 0 for none
 	Seccomp  bool   `json:"seccomp,omitempty"`  // the filter is installed
+	// SkillBound says why the skill folder was bound, its host path
+	// showing in /proc/self/mountinfo, rather than mounted as an overlay;
+	// "" when it was not (or without isolation).
+	SkillBound string `json:"skill_bound,omitempty"`
 }
 
 func (s initStatus) err() *SetupError {
@@ -194,7 +203,11 @@ func initMain() (code int) {
 		report(status, st)
 		return 1
 	}
-	report(status, initStatus{OK: true, Landlock: st.landlock, Seccomp: true})
+	ok := initStatus{OK: true, Landlock: st.landlock, Seccomp: true}
+	if st.overlayErr != nil {
+		ok.SkillBound = "overlayfs: " + st.overlayErr.Error()
+	}
+	report(status, ok)
 	if st.control != nil {
 		return superviseUnisolated(st.shell, st.control)
 	}
@@ -310,6 +323,9 @@ type started struct {
 	shell    int
 	landlock int      // the Landlock ABI applied, 0 for none
 	control  *os.File // unisolated only: closes when the helper must stop
+	// overlayErr is why the skill folder was bound rather than mounted
+	// as an overlay (isolated only), nil when it was.
+	overlayErr error
 }
 
 // setUp reads the config, then builds the sandbox and starts the shell in
@@ -392,15 +408,19 @@ func setUp() (started, error) {
 		return mountAt(root, workDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, workTmpfsOpts)
 	})
 	skillTarget := filepath.Join(root, skillMount)
+	var overlayErr error
 	s.do(stepSkill, func() error {
+		defer unix.Close(skillFD)
 		if err := os.Mkdir(skillTarget, 0o755); err != nil {
 			return err
 		}
-		// The magic link names the very folder checked by openDiscovered,
-		// whatever its path leads to now.
-		err := unix.Mount("/proc/self/fd/"+strconv.Itoa(skillFD), skillTarget, "", unix.MS_BIND|unix.MS_REC, "")
-		unix.Close(skillFD)
-		return err
+		if overlayErr = mountSkillOverlay(skillFD, skillTarget, cfg.FailStep == stepSkillOverlay); overlayErr == nil {
+			return nil
+		}
+		// Without overlayfs the folder is bound, and mountinfo shows its
+		// host path (the self-test warns). The magic link names the very
+		// folder checked by openDiscovered, whatever its path leads to now.
+		return unix.Mount("/proc/self/fd/"+strconv.Itoa(skillFD), skillTarget, "", unix.MS_BIND|unix.MS_REC, "")
 	})
 	s.do(stepSkillRO, func() error { return remountTreeReadOnly(skillTarget, unix.MS_NODEV) })
 
@@ -482,7 +502,35 @@ func setUp() (started, error) {
 		})
 		return err
 	})
-	return started{shell: shell, landlock: abi}, s.err
+	return started{shell: shell, landlock: abi, overlayErr: overlayErr}, s.err
+}
+
+// mountSkillOverlay mounts the skill folder (the descriptor checked by
+// openDiscovered) at target as a read-only overlayfs rather than a bind.
+// A bind shows, in the root field of /proc/self/mountinfo, the folder's
+// path in its host file system (a user name, a project path): a command
+// could read it. The overlay's root is its own, and its options name the
+// layers as given here, descriptor paths of the init (/proc/self/fd/N)
+// that say nothing. Overlayfs wants two layers when there is no upper
+// one: the second is target itself, an empty folder the overlay then
+// covers (a folder removed after the mount would break listing the
+// root). redirect_dir=nofollow and metacopy=off make the overlay follow
+// no redirect a file's extended attributes could ask for; index and xino
+// are off, there being nothing to copy up. Submounts of the folder are
+// not part of an overlay: they show as their empty mount points. fail is
+// the test hook that makes the mount fail as on a host without
+// overlayfs in user namespaces.
+func mountSkillOverlay(skillFD int, target string, fail bool) error {
+	if fail {
+		return syscall.EPERM
+	}
+	empty, err := unix.Open(target, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(empty)
+	opts := fmt.Sprintf("lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,redirect_dir=nofollow,metacopy=off,index=off,xino=off", skillFD, empty)
+	return unix.Mount("vox-skill", target, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, opts)
 }
 
 // setUpUnisolated starts the shell without namespaces, after checking the

@@ -48,7 +48,10 @@ func (c Config) RunUnisolated(ctx context.Context, spec Spec) (res Result, err e
 // host gives. It creates no folder on the host: the skill folder of the
 // test run is /usr (bound read-only, as it is anyway), and the new root is
 // a tmpfs over an existing folder of the init's private mount namespace.
-func (c Config) SelfTest(ctx context.Context) (rep Report) {
+func (c Config) SelfTest(ctx context.Context) (rep Report) { return c.selfTest(ctx, "") }
+
+// selfTest is SelfTest with the test hook of run.
+func (c Config) selfTest(ctx context.Context, failStep string) (rep Report) {
 	rep.config = c
 	defer func() {
 		if r := recover(); r != nil {
@@ -71,8 +74,9 @@ func (c Config) SelfTest(ctx context.Context) (rep Report) {
 	// gives, and Problem weighs it against the requirements.
 	probe := c
 	probe.RequireCgroups, probe.RequireLandlock = false, false
-	res, info, err := probe.run(ctx, Spec{SkillID: "sandbox-self-test", SkillDir: dir, Folder: folder, Command: "true"}, true, "")
+	res, info, err := probe.run(ctx, Spec{SkillID: "sandbox-self-test", SkillDir: dir, Folder: folder, Command: "true"}, true, failStep)
 	rep.Cgroups, rep.Landlock, rep.Seccomp = info.cgroups, info.landlock, info.seccomp
+	rep.SkillPathHidden = err == nil && info.skillBound == ""
 	switch {
 	case err != nil:
 		rep.Err = err
@@ -91,6 +95,10 @@ func (c Config) SelfTest(ctx context.Context) (rep Report) {
 	if rep.Landlock == 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the kernel has no Landlock: file access is confined by the mount namespace only; set %s=landlock to refuse that", EnvRequire))
 	}
+	if !rep.SkillPathHidden {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the skill folder is bound, not mounted as an overlay (%s; overlayfs in a user namespace needs Linux 5.11): "+
+			"a command can read the folder's host path in /proc/self/mountinfo", info.skillBound))
+	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	return rep
 }
@@ -100,6 +108,9 @@ type runInfo struct {
 	cgroups  CgroupSupport
 	landlock int
 	seccomp  bool
+	// skillBound is why the skill folder was bound (its host path shows
+	// in mountinfo) rather than mounted as an overlay, "" when it was not.
+	skillBound string
 }
 
 // run is Run (isolated) or RunUnisolated, with a test hook: failStep names
@@ -274,7 +285,7 @@ func (c Config) run(ctx context.Context, spec Spec, isolated bool, failStep stri
 		p.finish(false)
 		return Result{}, info, withHint(st.err())
 	}
-	info.landlock, info.seccomp = st.Landlock, st.Seccomp
+	info.landlock, info.seccomp, info.skillBound = st.Landlock, st.Seccomp, st.SkillBound
 	res := p.wait(ctx)
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, info, nil

@@ -16,12 +16,14 @@
 //	/proc                           a fresh proc of the new PID namespace, read-only
 //	/dev                            null zero full random urandom (bound from the host), fd stdin stdout stderr; no tty
 //	/tmp                            writable tmpfs (256 MiB): working directory and $HOME
-//	/tmp/skill                      the skill folder, read-only
+//	/tmp/skill                      the skill folder, read-only: an overlayfs of the folder
+//	                                alone, so that mountinfo shows no host path (a
+//	                                read-only bind where overlayfs cannot be mounted)
 //
-// The skill folder is bound only if it is still the folder that was
+// The skill folder is mounted only if it is still the folder that was
 // discovered: the init opens its path without following any symlink
 // (openat2 RESOLVE_NO_SYMLINKS) and compares device and inode with
-// Spec.Folder before binding through that descriptor.
+// Spec.Folder before mounting through that descriptor.
 //
 // Everything else of the host (the workspace, /root, /home, ...) is absent,
 // / itself is read-only, and the network namespace has only a loopback
@@ -30,8 +32,9 @@
 // no_new_privs, sets resource limits (RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE,
 // RLIMIT_NOFILE), restricts file access to the bound paths with Landlock
 // where the kernel has it, installs a seccomp filter (no terminal
-// injection, ptrace, mounts, namespaces, keyrings, bpf, perf, userfaultfd
-// or kexec) and starts /bin/sh -c as its child, in a new session, with
+// injection, ptrace, mounts, namespaces, keyrings, bpf, perf, userfaultfd,
+// kexec, io_uring, kernel modules, open_by_handle_at, or socket families
+// but unix, inet, inet6 and netlink) and starts /bin/sh -c as its child, in a new session, with
 // exactly PATH, HOME, LANG=C.UTF-8 and VOX_SKILL_ID in the environment. It
 // stays PID 1 of the new PID namespace and reaps; when the shell exits the
 // init exits with its status, and the kernel kills whatever the command left
@@ -226,6 +229,9 @@ type Report struct {
 	Landlock int
 	// Cgroups says what the host's cgroups give.
 	Cgroups CgroupSupport
+	// SkillPathHidden is true when the skill folder is mounted as an
+	// overlay, so that /proc/self/mountinfo shows no host path inside.
+	SkillPathHidden bool
 	// Warnings name the protections missing on this host that the
 	// Config does not require; the server logs them.
 	Warnings []string

@@ -20,6 +20,26 @@ import (
 //	keyctl, add_key, request_key   the kernel keyrings
 //	bpf, perf_event_open,          kernel attack surface
 //	userfaultfd, kexec_*
+//	io_uring_setup, _enter,        io_uring: its operations run in the kernel
+//	_register                      without passing this filter, a large surface
+//	init_module, finit_module,     load or remove kernel modules (and, on x86-64,
+//	delete_module                  the old create_module, query_module, get_kernel_syms)
+//	open_by_handle_at              open any file of a mounted file system by its
+//	                               handle, around the mount namespace
+//
+// socket and socketpair answer EAFNOSUPPORT for every address family but
+// AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK: the families an empty network
+// namespace has something behind (a loopback interface, its routing
+// tables). Every other family is either not confined by a network
+// namespace (AF_VSOCK reaches the hypervisor host from a virtual machine)
+// or a kernel surface no skill command needs (AF_PACKET, AF_ALG, AF_XDP,
+// ...); a family whose module is not loaded would also make the kernel
+// load it on the host. EAFNOSUPPORT is what a kernel without the family
+// answers, so programs fall back as they would there.
+//
+// name_to_handle_at stays allowed: it only names a file the command can
+// already reach by path, and the handle opens nothing without
+// open_by_handle_at (some tools read a mount id through it).
 //
 // clone3 answers ENOSYS: its flags lie in memory a filter cannot read, and
 // ENOSYS makes the C library fall back to clone, whose flags it can. A
@@ -40,7 +60,14 @@ var deniedSyscalls = []uint32{
 	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
 	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
 	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_OPEN_BY_HANDLE_AT,
 }
+
+// allowedSocketFamilies are the address families socket and socketpair
+// accept; any other answers EAFNOSUPPORT.
+var allowedSocketFamilies = []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
 
 // deniedIoctls are the ioctl requests that fail with EPERM.
 var deniedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
@@ -135,9 +162,11 @@ func seccompFilter() ([]unix.SockFilter, error) {
 	if x32SyscallBit != 0 {
 		p.jump(unix.BPF_JGE, x32SyscallBit, "kill", "")
 	}
-	for _, nr := range deniedSyscalls {
+	for _, nr := range append(deniedSyscalls, archDeniedSyscalls...) {
 		p.jump(unix.BPF_JEQ, nr, "eperm", "")
 	}
+	p.jump(unix.BPF_JEQ, unix.SYS_SOCKET, "socket", "")
+	p.jump(unix.BPF_JEQ, unix.SYS_SOCKETPAIR, "socket", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_IOCTL, "ioctl", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_CLONE, "clone", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_CLONE3, "enosys", "")
@@ -150,11 +179,21 @@ func seccompFilter() ([]unix.SockFilter, error) {
 	}
 	p.ret(unix.SECCOMP_RET_ALLOW)
 
+	p.label("socket")
+	// The family, an int: the kernel reads the low 32 bits only.
+	p.load(offArgLow(0))
+	for _, af := range allowedSocketFamilies {
+		p.jump(unix.BPF_JEQ, af, "allow", "")
+	}
+	p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
+
 	p.label("clone")
 	p.load(offArgLow(0)) // the flags (first argument on x86-64 and arm64)
 	p.jump(unix.BPF_JSET, cloneNewFlags, "eperm", "")
 	p.ret(unix.SECCOMP_RET_ALLOW)
 
+	p.label("allow")
+	p.ret(unix.SECCOMP_RET_ALLOW)
 	p.label("eperm")
 	p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	p.label("enosys")

@@ -8,3 +8,5 @@ package sandbox
 const auditArch = 0
 
 const x32SyscallBit = 0
+
+var archDeniedSyscalls []uint32
