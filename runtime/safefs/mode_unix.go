@@ -8,8 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileMode is the fs.FileMode of a stat mode, as os.Stat makes it.
-func fileMode(m uint32) fs.FileMode {
+// FileMode is the fs.FileMode of a stat mode, as os.Stat makes it: for
+// callers that stat through golang.org/x/sys/unix themselves.
+func FileMode(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
 	switch m & unix.S_IFMT {
 	case unix.S_IFBLK:

@@ -98,7 +98,7 @@ func (r *Root) stat(rel string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &statInfo{name: path.Base(rel), size: st.Size, mode: fileMode(st.Mode), modTime: time.Unix(st.Mtim.Unix())}, nil
+	return &statInfo{name: path.Base(rel), size: st.Size, mode: FileMode(st.Mode), modTime: time.Unix(st.Mtim.Unix())}, nil
 }
 
 // statInfo is the fs.FileInfo of Stat. Its Sys is nil: os.SameFile

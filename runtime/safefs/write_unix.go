@@ -23,7 +23,7 @@ func (r *Root) replaceFile(rel string, data []byte, perm fs.FileMode) error {
 	var st unix.Stat_t
 	switch err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
 	case err == nil:
-		if err := fileKind(fileMode(uint32(st.Mode))); err != nil {
+		if err := fileKind(FileMode(uint32(st.Mode))); err != nil {
 			return pathError("write", rel, err)
 		}
 	case err != unix.ENOENT:
@@ -108,7 +108,7 @@ func openDirAt(dirfd int, name string) (int, error) {
 func whyNotDir(dirfd int, name string, err error) error {
 	var st unix.Stat_t
 	if serr := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); serr == nil {
-		m := fileMode(uint32(st.Mode))
+		m := FileMode(uint32(st.Mode))
 		if m&fs.ModeSymlink != 0 {
 			return ErrSymlink
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vox-lang/vox-mcp/runtime/safefs"
 )
 
 // dirStat stats files relative to an open descriptor of their directory:
@@ -38,7 +40,7 @@ func (st *dirStat) lstat(abs string, d fs.DirEntry) (fs.FileInfo, error) {
 	if err := unix.Fstatat(st.fd, name, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: abs, Err: err}
 	}
-	return &statInfo{name: name, size: s.Size, mode: fileMode(s.Mode), modTime: time.Unix(s.Mtim.Unix()), nlink: uint64(s.Nlink)}, nil
+	return &statInfo{name: name, size: s.Size, mode: safefs.FileMode(s.Mode), modTime: time.Unix(s.Mtim.Unix()), nlink: uint64(s.Nlink)}, nil
 }
 
 func (st *dirStat) close() {
@@ -46,35 +48,6 @@ func (st *dirStat) close() {
 		unix.Close(st.fd)
 	}
 	st.dir, st.fd = "", -1
-}
-
-// fileMode is the fs.FileMode of a stat mode, as os.Lstat makes it.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	switch m & unix.S_IFMT {
-	case unix.S_IFBLK:
-		mode |= fs.ModeDevice
-	case unix.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFDIR:
-		mode |= fs.ModeDir
-	case unix.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case unix.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case unix.S_IFSOCK:
-		mode |= fs.ModeSocket
-	}
-	if m&unix.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&unix.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&unix.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }
 
 // statInfo is the fs.FileInfo of a dirStat.
