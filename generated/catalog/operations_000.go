@@ -36,7 +36,7 @@ var opCiAgentskillsCompliance = registry.Operation{
 	CLI: &registry.CLI{
 		Path:    []string{"ci", "agentskills-compliance"},
 		Status:  "active",
-		Handler: "cmd/vox/ci_agentskills.go",
+		Handler: "cmd/vox/ci.go",
 	},
 }
 
@@ -84,7 +84,7 @@ var opCiOperationsVerify = registry.Operation{
 	CLI: &registry.CLI{
 		Path:    []string{"ci", "operations-verify"},
 		Status:  "active",
-		Handler: "cmd/vox/ci_operations_verify.go",
+		Handler: "cmd/vox/ci.go",
 	},
 }
 
