@@ -293,11 +293,14 @@ func (s *Server) publish(ctx *glsp.Context, d *document) {
 	})
 }
 
-// diagnostics converts the analysis's diagnostics to the protocol's.
+// diagnostics converts the analysis's diagnostics to the protocol's: the
+// first MaxDiagnostics of them, then one that says how many more there
+// are (limits.go).
 func (d *document) diagnostics() []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(d.an.diags))
+	diags := d.an.diags[:min(len(d.an.diags), MaxDiagnostics)]
+	out := make([]protocol.Diagnostic, 0, len(diags)+1)
 	source := "vox"
-	for _, x := range d.an.diags {
+	for _, x := range diags {
 		severity := protocol.DiagnosticSeverityError
 		if x.Severity == diag.Warning {
 			severity = protocol.DiagnosticSeverityWarning
@@ -316,6 +319,16 @@ func (d *document) diagnostics() []protocol.Diagnostic {
 			Code:     &protocol.IntegerOrString{Value: x.Code},
 			Source:   &source,
 			Message:  message,
+		})
+	}
+	if more := len(d.an.diags) - len(diags); more > 0 {
+		severity := protocol.DiagnosticSeverityInformation
+		next := d.an.diags[len(diags)]
+		at := d.position(d.posOffset(syntax.MakePos(next.Line, next.Col)))
+		out = append(out, protocol.Diagnostic{
+			Range: protocol.Range{Start: at, End: at}, Severity: &severity,
+			Code: &protocol.IntegerOrString{Value: "vox/lsp/more"}, Source: &source,
+			Message: fmt.Sprintf("%d more diagnostics from here on are not shown: vox lsp publishes the first %d of a document; vox check lists every one", more, MaxDiagnostics),
 		})
 	}
 	return out

@@ -9,24 +9,30 @@ import (
 
 // The server holds every open document with its analysis, and analysis
 // is what costs: the compiler's tree, the resolver's and the checker's
-// records take 40 to 160 bytes of heap per byte of Vox (the densest text
-// measured: short functions, one per 9 bytes), and analyzing allocates
-// about three times what it keeps. So the limits are on the text, and
-// the text of a document's last complete analysis, which completion
-// keeps while the current text does not parse, counts too
-// (docs/vox-lsp.md, Limits; docs/security.md, the language server).
+// records keep 35 to 160 bytes of heap per byte of Vox (the most for the
+// densest text measured: a function of 9 bytes a line, each a duplicate
+// with its diagnostic), and analyzing allocates about three times what
+// it keeps. So the limits are on the text, and the text of a document's
+// last complete analysis, which completion keeps while the current text
+// does not parse, counts too (docs/vox-lsp.md, Limits; docs/security.md,
+// the language server).
 const (
-	// MaxDocumentBytes is the largest document: a hundred times the
-	// largest .vox file of this repository.
+	// MaxDocumentBytes is the largest document: ninety times the
+	// largest .vox file of this repository (11 KB).
 	MaxDocumentBytes = 1 << 20
 	// MaxDocuments is the most documents open at once: an editor opens a
 	// document for each file it shows, not for every file of the
 	// workspace.
 	MaxDocuments = 256
-	// MaxTotalBytes is the most text held in all: at the measured cost
-	// per byte, a heap of at most about 650 MB for the densest Vox and
-	// 160 MB for Vox as people write it.
-	MaxTotalBytes = 4 << 20
+	// MaxTotalBytes is the most text held in all. At the limits the
+	// server's peak RSS stays near 400 MB for the densest Vox measured
+	// (docs/vox-lsp.md, Limits).
+	MaxTotalBytes = 2 << 20
+	// MaxDiagnostics is the most diagnostics published for a document:
+	// a text of many small errors would otherwise make a notification of
+	// 250 bytes per error (116,000 of them for 1 MiB of duplicate
+	// functions), which the editor cannot use either.
+	MaxDiagnostics = 1000
 )
 
 // admit checks that a document of size bytes may be opened under uri

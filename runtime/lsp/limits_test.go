@@ -163,3 +163,19 @@ func TestMiB(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsCapped: past MaxDiagnostics one diagnostic says how many
+// more there are, where the first of them is.
+func TestDiagnosticsCapped(t *testing.T) {
+	c := startClient(t)
+	d := c.open(uri, strings.Repeat("fn f() {}\n", MaxDiagnostics+6)) // every f after the first is a duplicate
+	if len(d.Diagnostics) != MaxDiagnostics+1 {
+		t.Fatalf("%d diagnostics, want %d", len(d.Diagnostics), MaxDiagnostics+1)
+	}
+	last := d.Diagnostics[MaxDiagnostics]
+	if last.Code != "vox/lsp/more" || last.Severity != int(protocol.DiagnosticSeverityInformation) ||
+		last.Message != "5 more diagnostics from here on are not shown: vox lsp publishes the first 1000 of a document; vox check lists every one" ||
+		last.Range.Start.Line != MaxDiagnostics+1 {
+		t.Fatalf("the last diagnostic: %+v", last)
+	}
+}
