@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -177,5 +178,40 @@ func TestDiagnosticsCapped(t *testing.T) {
 		last.Message != "5 more diagnostics from here on are not shown: vox lsp publishes the first 1000 of a document; vox check lists every one" ||
 		last.Range.Start.Line != MaxDiagnostics+1 {
 		t.Fatalf("the last diagnostic: %+v", last)
+	}
+}
+
+// TestOlderAnalysisDropped: the last complete analysis that completion
+// keeps while the text does not parse counts toward the text held; when
+// only it would pass the limit, it is dropped, not the change.
+func TestOlderAnalysisDropped(t *testing.T) {
+	var log strings.Builder
+	s := NewServer(io.Discard, Options{MaxTotalBytes: 100, Log: &log})
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.vox","languageId":"vox","version":1,"text":"fn f(n: int) to int {\n    n\n}\n"}}}`,
+	} {
+		if err := s.handle([]byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := s.docs["file:///a.vox"]
+	if d.good == nil || d.good != d.an {
+		t.Fatalf("a text that parses: good %p, an %p", d.good, d.an)
+	}
+	change := func(version int, text string) {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
+			"textDocument": map[string]any{"uri": "file:///a.vox", "version": version}, "contentChanges": []any{map[string]any{"text": text}}}})
+		if err := s.handle(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change(2, "fn f(n: int) to int {\n    n\n}\n)\n") // a syntax error: 30 + 32 bytes held, both kept
+	if d.good == nil || d.good == d.an || d.held() != 62 {
+		t.Fatalf("within the limit: good %p, an %p, held %d; %s", d.good, d.an, d.held(), log.String())
+	}
+	change(3, "fn f(n: int) to int {\n    n\n}\n)"+strings.Repeat(" ", 40)+"\n") // 30 + 72: the older one goes
+	if d.good != nil || d.version != 3 || d.held() != 72 {
+		t.Fatalf("past the limit: good %p, version %d, held %d", d.good, d.version, d.held())
 	}
 }
