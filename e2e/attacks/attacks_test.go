@@ -17,6 +17,11 @@
 //	repeat [-e] N TEXT FILE           appends TEXT N times to FILE (for
 //	                                  inputs too large to keep in a case;
 //	                                  -e: TEXT holds Go escapes such as \n)
+//	lsp-frame [-n N] BODY FILE        appends BODY's content to FILE as one
+//	                                  message of the LSP base protocol
+//	                                  (Content-Length header, then the
+//	                                  bytes); -n: N messages, %d in BODY
+//	                                  replaced by 0..N-1 (BODY at most 16 MiB)
 //	sleep DURATION                    wait, e.g. to give an escaped process the time to act
 //	http-serve [-env K=V] [ARGS]      start vox-mcp --http on a free loopback port
 //	http [flags] METHOD [BODY]        one HTTP request to the server of http-serve
@@ -215,6 +220,7 @@ func TestAttacks(t *testing.T) {
 			"mcp":        cmdMCP,
 			"run":        cmdRun,
 			"repeat":     cmdRepeat,
+			"lsp-frame":  cmdLSPFrame,
 			"sleep":      cmdSleep,
 			"http-serve": cmdHTTPServe,
 			"http":       cmdHTTP,
@@ -276,6 +282,48 @@ func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
 	for range n {
 		if _, err = w.WriteString(text); err != nil {
 			break
+		}
+	}
+	ts.Check(errors.Join(err, w.Flush(), f.Close()))
+}
+
+func cmdLSPFrame(ts *testscript.TestScript, neg bool, args []string) {
+	n := -1
+	if len(args) > 1 && args[0] == "-n" {
+		var err error
+		if n, err = strconv.Atoi(args[1]); err != nil || n < 0 {
+			ts.Fatalf("lsp-frame: want a count, got %q", args[1])
+		}
+		args = args[2:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: lsp-frame [-n N] BODY FILE")
+	}
+	body, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer body.Close()
+	info, err := body.Stat()
+	ts.Check(err)
+	f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	ts.Check(err)
+	w := bufio.NewWriterSize(f, 1<<16)
+	if n < 0 {
+		// Streamed, never held whole (see cmdRepeat).
+		fmt.Fprintf(w, "Content-Length: %d\r\n\r\n", info.Size())
+		_, err = io.Copy(w, body)
+	} else {
+		if info.Size() > 16<<20 {
+			ts.Fatalf("lsp-frame -n: %s is over 16 MiB", args[0])
+		}
+		var pattern []byte
+		pattern, err = io.ReadAll(body)
+		ts.Check(err)
+		for i := range n {
+			msg := bytes.ReplaceAll(pattern, []byte("%d"), []byte(strconv.Itoa(i)))
+			fmt.Fprintf(w, "Content-Length: %d\r\n\r\n", len(msg))
+			if _, err = w.Write(msg); err != nil {
+				break
+			}
 		}
 	}
 	ts.Check(errors.Join(err, w.Flush(), f.Close()))

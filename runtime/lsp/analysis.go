@@ -33,6 +33,9 @@ type analysis struct {
 	// complete is set when every function parsed (none is unavailable
 	// and there is no syntax error).
 	complete bool
+	// size is the length of the text analyzed, which the limit on the
+	// text the server holds counts (limits.go).
+	size int
 }
 
 // occKind says what a name in the text is.
@@ -83,7 +86,7 @@ const analyzeLimit = 4 * 512
 func analyze(path string, src []byte) *analysis {
 	m := voxlang.CompileWith(path, src, check.Options{Record: true})
 	a := &analysis{diags: m.Diagnostics(), res: m.Resolved(), checked: m.Check(), locals: map[*resolve.Binding]*local{},
-		captured: map[*syntax.Ident]*resolve.Binding{}, complete: true}
+		captured: map[*syntax.Ident]*resolve.Binding{}, complete: true, size: len(src)}
 	for _, d := range a.diags {
 		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "vox/parse/") {
 			a.complete = false

@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -26,11 +27,14 @@ type document struct {
 	// line is being typed its function is often unavailable, and
 	// completion still offers the locals it had.
 	good *analysis
+	// stale, when set, says why the server's text stopped following the
+	// editor's: a change was refused (limits.go).
+	stale string
 }
 
 func newDocument(uri string, version protocol.Integer, text string) *document {
 	d := &document{uri: uri, path: uriPath(uri), version: version}
-	d.setText([]byte(text))
+	d.setText([]byte(validText(text)))
 	d.analyze()
 	return d
 }
@@ -171,56 +175,106 @@ func isNameByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
-// apply applies one content change to the text: a range edit, or the
-// whole text. The caller analyzes the result once all changes are in:
-// analyzing after each would analyze every intermediate text.
-func (d *document) apply(change any) error {
-	switch c := change.(type) {
-	case protocol.TextDocumentContentChangeEventWhole:
-		d.setText([]byte(c.Text))
-	case protocol.TextDocumentContentChangeEvent:
-		if c.Range == nil {
-			d.setText([]byte(c.Text))
-			return nil
+// applyChanges returns text with the content changes of one didChange
+// applied in order: range edits, or a replacement of the whole text. The
+// edits go through a rope, so that the cost is linear in the text and
+// the changes rather than their product (rope.go). text is not modified;
+// on an error nothing is applied. piece is the rope's piece size,
+// ropePiece but in the fuzz target.
+func applyChanges(text []byte, changes []any, piece int) ([]byte, error) {
+	r := newRope(string(text), piece)
+	for i, change := range changes {
+		switch c := change.(type) {
+		case protocol.TextDocumentContentChangeEventWhole:
+			r = newRope(validText(c.Text), piece)
+		case protocol.TextDocumentContentChangeEvent:
+			if c.Range == nil {
+				r = newRope(validText(c.Text), piece)
+				continue
+			}
+			start := r.offset(int(c.Range.Start.Line), int(c.Range.Start.Character))
+			end := r.offset(int(c.Range.End.Line), int(c.Range.End.Character))
+			if end < start {
+				return nil, fmt.Errorf("content change %d's range ends (%d:%d) before it starts (%d:%d)",
+					i+1, c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
+			}
+			r.replace(start, end, validText(c.Text))
+		default:
+			return nil, fmt.Errorf("content change %d is of type %T", i+1, change)
 		}
-		start, end := d.offset(c.Range.Start), d.offset(c.Range.End)
-		if end < start {
-			return fmt.Errorf("the change's range ends (%d:%d) before it starts (%d:%d)",
-				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
-		}
-		text := make([]byte, 0, len(d.text)-(end-start)+len(c.Text))
-		text = append(text, d.text[:start]...)
-		text = append(text, c.Text...)
-		text = append(text, d.text[end:]...)
-		d.setText(text)
-	default:
-		return fmt.Errorf("a content change of type %T", change)
 	}
-	return nil
+	return r.text(), nil
+}
+
+// validText is s as valid UTF-8. Text from the wire already is (JSON
+// strings cannot carry anything else: encoding/json replaces invalid
+// bytes); the rope's UTF-16 counts rely on it (rope.go).
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 func (s *Server) didOpen(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
-	d := newDocument(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	uri := p.TextDocument.URI
+	if err := s.admit(uri, len(p.TextDocument.Text)); err != nil {
+		msg := fmt.Sprintf("not opened: %v", err)
+		if old, ok := s.docs[uri]; ok { // opened twice: what the editor has is not old's text
+			old.stale = msg
+		}
+		s.refuse(ctx, uri, p.TextDocument.Version, msg)
+		return nil
+	}
+	d := newDocument(uri, p.TextDocument.Version, p.TextDocument.Text)
 	s.docs[d.uri] = d
+	s.keepGood(d)
 	s.publish(ctx, d)
 	return nil
 }
 
 func (s *Server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
-	d, ok := s.docs[p.TextDocument.URI]
+	uri := p.TextDocument.URI
+	d, ok := s.docs[uri]
 	if !ok {
-		return fmt.Errorf("didChange of %s, which is not open", p.TextDocument.URI)
+		return fmt.Errorf("didChange of %s, which is not open", uri)
 	}
-	for _, c := range p.ContentChanges {
-		if err := d.apply(c); err != nil {
-			d.analyze() // the changes before it are in the text
-			return err
+	if d.stale != "" {
+		// An earlier change was refused: the editor's text and this one
+		// differ, and a range edit would land in the wrong place. Only a
+		// whole new text brings the two together again.
+		if len(p.ContentChanges) == 0 || !isWhole(p.ContentChanges[0]) {
+			return fmt.Errorf("%s: change to version %d ignored: %s", uri, p.TextDocument.Version, d.stale)
 		}
 	}
+	text, err := applyChanges(d.text, p.ContentChanges, ropePiece)
+	if err == nil {
+		err = s.fits(d, len(text))
+	}
+	if err != nil {
+		msg := fmt.Sprintf("change to version %d refused: %v; the server keeps version %d and ignores further edits until the document is closed and reopened",
+			p.TextDocument.Version, err, d.version)
+		d.stale = msg
+		s.refuse(ctx, uri, p.TextDocument.Version, msg)
+		return nil
+	}
+	d.stale = ""
+	d.setText(text)
 	d.version = p.TextDocument.Version
 	d.analyze()
+	s.keepGood(d)
 	s.publish(ctx, d)
 	return nil
+}
+
+func isWhole(change any) bool {
+	switch c := change.(type) {
+	case protocol.TextDocumentContentChangeEventWhole:
+		return true
+	case protocol.TextDocumentContentChangeEvent:
+		return c.Range == nil
+	}
+	return false
 }
 
 func (s *Server) didClose(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
@@ -239,11 +293,14 @@ func (s *Server) publish(ctx *glsp.Context, d *document) {
 	})
 }
 
-// diagnostics converts the analysis's diagnostics to the protocol's.
+// diagnostics converts the analysis's diagnostics to the protocol's: the
+// first MaxDiagnostics of them, then one that says how many more there
+// are (limits.go).
 func (d *document) diagnostics() []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(d.an.diags))
+	diags := d.an.diags[:min(len(d.an.diags), MaxDiagnostics)]
+	out := make([]protocol.Diagnostic, 0, len(diags)+1)
 	source := "vox"
-	for _, x := range d.an.diags {
+	for _, x := range diags {
 		severity := protocol.DiagnosticSeverityError
 		if x.Severity == diag.Warning {
 			severity = protocol.DiagnosticSeverityWarning
@@ -262,6 +319,16 @@ func (d *document) diagnostics() []protocol.Diagnostic {
 			Code:     &protocol.IntegerOrString{Value: x.Code},
 			Source:   &source,
 			Message:  message,
+		})
+	}
+	if more := len(d.an.diags) - len(diags); more > 0 {
+		severity := protocol.DiagnosticSeverityInformation
+		next := d.an.diags[len(diags)]
+		at := d.position(d.posOffset(syntax.MakePos(next.Line, next.Col)))
+		out = append(out, protocol.Diagnostic{
+			Range: protocol.Range{Start: at, End: at}, Severity: &severity,
+			Code: &protocol.IntegerOrString{Value: "vox/lsp/more"}, Source: &source,
+			Message: fmt.Sprintf("%d more diagnostics from here on are not shown: vox lsp publishes the first %d of a document; vox check lists every one", more, MaxDiagnostics),
 		})
 	}
 	return out

@@ -15,9 +15,11 @@ import (
 // the number of header lines and the body length have limits, and the body
 // buffer is made only once its length is known to be within them.
 const (
-	// MaxMessageSize is the largest body accepted: far above any .vox
-	// document an editor sends (a document is also limited by the
-	// interpreter's file size), far below what could exhaust memory.
+	// MaxMessageSize is the largest body accepted: far below what could
+	// exhaust memory, and above the largest document (MaxDocumentBytes,
+	// limits.go) even with every character escaped in JSON, so that a
+	// document over its limit arrives and is refused by name rather than
+	// ending the session.
 	MaxMessageSize = 16 << 20
 	maxHeaderLine  = 1024
 	maxHeaderLines = 16

@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 	"testing"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // FuzzReadMessage: the message decoder never panics, never returns a body
@@ -86,6 +90,69 @@ func FuzzHandle(f *testing.F) {
 			if err != nil || !json.Valid(got) {
 				t.Fatalf("the server wrote %q, %v", got, err)
 			}
+		}
+	})
+}
+
+// applyReference is the simple implementation FuzzApplyChanges compares
+// the rope with: each range edit converts its positions on the flat text
+// (document.offset, which the position queries use too) and copies the
+// whole text.
+func applyReference(text []byte, changes []any) ([]byte, error) {
+	d := &document{}
+	d.setText(text)
+	for _, change := range changes {
+		switch c := change.(type) {
+		case protocol.TextDocumentContentChangeEventWhole:
+			d.setText([]byte(validText(c.Text)))
+		case protocol.TextDocumentContentChangeEvent:
+			start, end := d.offset(c.Range.Start), d.offset(c.Range.End)
+			if end < start {
+				return nil, fmt.Errorf("ends before it starts")
+			}
+			d.setText(slices.Concat(d.text[:start], []byte(validText(c.Text)), d.text[end:]))
+		}
+	}
+	return d.text, nil
+}
+
+// FuzzApplyChanges: the changes of a didChange applied through the rope,
+// cut into pieces of 1 to 8 bytes so that every text spans many, give
+// the text the reference gives, or both refuse the same change list.
+// ops holds 5 bytes an edit: start line and character, end line and
+// character (in UTF-16 code units, up to past the line and the text),
+// and the text to insert (a whole new text when its high bit is set).
+func FuzzApplyChanges(f *testing.F) {
+	f.Add("fn f() {\n    1\n}\n", []byte{0, 3, 0, 4, 1, 1, 0, 2, 5, 2}, uint8(3))
+	f.Add("a😀b\r\né\nx", []byte{0, 1, 0, 3, 4, 0, 2, 0, 2, 5, 1, 0, 1, 0, 0x83}, uint8(1))
+	f.Add("\n\n\r\n", []byte{3, 0, 0, 0, 6, 2, 9, 2, 9, 7}, uint8(2))
+	f.Add("x\xffy\xe2\x82z", []byte{0, 1, 0, 2, 2}, uint8(4))
+	inserts := []string{"", "x", "\n", "é", "😀", "\r\n", "ab\ncd\n", "\r", "a😀\nb"}
+	f.Fuzz(func(t *testing.T, text string, ops []byte, piece uint8) {
+		if len(ops) > 5*256 {
+			return
+		}
+		start := []byte(validText(text))
+		lines := bytes.Count(start, []byte("\n")) + 2
+		var changes []any
+		for ; len(ops) >= 5; ops = ops[5:] {
+			ins := inserts[int(ops[4]&0x7f)%len(inserts)]
+			if ops[4]&0x80 != 0 {
+				changes = append(changes, protocol.TextDocumentContentChangeEventWhole{Text: ins + text})
+				continue
+			}
+			changes = append(changes, protocol.TextDocumentContentChangeEvent{Range: &protocol.Range{
+				Start: protocol.Position{Line: protocol.UInteger(int(ops[0]) % lines), Character: protocol.UInteger(ops[1] % 16)},
+				End:   protocol.Position{Line: protocol.UInteger(int(ops[2]) % lines), Character: protocol.UInteger(ops[3] % 16)},
+			}, Text: ins})
+		}
+		want, wantErr := applyReference(start, changes)
+		got, err := applyChanges(start, changes, 1+int(piece%8))
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("error %v, the reference's %v", err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("changes %+v on %q:\ngot  %q\nwant %q", changes, start, got, want)
 		}
 	})
 }

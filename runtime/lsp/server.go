@@ -17,6 +17,7 @@ package lsp
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ import (
 type Options struct {
 	Version string    // reported as serverInfo.version
 	Log     io.Writer // problems the client is not told about; nil discards
+	// The limits on the documents the server holds (limits.go); 0 is the
+	// default: MaxDocumentBytes, MaxDocuments, MaxTotalBytes.
+	MaxDocumentBytes, MaxDocuments, MaxTotalBytes int
 }
 
 // JSON-RPC and LSP error codes.
@@ -124,6 +128,9 @@ func NewServer(out io.Writer, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	opts.MaxDocumentBytes = cmp.Or(opts.MaxDocumentBytes, MaxDocumentBytes)
+	opts.MaxDocuments = cmp.Or(opts.MaxDocuments, MaxDocuments)
+	opts.MaxTotalBytes = cmp.Or(opts.MaxTotalBytes, MaxTotalBytes)
 	s := &Server{opts: opts, docs: map[string]*document{}, out: bufio.NewWriter(out)}
 	s.handler = protocol.Handler{
 		Initialize:                s.initialize,

@@ -21,16 +21,22 @@ type client struct {
 	out   *reader        // the server's stdout
 	id    int
 	diags map[string][]published
+	shown []string // the messages of window/showMessage
 	done  chan error
 }
 
 func startClient(t *testing.T) *client {
 	t.Helper()
+	return startClientWith(t, Options{Version: "test"})
+}
+
+func startClientWith(t *testing.T, opts Options) *client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, out: newReader(outR), diags: map[string][]published{}, done: make(chan error, 1)}
 	go func() {
-		err := Serve(inR, outW, Options{Version: "test"})
+		err := Serve(inR, outW, opts)
 		outW.Close()
 		c.done <- err
 	}()
@@ -117,6 +123,13 @@ func (c *client) next() map[string]json.RawMessage {
 			c.t.Fatal(err)
 		}
 		c.diags[p.URI] = append(c.diags[p.URI], p)
+	}
+	if string(m["method"]) == `"window/showMessage"` {
+		var p protocol.ShowMessageParams
+		if err := json.Unmarshal(m["params"], &p); err != nil {
+			c.t.Fatal(err)
+		}
+		c.shown = append(c.shown, p.Message)
 	}
 	return m
 }
