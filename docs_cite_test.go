@@ -46,6 +46,12 @@ import (
 //     or end of sentence; after a `§N` the name is looked up among the
 //     headings inside section N (`docs/federation.md §8, "Fleet mode"`).
 //
+// The headings of a page are its Markdown headings (outside fenced code)
+// and its run-in headings: a paragraph that starts with bold text
+// (`**Carried fields.** ...`, `**The surface cache** (...)`) names a
+// subsection of the heading above it, as the docs write short ones; a
+// bold start inside a list item does not.
+//
 // How a name matches a heading: both are compared case-insensitively,
 // with backticks, link syntax and a heading's own number dropped and
 // spaces folded. A quoted name must be the heading's text or a prefix of
