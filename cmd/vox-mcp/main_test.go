@@ -12,7 +12,7 @@ func TestVersion(t *testing.T) {
 	if code := run([]string{"--version"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	// "<binary> <version> <commit>" (docs/ci-gates.md, CLI conventions).
+	// "<binary> <version> <commit>" (docs/ci-gates.md §1).
 	if !regexp.MustCompile(`^vox-mcp \S+ \S+\n$`).MatchString(out.String()) {
 		t.Errorf("--version printed %q", out.String())
 	}

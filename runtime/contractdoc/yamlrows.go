@@ -84,7 +84,7 @@ func ParseYAMLRows(src []byte, listKey, emptyHint string, lim YAMLLimits, start 
 // ParseYAMLRowsFrom is ParseYAMLRows reading the document from r, whose
 // size the open file's stat said: a document over ContractLimits.MaxBytes
 // is read piece by piece, and only the part being parsed is held, not the
-// whole source (docs/benchmarks.md, generation); a smaller one is read
+// whole source (docs/benchmarks.md, "Generation"); a smaller one is read
 // whole and handed to ParseYAMLRows. A file that grew past lim.MaxBytes
 // since its stat is refused when the growth is read.
 func ParseYAMLRowsFrom(r io.Reader, size int64, listKey, emptyHint string, lim YAMLLimits, start func() func(Row)) (*Doc, []PosError) {

@@ -101,7 +101,7 @@ func receiverName(t *eval.MethodTable) string {
 }
 
 // decorator is a decorator the language knows (docs/vox-language.md,
-// Declarations).
+// Tools and resources).
 type decorator struct {
 	name, detail, doc string
 }

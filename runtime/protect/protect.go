@@ -1,6 +1,6 @@
 // Package protect is the table of workspace paths that a repository's own
-// grant can never make writable (docs/security.md, "Paths a repository
-// can never write"): the files git, an editor, an agent, a CI service or
+// grant can never make writable (docs/security.md, "Writes never reach
+// what runs"): the files git, an editor, an agent, a CI service or
 // vox-mcp itself will later run or read to decide what runs. fs.write
 // refuses them even when the scan config's write_globs match and the
 // person trusted the workspace; only an operator's --allow-write that

@@ -101,7 +101,7 @@ type openRequest struct {
 // session key: every request of a session registers itself and
 // unregisters when it ends, and behind one lock 32 calls in flight on two
 // cores spent most of their lock waits there (the mutex profile in
-// docs/benchmarks.md, "Calls at depth").
+// docs/benchmarks.md, "The HTTP rows under load").
 const openShardCount = 64
 
 // openRequests are the HTTP requests open in each session, by session key.

@@ -94,7 +94,7 @@ type Signer struct {
 	// verified remembers ids whose MAC matched, by their exact text, so
 	// that the requests of a session after its first pay a lookup instead
 	// of a MAC, a base64 decode and a hex encode (docs/benchmarks.md,
-	// "Calls at depth"). Only an id that passed the MAC check enters it,
+	// "The HTTP rows under load"). Only an id that passed the MAC check enters it,
 	// so a forged id never matches an entry; the expiry is checked on
 	// every use, and revocation is not the Signer's: the server asks the
 	// revoked set on every request, cached id or not. The map's lookup

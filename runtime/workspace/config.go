@@ -32,7 +32,7 @@ type Glob struct {
 }
 
 // Limits are the interpreter limits the config sets; nil fields keep the
-// interpreter's defaults (docs/vox-language.md §6).
+// interpreter's defaults (docs/vox-language.md, Limits).
 type Limits struct {
 	Steps          *int64
 	MaxDepth       *int64

@@ -54,7 +54,8 @@ var reservedWords = []string{"type", "pub", "async", "await", "actor", "spawn", 
 func isReserved(name string) bool { return slices.Contains(reservedWords, name) }
 
 // markupPrimitives are the names that the reference parses as a markup
-// element when every argument is named (spec 21 §10.4).
+// element when every argument is named (docs/vox-language.md, The checker,
+// Compatibility: vox/compat/markup-call).
 var markupPrimitives = []string{"stack", "column", "row", "wrap", "text", "heading", "link", "image", "button", "panel", "card", "list",
 	"list_item", "route_outlet", "overlay", "toast", "drawer", "modal", "input", "label", "textarea", "select", "option", "form", "table",
 	"tr", "td", "span", "br", "i", "b", "code", "pre", "main", "section", "header", "footer", "nav", "details", "summary", "title",

@@ -7,7 +7,7 @@ import (
 )
 
 // format(fmt, args...) and the padding methods (docs/vox-language.md,
-// Formatting): the format syntax is Rust's, since Vox authors know it
+// Strings and formatting): the format syntax is Rust's, since Vox authors know it
 // from the reference's host language. Named placeholders are left out on
 // purpose: "{name}" in a double-quoted string is a template and is filled
 // in before format sees it.

@@ -104,7 +104,7 @@ type Options struct {
 	TimeoutMS      int64 // for the message of the timeout limit
 	// Deadline, when set, ends a call still running then with the timeout
 	// limit. It is polled with the context: a deadline costs the caller no
-	// context and timer of its own per call (docs/vox-language.md §6).
+	// context and timer of its own per call (docs/vox-language.md, Limits).
 	Deadline time.Time
 	Hint     string // ends limit errors: <key> is the limit's key, <flag> the key with dashes, <KEY> upper case; "" for the default
 	Log      *slog.Logger

@@ -25,7 +25,7 @@ type Slab[T any] struct {
 // one-tool file's module at about 11 KB, 110 MB for a workspace of
 // 10,000 such files; growing chunks leave it at 6.6 KB, at about 17% more
 // allocations and 10% fewer bytes on the compile corpus
-// (docs/benchmarks.md, generation).
+// (docs/benchmarks.md, "Generation").
 const chunk = 8
 
 // New returns a pointer to a zeroed T.
