@@ -36,6 +36,7 @@ func commands() []command {
 		{path: []string{"lsp"}, summary: "serve the Language Server Protocol for .vox files on stdin and stdout (for editors)", run: runLSP},
 		{path: []string{"run"}, summary: "call a function of a .vox file with JSON arguments and print the result", run: runRun},
 		{path: []string{"trust"}, summary: "grant a workspace the powers its scan config asks for (env_allow, write_globs); --list, --revoke DIR", run: runTrust},
+		{path: []string{"skill", "export"}, summary: "write the workspace's skills into a client's skills folder (--client claude|cursor|vscode|codex, --scope, --check)", run: runSkillExport},
 		{path: []string{"gen"}, summary: "regenerate generated/ (--check: only report stale files with a diff)", run: runGen},
 		{path: []string{"gen", "app"}, summary: "write a standalone stdio MCP server (main package) serving the tools of the given .vox files", run: runGenApp},
 		{path: []string{"ci", "all"}, summary: "run every CI gate", run: runCIAll},

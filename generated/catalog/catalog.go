@@ -29,6 +29,7 @@ var Catalog = &registry.Catalog{
 		opRun,
 		opSkillAdd,
 		opSkillDiscover,
+		opSkillExport,
 		opSkillInfo,
 		opSkillInstall,
 		opSkillList,

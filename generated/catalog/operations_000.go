@@ -224,6 +224,22 @@ var opSkillDiscover = registry.Operation{
 	},
 }
 
+var opSkillExport = registry.Operation{
+	ID:              "skill.export",
+	Title:           "Export the workspace's skills to a client's folder",
+	Description:     "Write the skills vox-mcp discovers for the workspace (--root, default the current directory), each file verified against the digest the skills extension lists, into the skills folder of a client that loads skills from its own folder rather than over MCP: --client claude, cursor, vscode or codex, --scope project (the workspace's, the default) or user (the home folder's). Writes follow no symbolic link; only folders an earlier export wrote are replaced or removed, any other is refused and named. Lists what it wrote. With --check, writes nothing and exits 1 when an export is missing, changed or extra.",
+	ProductLane:     "platform",
+	IntentTags:      []string{"skills", "export", "agents"},
+	SideEffectClass: "writes_files",
+	ScopeKind:       "repository",
+	RequiresRepo:    registry.False,
+	CLI: &registry.CLI{
+		Path:    []string{"skill", "export"},
+		Status:  "active",
+		Handler: "cmd/vox/skill_export.go",
+	},
+}
+
 var opSkillInfo = registry.Operation{
 	ID:              "skill.info",
 	Title:           "Show a skill",

@@ -42,6 +42,25 @@ func (r *Root) ReplaceFile(rel string, data []byte, perm fs.FileMode) error {
 	return r.replaceFile(rel, data, perm)
 }
 
+// OpenDirNoFollow opens the folder rel beneath r as a new Root without
+// following a symbolic link at any component, as ReplaceFile opens the
+// folder it writes into: a link on the way — even one that stays beneath
+// the root — is refused with ErrSymlink naming that component, and so is
+// rel itself when it is a link. With create, missing folders are made
+// (0o755); without, a missing one is fs.ErrNotExist. It is how a caller
+// writes a whole folder (stage, then rename) where a repository may have
+// planted a link: `vox skill export` into a client's skills folder.
+func (r *Root) OpenDirNoFollow(rel string, create bool) (*Root, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, pathError("open", rel, err)
+	}
+	rel = path.Clean(rel)
+	if rel == "." {
+		return r.OpenRoot(".")
+	}
+	return r.openDirNoFollowRoot(rel, create)
+}
+
 // components splits a cleaned relative path into its folders and its
 // final name.
 func components(rel string) (dirs []string, base string) {
@@ -61,38 +80,12 @@ func tempName(base string) string {
 // test of it everywhere.
 func (r *Root) replaceRooted(rel string, data []byte, perm fs.FileMode) error {
 	dirs, base := components(rel)
-	cur := r.root
-	var opened []*os.Root
-	defer func() {
-		for _, o := range opened {
-			o.Close()
-		}
-	}()
-	for i, name := range dirs {
-		at := strings.Join(dirs[:i+1], "/")
-		info, err := cur.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := cur.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return pathError("mkdir", at, unwrap(err))
-			}
-			info, err = cur.Lstat(name)
-		}
-		if err != nil {
-			return pathError("write", at, unwrap(err))
-		}
-		if err := dirKind(info.Mode()); err != nil {
-			return pathError("write", at, err)
-		}
-		next, err := cur.OpenRoot(name)
-		if err != nil {
-			return pathError("write", at, unwrap(err))
-		}
-		opened = append(opened, next)
-		now, err := next.Stat(".")
-		if err != nil || !os.SameFile(now, info) {
-			return pathError("write", at, errors.New("changed while it was opened: try again"))
-		}
-		cur = next
+	cur, err := r.walkRooted(dirs, true)
+	if err != nil {
+		return err
+	}
+	if cur != r.root {
+		defer cur.Close()
 	}
 	if info, err := cur.Lstat(base); err == nil {
 		if err := fileKind(info.Mode()); err != nil {
@@ -116,6 +109,66 @@ func (r *Root) replaceRooted(rel string, data []byte, perm fs.FileMode) error {
 		return pathError("write", rel, unwrap(werr))
 	}
 	return nil
+}
+
+// walkRooted opens the folders dirs below r with os.Root, each Lstat'ed
+// first (a link refused), created when missing and create is set, opened
+// and compared with what Lstat saw, so that a link swapped in between is
+// refused rather than followed. It returns the last folder, r.root itself
+// when dirs is empty; the caller closes any other.
+func (r *Root) walkRooted(dirs []string, create bool) (*os.Root, error) {
+	cur := r.root
+	closeCur := func() {
+		if cur != r.root {
+			cur.Close()
+		}
+	}
+	for i, name := range dirs {
+		at := strings.Join(dirs[:i+1], "/")
+		info, err := cur.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) && create {
+			if err := cur.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				closeCur()
+				return nil, pathError("mkdir", at, unwrap(err))
+			}
+			info, err = cur.Lstat(name)
+		}
+		if err != nil {
+			closeCur()
+			return nil, pathError("write", at, unwrap(err))
+		}
+		if err := dirKind(info.Mode()); err != nil {
+			closeCur()
+			return nil, pathError("write", at, err)
+		}
+		next, err := cur.OpenRoot(name)
+		closeCur()
+		if err != nil {
+			return nil, pathError("write", at, unwrap(err))
+		}
+		cur = next
+		now, err := next.Stat(".")
+		if err != nil || !os.SameFile(now, info) {
+			closeCur()
+			return nil, pathError("write", at, errors.New("changed while it was opened: try again"))
+		}
+	}
+	return cur, nil
+}
+
+// openDirRooted is OpenDirNoFollow through os.Root alone (walkRooted):
+// the way on Windows, and a test of it everywhere.
+func (r *Root) openDirRooted(rel string, create bool) (*Root, error) {
+	cur, err := r.walkRooted(strings.Split(rel, "/"), create)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := cur.Open(".")
+	if err != nil {
+		cur.Close()
+		return nil, pathError("open", rel, unwrap(err))
+	}
+	return &Root{name: joinName(r.name, rel), dir: dir, root: cur}, nil
 }
 
 // dirKind refuses a folder on the way that is a link or not a folder.

@@ -131,3 +131,77 @@ func TestReplaceFileWritesWhole(t *testing.T) {
 		}
 	})
 }
+
+// dirWays runs a test with each way OpenDirNoFollow can take here, as
+// writeWays does for ReplaceFile.
+func dirWays(t *testing.T, test func(t *testing.T, open func(r *Root, rel string, create bool) (*Root, error))) {
+	t.Run("default", func(t *testing.T) { test(t, (*Root).OpenDirNoFollow) })
+	if useOpenat2() {
+		t.Run("no-openat2", func(t *testing.T) {
+			forceFallback = true
+			defer func() { forceFallback = false }()
+			test(t, (*Root).OpenDirNoFollow)
+		})
+	}
+	t.Run("os.Root", func(t *testing.T) { test(t, (*Root).openDirRooted) })
+}
+
+func TestOpenDirNoFollow(t *testing.T) {
+	dirWays(t, func(t *testing.T, open func(*Root, string, bool) (*Root, error)) {
+		base, r := tree(t)
+		root := filepath.Join(base, "root")
+		if err := os.Mkdir(filepath.Join(base, "ssh"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		// A repository's planted links: a folder inside reached through
+		// a link, a link out of the root, the skill folder itself a link.
+		for link, target := range map[string]string{
+			"sublink": "sub", "skills": filepath.Join(base, "ssh"), "sub/x": "../../ssh",
+		} {
+			if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range []struct{ rel, refused string }{
+			{"sublink", "sublink"}, {"sublink/new", "sublink"}, {"skills", "skills"},
+			{"skills/name", "skills"}, {"sub/x", "sub/x"}, {"up/root", "up"},
+		} {
+			for _, create := range []bool{false, true} {
+				d, err := open(r, c.rel, create)
+				var pe *fs.PathError
+				if !errors.Is(err, ErrSymlink) || !errors.As(err, &pe) || pe.Path != c.refused {
+					t.Errorf("open %s (create %v): got %v, want ErrSymlink at %s", c.rel, create, err, c.refused)
+				}
+				if d != nil {
+					d.Close()
+				}
+			}
+		}
+		if entries, _ := os.ReadDir(filepath.Join(base, "ssh")); len(entries) != 0 {
+			t.Errorf("something was made through a link: %v", entries)
+		}
+		if _, err := open(r, "new/deep", false); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("open a missing folder without create: %v, want ErrNotExist", err)
+		}
+		d, err := open(r, "new/deep", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if err := d.WriteFile("f", []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(root, "new", "deep", "f")); err != nil || string(b) != "x" {
+			t.Errorf("new/deep/f: %q %v", b, err)
+		}
+		if want := filepath.Join(root, "new", "deep"); d.Name() != want {
+			t.Errorf("Name %q, want %q", d.Name(), want)
+		}
+		if _, err := open(r, "sub/a.txt", false); err == nil {
+			t.Error("a file opened as a folder")
+		}
+		if _, err := open(r, "../root", true); !errors.Is(err, ErrEscapes) {
+			t.Errorf("../root: %v, want ErrEscapes", err)
+		}
+	})
+}

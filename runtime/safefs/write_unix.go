@@ -15,7 +15,7 @@ import (
 // (openDirNoFollow) and writes through its descriptor.
 func (r *Root) replaceFile(rel string, data []byte, perm fs.FileMode) error {
 	dirs, base := components(rel)
-	dirfd, err := r.openDirNoFollow(dirs)
+	dirfd, err := r.openDirNoFollow(dirs, true)
 	if err != nil {
 		return err
 	}
@@ -51,12 +51,30 @@ func (r *Root) replaceFile(rel string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
+// openDirNoFollowRoot opens the folder rel with openDirNoFollow and makes
+// it a Root: the os.Root half is opened through the descriptor (Linux) or
+// by path and checked to be the same folder (osRootOf).
+func (r *Root) openDirNoFollowRoot(rel string, create bool) (*Root, error) {
+	fd, err := r.openDirNoFollow(strings.Split(rel, "/"), create)
+	if err != nil {
+		return nil, err
+	}
+	name := joinName(r.name, rel)
+	dir := os.NewFile(uintptr(fd), name)
+	osr, err := osRootOf(dir, func() (*os.Root, error) { return os.OpenRoot(name) })
+	if err != nil {
+		dir.Close()
+		return nil, pathError("open", rel, unwrap(err))
+	}
+	return &Root{name: name, dir: dir, root: osr}, nil
+}
+
 // openDirNoFollow opens the folder dirs (the components below the root)
-// without following any link, creating the missing ones, and returns its
-// descriptor. On Linux one openat2 with RESOLVE_NO_SYMLINKS opens an
+// without following any link, creating the missing ones when create is
+// set, and returns its descriptor. On Linux one openat2 with RESOLVE_NO_SYMLINKS opens an
 // existing folder; otherwise, and to create or to name the component
 // refused, each component is opened with O_NOFOLLOW from the one before.
-func (r *Root) openDirNoFollow(dirs []string) (int, error) {
+func (r *Root) openDirNoFollow(dirs []string, create bool) (int, error) {
 	if fd, ok := r.openDirNoSymlinks(strings.Join(dirs, "/")); ok {
 		return fd, nil
 	}
@@ -75,7 +93,7 @@ func (r *Root) openDirNoFollow(dirs []string) (int, error) {
 	for i, name := range dirs {
 		at := strings.Join(dirs[:i+1], "/")
 		next, err := openDirAt(cur, name)
-		if err == unix.ENOENT {
+		if err == unix.ENOENT && create {
 			if err := unix.Mkdirat(cur, name, 0o755); err != nil && err != unix.EEXIST {
 				unix.Close(cur)
 				return -1, pathError("mkdir", at, err)

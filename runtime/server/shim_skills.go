@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -75,17 +73,8 @@ func buildManifests(installed []*skills.Installed) ([]skillEntry, map[string]int
 	byURI := make(map[string]int, len(installed))
 	for _, in := range installed {
 		e := skillEntry{URI: skills.SkillURI(in.ID, "SKILL.md"), Frontmatter: frontmatter(in.Skill), Resources: []skillFile{}}
-		for _, f := range in.Files {
-			file := skillFile{URI: skills.SkillURI(in.ID, f.Path), Size: f.Size, MIMEType: skills.MIMEType(f.Path)}
-			data, err := in.Source, error(nil)
-			if f.Path != "SKILL.md" {
-				data, err = in.ReadFile(f.Path)
-			}
-			if err == nil {
-				sum := sha256.Sum256(data)
-				file.Size, file.Digest = int64(len(data)), "sha256:"+hex.EncodeToString(sum[:])
-			}
-			e.Resources = append(e.Resources, file)
+		for _, f := range in.Manifest() {
+			e.Resources = append(e.Resources, skillFile{URI: skills.SkillURI(in.ID, f.Path), Size: f.Size, Digest: f.Digest, MIMEType: skills.MIMEType(f.Path)})
 		}
 		byURI[e.URI] = len(entries)
 		entries = append(entries, e)

@@ -171,20 +171,8 @@ func (in *Installed) FilePaths() []string {
 // — a FIFO swapped in since the listing, say — is refused at once, never
 // waited on.
 func (in *Installed) ReadFile(rel string) ([]byte, error) {
-	root, err := safefs.OpenRoot(in.real)
-	if err != nil {
-		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
-	}
-	defer root.Close()
-	data, err := root.ReadFile(rel, MaxFileSize)
-	var tl *safefs.TooLargeError
-	if errors.As(err, &tl) {
-		return nil, ErrFileTooLarge
-	}
-	if err != nil {
-		return nil, fmt.Errorf("skill %s: %w", in.ID, err)
-	}
-	return data, nil
+	data, _, err := in.readFileInfo(rel)
+	return data, err
 }
 
 // Found is one skill folder seen by discovery.
