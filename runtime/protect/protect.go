@@ -65,6 +65,7 @@ var Table = []Rule{
 	{"**/.devcontainer.json", "dev container lifecycle commands"},
 	{"**/.github/workflows/**", "CI runs them with the repository's secrets"},
 	{"**/.github/actions/**", "CI runs them with the repository's secrets"},
+	{"**/.github/skills/**", "VS Code's and GitHub Copilot's agent skills and their scripts"},
 	{"**/.gitlab-ci.yml", "CI runs it with the repository's secrets"},
 	{"**/.circleci/**", "CI runs it with the repository's secrets"},
 	{"**/.husky/**", "git hooks a hook manager installs"},

@@ -15,7 +15,7 @@ func TestMatch(t *testing.T) {
 		"contracts/mcp/workspace-mcp-surface.v1.yaml", "CONTRACTS/MCP/workspace-mcp-surface.v1.yaml",
 		".mcp.json", "sub/.mcp.json", ".claude/settings.json", ".cursor/mcp.json", ".vscode/tasks.json",
 		".github/workflows/ci.yml", ".github/actions/a/action.yml", ".envrc", ".vox/skills/a/SKILL.md",
-		"assets/skills/a/run.sh", ".config/vox-mcp/trust.json", ".config/vox-mcp", "x.code-workspace",
+		"assets/skills/a/run.sh", ".github/skills/x/run.sh", ".config/vox-mcp/trust.json", ".config/vox-mcp", "x.code-workspace",
 	} {
 		if _, ok := s.Match(rel); !ok {
 			t.Errorf("%q is not protected", rel)
