@@ -388,9 +388,19 @@ func TestDNSRebindingProtectionStaysOn(t *testing.T) {
 }
 
 func TestListenAndServeHTTP(t *testing.T) {
-	s := newServer(t, nil)
+	// The logger goes in through Options: New starts the first workspace
+	// scan, which logs from its own goroutine, so the server's logger
+	// cannot be swapped afterwards; the logs are read once that scan and
+	// the listener are done.
 	var logs bytes.Buffer
-	s.log, _ = NewLogger(&logs, "info")
+	logger, _ := NewLogger(&logs, "info")
+	s, err := New(Options{Root: t.TempDir(), Catalog: testCatalog(), Handlers: testTable, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitWorkspace(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.ListenAndServeHTTP(context.Background(), HTTPOptions{Addr: ":0"}); err == nil || !strings.Contains(err.Error(), "refusing to listen") {
 		t.Fatalf("listening on every interface without a token: %v", err)
 	}

@@ -40,6 +40,9 @@ type workspaceSource struct {
 	// watcher) so that a later refresh is never overwritten by an earlier
 	// one finishing late.
 	refreshMu sync.Mutex
+	// scanned is set (under refreshMu) once a scan of the workspace was
+	// installed: the first scan then has nothing left to do (firstScan).
+	scanned bool
 	// ready is closed when the first scan of the workspace was installed
 	// (or failed).
 	ready     chan struct{}
@@ -159,7 +162,7 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 			// on one core, leaving the others to the first requests.
 			workers = 1
 		}
-		if _, err := w.refreshWith(workers, nil); err != nil {
+		if err := w.firstScan(workers); err != nil {
 			w.s.log.Error("workspace scan failed; the workspace surface stays as it was", "err", err)
 			return
 		}
@@ -234,11 +237,35 @@ var firstScanGate chan struct{}
 // error the previous surface stays in service.
 func (w *workspaceSource) refresh() (workspace.Result, error) { return w.refreshWith(0, nil) }
 
+// firstScan replaces the surface the server started with (empty, the
+// snapshot or the cache's record) by a scan of the workspace, unless a
+// scan was installed already: a refresh (vox_workspace_mcp_refresh, the
+// watcher, the fleet) that ran while the first scan waited for its turn
+// started after the server did, so it read the files the first scan
+// would read. Scanning them again would cost a whole scan on a machine
+// busy enough to delay the first one, and tell every subscriber of a
+// workspace resource of an update a second time (refreshWith) for one
+// refresh they asked for.
+func (w *workspaceSource) firstScan(workers int) error {
+	w.refreshMu.Lock()
+	defer w.refreshMu.Unlock()
+	if w.scanned {
+		return nil
+	}
+	_, err := w.refreshLocked(workers, nil)
+	return err
+}
+
 // refreshWith is refresh compiling with at most workers files at once (0:
 // GOMAXPROCS), telling progress how many files are done (nil: nobody).
 func (w *workspaceSource) refreshWith(workers int, progress func(done, total int)) (workspace.Result, error) {
 	w.refreshMu.Lock()
 	defer w.refreshMu.Unlock()
+	return w.refreshLocked(workers, progress)
+}
+
+// refreshLocked is refreshWith with refreshMu held.
+func (w *workspaceSource) refreshLocked(workers int, progress func(done, total int)) (workspace.Result, error) {
 	if w.loader == nil {
 		return workspace.Result{}, errors.New("this server serves a fixed set of workspace tools and cannot refresh them")
 	}
@@ -254,6 +281,7 @@ func (w *workspaceSource) refreshWith(workers int, progress func(done, total int
 		}
 	}
 	w.surface.Store(w.grant(fresh))
+	w.scanned = true
 	err = w.s.syncTools()
 	w.s.syncResources()
 	w.s.syncPrompts()
