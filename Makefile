@@ -96,15 +96,19 @@ cross: ## compile vox and vox-mcp and type-check the platform packages' tests fo
 	done
 
 # test-windows runs the tests of WINE_PKGS built for windows/amd64 under
-# Wine (scripts/wine/exec: one Wine start per package). -tags wine links
-# runtime/internal/wineshim into them, which -checklinkname=0 allows: it
-# switches Go's file deletion to the way Wine 8.0 implements. It fails
-# when Wine or the prefix is missing: make deps installs and prepares
-# them (docs/platforms.md).
+# Wine (scripts/wine/exec: one Wine start per package), then the stdio
+# smoke of vox-mcp.exe under Wine (e2e/wine). -tags wine links
+# runtime/internal/wineshim into the package tests, which
+# -checklinkname=0 allows: it switches Go's file deletion to the way Wine
+# 8.0 implements. Both fail, not skip, when Wine or its prefix is missing:
+# make deps installs and prepares them (docs/platforms.md).
 WINE_PKGS ?= ./runtime/vox/capability
-test-windows: ## run the platform packages' tests for windows/amd64 under Wine
+test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
+test-windows: export VOX_TEST_REQUIRE_WINE = 1
+test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) test -tags wine -ldflags=-checklinkname=0 \
 		-exec $(CURDIR)/scripts/wine/exec -timeout 10m $(WINE_PKGS)
+	$(GO) test -count=1 -timeout 10m ./e2e/wine
 
 BENCH ?= .
 BENCHCOUNT ?= 6

@@ -88,6 +88,9 @@ func gitDaemon(t *testing.T, base string) string {
 }
 
 func TestAddFromGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		noGit(t)
+	}
 	base := t.TempDir()
 	gitRepo(t, base, "multi", map[string][2]string{
 		"skills/commit-message": {"skills", "commit-message"},
