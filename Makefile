@@ -8,12 +8,12 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz bench load bench-fleet bench-peers build run release
+.PHONY: help deps generate check-generated test lint fuzz cross test-windows bench load bench-fleet bench-peers build run release
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client (npm ci in e2e/) and redis-server for the fleet-mode tests (apt-get, when missing)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client (npm ci in e2e/), redis-server for the fleet-mode tests and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
 	$(GO) mod download
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (the fleet-mode tests start one)"; \
@@ -23,6 +23,7 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 	fi
 	cd bench/peers/gosdk && $(GO) mod download
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
+	scripts/wine/setup
 
 generate: ## regenerate every file under generated/
 	$(GO) generate ./...
@@ -69,12 +70,45 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 	done
 
 # make test fails the fleet-mode tests when redis-server is missing, rather
-# than skipping them (runtime/fleet/redistest).
+# than skipping them (runtime/fleet/redistest), and the Windows tests when
+# Wine is (test-windows).
 test: export VOX_TEST_REQUIRE_REDIS = 1
-test: deps lint check-generated ## the full test run of CI: installs, vet, race tests, fuzz, drift check, gates
+test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, race tests, Windows tests under Wine, fuzz, drift check, gates
+	$(MAKE) cross
 	$(GO) test -race -timeout 25m ./...
+	$(MAKE) test-windows
 	$(MAKE) fuzz
 	$(GO) run ./cmd/vox ci all
+
+# The packages whose code or tests differ by platform: cross type-checks
+# their tests for every release target.
+PLATFORM_PKGS ?= ./runtime/safefs ./runtime/workspace ./runtime/vox/capability ./runtime/skills
+
+# cross compiles both binaries, and the tests of CROSS_PKGS, for every
+# release target without linking (go vet type-checks each package from
+# its dependencies' compiled export data, and caches both): what `make
+# release` would fail on, at a fraction of its cost (docs/platforms.md).
+CROSS_PKGS ?= ./cmd/vox ./cmd/vox-mcp $(PLATFORM_PKGS) ./runtime/sandbox/... ./runtime/trust ./runtime/server
+cross: ## compile vox and vox-mcp and type-check the platform packages' tests for every release target (no linking)
+	@set -e; for p in $(PLATFORMS); do \
+		echo "cross $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet $(CROSS_PKGS); \
+	done
+
+# test-windows runs the tests of WINE_PKGS built for windows/amd64 under
+# Wine (scripts/wine/exec: one Wine start per package), then the stdio
+# smoke of vox-mcp.exe under Wine (e2e/wine). -tags wine links
+# runtime/internal/wineshim into the package tests, which
+# -checklinkname=0 allows: it switches Go's file deletion to the way Wine
+# 8.0 implements. Both fail, not skip, when Wine or its prefix is missing:
+# make deps installs and prepares them (docs/platforms.md).
+WINE_PKGS ?= ./runtime/vox/capability
+test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
+test-windows: export VOX_TEST_REQUIRE_WINE = 1
+test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) test -tags wine -ldflags=-checklinkname=0 \
+		-exec $(CURDIR)/scripts/wine/exec -timeout 10m $(WINE_PKGS)
+	$(GO) test -count=1 -timeout 10m ./e2e/wine
 
 BENCH ?= .
 BENCHCOUNT ?= 6

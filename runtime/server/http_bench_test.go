@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -191,14 +190,6 @@ func BenchmarkHTTPCall(b *testing.B) {
 // the start of a measure: on a machine shared with other work it varies
 // far less than the wall time per call.
 type cpuClock struct{ start time.Duration }
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func startCPU() cpuClock { return cpuClock{processCPU()} }
 

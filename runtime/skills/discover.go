@@ -329,7 +329,7 @@ func Load(dir, root string) (*Installed, []string, error) {
 		return nil, nil, err
 	}
 	in := &Installed{Path: dir, Root: root, real: real}
-	in.Dev, in.Ino = folderIdentity(folder)
+	in.Dev, in.Ino = folderIdentity(real, folder)
 	in.Skill = &Skill{ID: filepath.Base(dir)}
 	data, err := in.ReadFile("SKILL.md")
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -53,7 +52,7 @@ func gitRepo(t *testing.T, base, repo string, files map[string][2]string, extra 
 func gitDaemon(t *testing.T, base string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is needed for this test: install Debian's git package (it ships git daemon)")
+		noGit(t)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,12 +63,12 @@ func gitDaemon(t *testing.T, base string) string {
 	cmd := exec.Command("git", "daemon", "--reuseaddr", "--listen=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--base-path="+base, "--export-all", "--informative-errors", base)
 	cmd.Env = gitEnv(t.TempDir())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("git daemon: %v (install Debian's git package)", err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = killGroup(cmd)
 		_ = cmd.Wait()
 	})
 	url := "git://127.0.0.1:" + strconv.Itoa(port) + "/"
@@ -89,6 +88,9 @@ func gitDaemon(t *testing.T, base string) string {
 }
 
 func TestAddFromGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		noGit(t)
+	}
 	base := t.TempDir()
 	gitRepo(t, base, "multi", map[string][2]string{
 		"skills/commit-message": {"skills", "commit-message"},

@@ -16,8 +16,9 @@ func killGroupOnCancel(cmd *exec.Cmd) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
 
-// folderIdentity is the device and inode in fi, the Lstat of a folder.
-func folderIdentity(fi os.FileInfo) (dev, ino uint64) {
+// folderIdentity is the device and inode in fi, the Lstat of the folder
+// at path.
+func folderIdentity(_ string, fi os.FileInfo) (dev, ino uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Dev), uint64(st.Ino)
 	}

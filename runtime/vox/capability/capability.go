@@ -23,6 +23,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -418,11 +419,19 @@ var (
 
 // confine refuses absolute paths and paths that leave the root lexically,
 // and returns the cleaned relative path.
+//
+// Vox paths are separated by "/" on every system, and a backslash is
+// refused on every system (docs/security.md, "Path rules"): read as a
+// separator it would name data/x.csv on Linux where a file may be called
+// data\x.csv, and a tool would mean different files on different systems.
 func confine(th *eval.Thread, method, p string) string {
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') || strings.ContainsRune(p, 0) {
 		th.Failf("capability denied: fs.%s outside the workspace", method)
 	}
-	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	if strings.ContainsRune(p, '\\') {
+		th.Failf("fs.%s: %s: a backslash is not allowed in a path: Vox paths are separated by / on every system; write %s", method, strconv.Quote(p), strconv.Quote(strings.ReplaceAll(p, `\`, "/")))
+	}
+	clean := path.Clean(p)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		th.Failf("capability denied: fs.%s outside the workspace", method)
 	}

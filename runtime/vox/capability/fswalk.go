@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -21,7 +20,8 @@ import (
 // is neither listed nor descended into, so no link can lead it out of the
 // workspace or round a cycle), opens every directory through os.Root,
 // refuses to enter a directory it has entered before (by device and
-// inode, in case one is swapped for a link while it walks), reads
+// inode, or volume and file index on Windows: dirid_*.go, in case one is
+// swapped for a link while it walks), reads
 // directories in batches, and counts a step per entry and every path
 // against the value-size limit as it goes: a huge tree fails at a limit,
 // it does not exhaust memory first.
@@ -39,7 +39,6 @@ const entryWork = 1024
 // cannot be listed.
 // maxDepth bounds how many levels below rel it lists (< 0: all).
 func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs bool, maxDepth int) ([]string, *eval.Value) {
-	type dirID struct{ dev, ino uint64 }
 	type item struct {
 		dir   string
 		depth int
@@ -72,8 +71,7 @@ func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs
 			}
 			continue
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			id := dirID{uint64(st.Dev), uint64(st.Ino)}
+		if id, ok := dirIdentity(f, info); ok {
 			if seen[id] {
 				f.Close()
 				continue
@@ -142,6 +140,12 @@ func fsWalk(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 
 func fsGlob(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	written := strArg(th, "fs", "glob", args[0])
+	if strings.ContainsRune(written, '\\') {
+		// Neither a separator (Vox paths are slash-separated on every
+		// system, docs/security.md "Path rules") nor an escape: one
+		// spelling means one thing everywhere.
+		return eval.ErrVal(eval.Str("invalid glob pattern " + strconv.Quote(written) + ": a backslash is not allowed: separate folders with / on every system (write " + strconv.Quote(strings.ReplaceAll(written, `\`, "/")) + "), and match a literal *, ?, [ or { with [*], [?], [[] or [{]"))
+	}
 	if !doublestar.ValidatePattern(written) || written == "" {
 		return eval.ErrVal(eval.Str("invalid glob pattern " + strconv.Quote(written) + ": use * ? [...] {a,b} and ** for any number of folders"))
 	}
