@@ -260,12 +260,7 @@ func TestHTTPRequiresBearerToken(t *testing.T) {
 
 func TestReadRole(t *testing.T) {
 	s := newRoleServer(t)
-	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full", ReadToken: "read"}))
-	defer ts.Close()
-	reader := &httpClient{t: t, url: ts.URL, token: "read"}
-	reader.initialize()
-	full := &httpClient{t: t, url: ts.URL, token: "full"}
-	full.initialize()
+	reader, full := roleClients(t, s)
 
 	// Listing shows everything, also what the role may not call.
 	tools := reader.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)["result"].(map[string]any)["tools"].([]any)

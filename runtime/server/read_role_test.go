@@ -23,12 +23,7 @@ func TestReadRoleNeverRunsRepositoryCode(t *testing.T) {
 		{prompt: mcp.Prompt{Name: "sneaky", Description: "a skill prompt in name only"}, source: registry.SourceSkill, handler: s.workspace.promptHandler("vox_prompt")},
 	})
 	s.syncPrompts()
-	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full", ReadToken: "read"}))
-	defer ts.Close()
-	reader := &httpClient{t: t, url: ts.URL, token: "read"}
-	reader.initialize()
-	full := &httpClient{t: t, url: ts.URL, token: "full"}
-	full.initialize()
+	reader, full := roleClients(t, s)
 
 	get := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"sneaky","arguments":{"q":"ran"}}}`
 	resp := reader.rpc(get)
@@ -46,12 +41,7 @@ func TestReadRoleNeverRunsRepositoryCode(t *testing.T) {
 // complete in it — never what would run a workspace function.
 func TestReservedSchemeRouting(t *testing.T) {
 	s := newRoleServer(t)
-	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full", ReadToken: "read"}))
-	defer ts.Close()
-	reader := &httpClient{t: t, url: ts.URL, token: "read"}
-	reader.initialize()
-	full := &httpClient{t: t, url: ts.URL, token: "full"}
-	full.initialize()
+	reader, full := roleClients(t, s)
 	for _, c := range []*httpClient{reader, full} {
 		for _, uri := range []string{"skill://nothing/here", "SKILL://index.json", "skill:x"} {
 			resp := c.rpc(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + uri + `"}}`)
@@ -93,4 +83,17 @@ func TestReservedSchemeRouting(t *testing.T) {
 	if got := fmt.Sprint(full.rpc(`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"vox://notes/abc"}}`)["result"]); !strings.Contains(got, "text:abc") {
 		t.Errorf("full access reading vox://notes/abc: %s", got)
 	}
+}
+
+// roleClients serves s over HTTP with a full and a read token and returns
+// an initialized client of each role.
+func roleClients(t *testing.T, s *Server) (reader, full *httpClient) {
+	t.Helper()
+	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full", ReadToken: "read"}))
+	t.Cleanup(ts.Close)
+	reader = &httpClient{t: t, url: ts.URL, token: "read"}
+	reader.initialize()
+	full = &httpClient{t: t, url: ts.URL, token: "full"}
+	full.initialize()
+	return reader, full
 }
