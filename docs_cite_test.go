@@ -48,7 +48,7 @@ import (
 //
 // The headings of a page are its Markdown headings (outside fenced code)
 // and its run-in headings: a paragraph that starts with bold text
-// (`**Carried fields.** ...`, `**The surface cache** (...)`) names a
+// (`**Validated, not tabled.** ...`, `**The surface cache** (...)`) names a
 // subsection of the heading above it, as the docs write short ones; a
 // bold start inside a list item does not.
 //
@@ -81,7 +81,7 @@ type docHeading struct {
 	text   string // normalized, without its number
 	anchor string // GitHub's anchor for it
 	items  []int  // numbers of the top-level numbered list items in its body
-	runIn  bool   // a paragraph that starts with bold text: **Carried fields.**
+	runIn  bool   // a paragraph that starts with bold text: **Validated, not tabled.**
 	end    int    // index in headings of the first heading after its section
 }
 

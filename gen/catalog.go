@@ -38,6 +38,11 @@ type CatalogOptions struct {
 	// RequireVoxPrefix enforces the vox_ prefix of this product's own tool
 	// names; it is set only for this repository's catalog.
 	RequireVoxPrefix bool
+	// HandlerFiles, when set, is the repository the catalog's cli.handler
+	// paths must name a file of. It is set only for this repository's
+	// catalog, whose handlers are its own Go files; another repository's
+	// catalog may name files of another implementation (handler_rust).
+	HandlerFiles fs.FS
 }
 
 // LoadCatalog reads and validates the catalog of the repository at root.
@@ -55,6 +60,9 @@ func LoadCatalog(root string) (*registry.Catalog, error) {
 	}
 	defer f.Close()
 	opts := CatalogOptions{RequireVoxPrefix: IsProductRepository(root)}
+	if opts.RequireVoxPrefix {
+		opts.HandlerFiles = os.DirFS(root)
+	}
 	cat, errs := parseCatalog(registry.CatalogPath, opts, func(start func() func(contractdoc.Row)) (*contractdoc.Doc, []contractdoc.PosError) {
 		return contractdoc.ParseYAMLRowsFrom(f, size, "operations", catalogEmptyHint, contractdoc.RowsLimits, start)
 	})

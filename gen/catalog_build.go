@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"io/fs"
 	"slices"
 	"sort"
 	"strconv"
@@ -77,23 +78,13 @@ func (r row) pos(keys ...string) contractdoc.Pos {
 func (v *catalogValidator) buildRow(r row) {
 	at := r.doc.Pos(r.pointer)
 	op := registry.Operation{
-		ID:                    r.str("id"),
-		Title:                 r.str("title"),
-		Description:           r.str("description"),
-		DescriptionHuman:      r.str("description_human"),
-		ProductLane:           v.shared(r.str("product_lane")),
-		IntentTags:            r.strings("intent_tags"),
-		SideEffectClass:       v.shared(r.str("side_effect_class")),
-		ScopeKind:             v.shared(r.str("scope_kind")),
-		Reversible:            r.optBool("reversible"),
-		RequiresRepo:          r.optBool("requires_repo"),
-		PreferredForModels:    r.optBool("preferred_for_models"),
-		HumanTakeoverFriendly: r.optBool("human_takeover_friendly"),
-		MensPlannerVisible:    r.optBool("mens_planner_visible"),
-		CanonicalName:         r.str("canonical_name"),
-		LatinAliases:          r.strings("latin_aliases"),
-		Line:                  at.Line,
-		Col:                   at.Col,
+		ID:              r.str("id"),
+		Title:           r.str("title"),
+		Description:     r.str("description"),
+		ProductLane:     v.shared(r.str("product_lane")),
+		SideEffectClass: v.shared(r.str("side_effect_class")),
+		Line:            at.Line,
+		Col:             at.Col,
 	}
 	// side_effect_class is one class or a list of them; the first is the
 	// row's class (docs/contracts.md §1), all of them decide the
@@ -110,10 +101,12 @@ func (v *catalogValidator) buildRow(r row) {
 		v.firstID[op.ID] = r.pos("id")
 	}
 	v.idsAndNames[op.ID] = op.ID
-	if op.CanonicalName != "" {
-		v.idsAndNames[op.CanonicalName] = op.ID
+	// canonical_name and latin_aliases are validated here and not tabled
+	// (runtime/registry's package comment).
+	if name := r.str("canonical_name"); name != "" {
+		v.idsAndNames[name] = op.ID
 	}
-	for j, alias := range op.LatinAliases {
+	for j, alias := range r.strings("latin_aliases") {
 		use := aliasUse{pos: r.doc.Pos(r.pointer + "/latin_aliases/" + strconv.Itoa(j)), id: op.ID, alias: alias}
 		if !latinAliasRE.MatchString(alias) {
 			continue // the schema reported it
@@ -130,18 +123,10 @@ func (v *catalogValidator) buildRow(r row) {
 	}
 	if _, _, ok := r.get("cli"); ok {
 		op.CLI = &registry.CLI{
-			Path:                 r.strings("cli", "path"),
-			Status:               v.shared(r.str("cli", "status")),
-			LatinNS:              r.str("cli", "latin_ns"),
-			Handler:              r.str("cli", "handler"),
-			FeatureGate:          r.str("cli", "feature_gate"),
-			CatalogGroup:         r.str("cli", "catalog_group"),
-			RefCLIRequired:       r.optBool("cli", "ref_cli_required"),
-			ReachabilityRequired: r.optBool("cli", "reachability_required"),
+			Path:   r.strings("cli", "path"),
+			Status: v.shared(r.str("cli", "status")),
 		}
-		if op.CLI.Handler == "" {
-			op.CLI.Handler = r.str("cli", "handler_rust")
-		}
+		v.checkHandler(r, op.ID)
 		key := strings.Join(op.CLI.Path, " ")
 		if p, dup := v.firstPath[key]; dup {
 			v.errorAt(r.pos("cli", "path"), "duplicate CLI path %q in operation %q (first at line %d)", key, op.ID, p.Line)
@@ -150,6 +135,29 @@ func (v *catalogValidator) buildRow(r row) {
 		}
 	}
 	v.cat.Operations = append(v.cat.Operations, op)
+}
+
+// checkHandler checks that the row's cli.handler (or handler_rust) names a
+// file of the repository when the catalog is this repository's: the field
+// tells readers where a command lives, and a path that moved sends them
+// nowhere. The path is validated and not tabled.
+func (v *catalogValidator) checkHandler(r row, id string) {
+	key := "handler"
+	path := r.str("cli", key)
+	if path == "" {
+		key = "handler_rust"
+		path = r.str("cli", key)
+	}
+	if path == "" || v.opts.HandlerFiles == nil {
+		return
+	}
+	if !fs.ValidPath(path) {
+		v.errorAt(r.pos("cli", key), "cli.%s %q of operation %q is not a slash-separated path relative to the repository root; hint: write it as cmd/vox/NAME.go", key, path, id)
+		return
+	}
+	if info, err := fs.Stat(v.opts.HandlerFiles, path); err != nil || !info.Mode().IsRegular() {
+		v.errorAt(r.pos("cli", key), "cli.%s %q of operation %q names no file of this repository; hint: the path of the Go file that implements the command, relative to the repository root", key, path, id)
+	}
 }
 
 // shared returns s, or the equal string of an earlier row: the values of
@@ -174,9 +182,6 @@ func (v *catalogValidator) finish() {
 	cat.SchemaVersion, _ = strconv.Atoi(sv.Text)
 	if x, _, ok := top.get("x-vox-version"); ok {
 		cat.XVoxVersion, _ = strconv.Atoi(x.Text)
-	}
-	if c, _, ok := top.get("capability"); ok {
-		cat.Capability = schemajson.Compact(c)
 	}
 	cat.Exemptions.MCPTools = top.strings("exemptions", "mcp_tools")
 	if paths, _, ok := top.get("exemptions", "cli_paths"); ok {

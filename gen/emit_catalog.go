@@ -158,9 +158,6 @@ func catalogValue(cat *registry.Catalog, opNames []string) *goValue {
 	if cat.XVoxVersion != 0 {
 		v.add("XVoxVersion", goInt(cat.XVoxVersion))
 	}
-	if cat.Capability != nil {
-		v.add("Capability", goSchema(cat.Capability))
-	}
 	if len(cat.Exemptions.MCPTools) > 0 || len(cat.Exemptions.CLIPaths) > 0 {
 		ex := goComposite("registry.Exemptions")
 		ex.strs("MCPTools", cat.Exemptions.MCPTools)
@@ -186,19 +183,9 @@ func operationValue(op *registry.Operation) *goValue {
 	v.str("ID", op.ID)
 	v.str("Title", op.Title)
 	v.str("Description", op.Description)
-	v.str("DescriptionHuman", op.DescriptionHuman)
 	v.str("ProductLane", op.ProductLane)
-	v.strs("IntentTags", op.IntentTags)
 	v.str("SideEffectClass", op.SideEffectClass)
 	v.strs("SideEffects", op.SideEffects)
-	v.str("ScopeKind", op.ScopeKind)
-	optBool(v, "Reversible", op.Reversible)
-	optBool(v, "RequiresRepo", op.RequiresRepo)
-	optBool(v, "PreferredForModels", op.PreferredForModels)
-	optBool(v, "HumanTakeoverFriendly", op.HumanTakeoverFriendly)
-	optBool(v, "MensPlannerVisible", op.MensPlannerVisible)
-	v.str("CanonicalName", op.CanonicalName)
-	v.strs("LatinAliases", op.LatinAliases)
 	if m := op.MCP; m != nil {
 		mv := goComposite("&registry.MCP")
 		mv.str("Name", m.Name)
@@ -221,12 +208,6 @@ func operationValue(op *registry.Operation) *goValue {
 		cv := goComposite("&registry.CLI")
 		cv.strs("Path", c.Path)
 		cv.str("Status", c.Status)
-		cv.str("LatinNS", c.LatinNS)
-		cv.str("Handler", c.Handler)
-		cv.str("FeatureGate", c.FeatureGate)
-		cv.str("CatalogGroup", c.CatalogGroup)
-		optBool(cv, "RefCLIRequired", c.RefCLIRequired)
-		optBool(cv, "ReachabilityRequired", c.ReachabilityRequired)
 		v.add("CLI", cv)
 	}
 	return v

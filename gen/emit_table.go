@@ -305,7 +305,7 @@ func (f *tableFile) render() []byte {
 	if f.formatCheck != "" {
 		line("")
 		comment(commentSafe("When this line fails to compile the tables are older than the runtime: run " + f.formatCheck))
-		line("const _ = registry.TableFormat1")
+		line("const _ = registry.TableFormat2")
 	}
 	for _, v := range f.vars {
 		line("")

@@ -94,7 +94,7 @@ func TestTablesAreGofmtStable(t *testing.T) {
 			}
 			if i == 2 {
 				op.MCP = &registry.MCP{Name: "vox_d", InputSchema: []byte(`{"type":"object"}`)}
-				op.IntentTags = []string{"x"}
+				op.SideEffects = []string{"writes_files", "network"}
 			}
 			op.CLI = &registry.CLI{Path: []string{"p", fmt.Sprint(i)}}
 			cat.Operations = append(cat.Operations, op)
@@ -150,9 +150,6 @@ func TestSchemaFragmentsMatchParsedSplit(t *testing.T) {
 		cat, errs := ParseCatalog(registry.CatalogPath, src, CatalogOptions{})
 		if len(errs) > 0 {
 			return
-		}
-		if cat.Capability != nil {
-			lits = append(lits, cat.Capability)
 		}
 		for _, op := range cat.Operations {
 			if op.MCP != nil {

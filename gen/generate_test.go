@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"golang.org/x/tools/go/packages"
@@ -170,7 +171,7 @@ func TestRustCatalogCompatibility(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatalf("a Rust-shaped catalog does not load:\n%v", errs)
 	}
-	if len(cat.Operations) != 600 || cat.Operations[0].CLI != nil && cat.Operations[0].CLI.Handler == "" {
+	if len(cat.Operations) != 600 {
 		t.Fatalf("operations = %d", len(cat.Operations))
 	}
 	for _, op := range cat.MCPTools() {
@@ -192,10 +193,10 @@ func TestRustCatalogCompatibility(t *testing.T) {
 	}
 	// Tables from a generator of another table format fail to compile at
 	// the line that says to run go generate.
-	stale := bytes.Replace(outs[0].data, []byte("registry.TableFormat1"), []byte("registry.TableFormat0"), 1)
+	stale := bytes.Replace(outs[0].data, []byte("registry.TableFormat2"), []byte("registry.TableFormat1"), 1)
 	outs[0].data = stale
 	errs2 := typeCheckGenerated(t, outs)
-	if len(errs2) == 0 || !strings.Contains(errs2[0].Msg, "TableFormat0") {
+	if len(errs2) == 0 || !strings.Contains(errs2[0].Msg, "TableFormat1") {
 		t.Fatalf("stale tables type-check: %v", errs2)
 	}
 	line := strings.Split(string(stale), "\n")[errs2[0].Pos.Line-2]
@@ -288,5 +289,49 @@ func TestRepositoryGeneratedFilesHaveHeader(t *testing.T) {
 	})
 	if err != nil || n == 0 {
 		t.Fatalf("walking generated/: %d files, %v", n, err)
+	}
+}
+
+// TestHandlerPathsNameFiles checks that this repository's catalog may not
+// name a handler file that does not exist, at the handler's position, and
+// that another repository's catalog is not held to its own file tree.
+func TestHandlerPathsNameFiles(t *testing.T) {
+	src := []byte(`schema_version: 1
+operations:
+  - id: a
+    title: A
+    description: A command.
+    product_lane: app
+    cli:
+      path: [a]
+      status: active
+      handler: cmd/vox/a.go
+  - id: b
+    title: B
+    description: B command.
+    product_lane: app
+    cli:
+      path: [b]
+      status: active
+      handler: cmd/vox/moved.go
+  - id: c
+    title: C
+    description: C command.
+    product_lane: app
+    cli:
+      path: [c]
+      status: active
+      handler_rust: ../crates/c.rs
+`)
+	files := fstest.MapFS{"cmd/vox/a.go": {Data: []byte("package main\n")}}
+	_, errs := ParseCatalog("contracts/operations/catalog.v1.yaml", src, CatalogOptions{HandlerFiles: files})
+	got := errs.Error()
+	if len(errs) != 2 ||
+		!strings.Contains(got, `catalog.v1.yaml:18:16: cli.handler "cmd/vox/moved.go" of operation "b" names no file of this repository`) ||
+		!strings.Contains(got, `catalog.v1.yaml:26:21: cli.handler_rust "../crates/c.rs" of operation "c" is not a slash-separated path relative to the repository root`) {
+		t.Fatalf("errors = %v", errs)
+	}
+	if _, errs := ParseCatalog("contracts/operations/catalog.v1.yaml", src, CatalogOptions{}); len(errs) > 0 {
+		t.Fatalf("another repository's catalog: %v", errs)
 	}
 }

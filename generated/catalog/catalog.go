@@ -9,7 +9,7 @@ package catalog
 import "github.com/vox-lang/vox-mcp/runtime/registry"
 
 // When this line fails to compile the tables are older than the runtime: run go generate ./...
-const _ = registry.TableFormat1
+const _ = registry.TableFormat2
 
 // Catalog is every operation of contracts/operations/catalog.v1.yaml, sorted
 // by id.

@@ -13,14 +13,10 @@ var opCheck = registry.Operation{
 	Title:           "Check Vox files",
 	Description:     "Compile .vox files (named, or found recursively under named folders) and print every diagnostic as path:line:col: severity: message [code] on stderr and a summary on stdout, or the report {\"ok\", \"diagnostics\"} with --format json. Exits 1 when any diagnostic is an error.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"vox", "check", "diagnostics"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"check"},
-		Status:  "active",
-		Handler: "cmd/vox/check.go",
+		Path:   []string{"check"},
+		Status: "active",
 	},
 }
 
@@ -29,14 +25,10 @@ var opCiAgentskillsCompliance = registry.Operation{
 	Title:           "Check skills against the Agent Skills format",
 	Description:     "Check every skill folder under the workspace's skill roots (.vox, .cursor, .agents and .claude skills folders, assets/skills) and the folders given as arguments against the Agent Skills specification, with the rules of the reference validator: SKILL.md with YAML front matter, the allowed top-level keys, name rules, description and compatibility lengths, string metadata.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"ci", "gate", "skills"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.True,
 	CLI: &registry.CLI{
-		Path:    []string{"ci", "agentskills-compliance"},
-		Status:  "active",
-		Handler: "cmd/vox/ci.go",
+		Path:   []string{"ci", "agentskills-compliance"},
+		Status: "active",
 	},
 }
 
@@ -45,14 +37,10 @@ var opCiAll = registry.Operation{
 	Title:           "Run every CI gate",
 	Description:     "Run every vox CI gate (the drift check runs inside them) and exit 1 if and only if a gate that ran found a problem.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"ci", "gate"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.True,
 	CLI: &registry.CLI{
-		Path:    []string{"ci", "all"},
-		Status:  "active",
-		Handler: "cmd/vox/ci.go",
+		Path:   []string{"ci", "all"},
+		Status: "active",
 	},
 }
 
@@ -61,14 +49,10 @@ var opCiMcpVoxSurfaceParity = registry.Operation{
 	Title:           "Verify the workspace surface",
 	Description:     "Load the workspace's .vox tools and resources like vox-mcp does and fail on per-file errors, duplicate tool names or resource URIs, missing descriptions, a stale generated/workspace snapshot or a failing fixture of contracts/mcp/workspace-tool-fixtures.v1.json; shadowed tool names are warnings.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"ci", "gate", "workspace"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.True,
 	CLI: &registry.CLI{
-		Path:    []string{"ci", "mcp-vox-surface-parity"},
-		Status:  "active",
-		Handler: "cmd/vox/ci_surface_parity.go",
+		Path:   []string{"ci", "mcp-vox-surface-parity"},
+		Status: "active",
 	},
 }
 
@@ -77,14 +61,10 @@ var opCiOperationsVerify = registry.Operation{
 	Title:           "Verify the catalog wiring",
 	Description:     "Check that the catalog is valid, that every CLI row matches a vox command and every command a row, and that generated/catalog is up to date (that every MCP tool has a handler is the compiler's check).",
 	ProductLane:     "platform",
-	IntentTags:      []string{"ci", "gate"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.True,
 	CLI: &registry.CLI{
-		Path:    []string{"ci", "operations-verify"},
-		Status:  "active",
-		Handler: "cmd/vox/ci.go",
+		Path:   []string{"ci", "operations-verify"},
+		Status: "active",
 	},
 }
 
@@ -93,14 +73,10 @@ var opGen = registry.Operation{
 	Title:           "Regenerate the generated tables",
 	Description:     "Regenerate every file under generated/ from the catalog and the workspace's .vox files (what go generate ./... runs). With --check, write nothing and exit 1 with a unified diff when a file is stale.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"codegen"},
 	SideEffectClass: "writes_files",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.True,
 	CLI: &registry.CLI{
-		Path:    []string{"gen"},
-		Status:  "active",
-		Handler: "cmd/vox/gen.go",
+		Path:   []string{"gen"},
+		Status: "active",
 	},
 }
 
@@ -109,13 +85,10 @@ var opGenApp = registry.Operation{
 	Title:           "Generate an app server",
 	Description:     "Write a standalone stdio MCP server main package (tables, main.go and the embedded .vox sources) into --out that serves only the tools and resources of the given .vox files; with --module it gets its own go.mod (and --replace points it at a vox-mcp checkout). Build it with go build.",
 	ProductLane:     "app",
-	IntentTags:      []string{"codegen", "vox", "app"},
 	SideEffectClass: "writes_files",
-	ScopeKind:       "repository",
 	CLI: &registry.CLI{
-		Path:    []string{"gen", "app"},
-		Status:  "active",
-		Handler: "cmd/vox/gen_app.go",
+		Path:   []string{"gen", "app"},
+		Status: "active",
 	},
 }
 
@@ -124,14 +97,10 @@ var opLsp = registry.Operation{
 	Title:           "Serve the Vox language server",
 	Description:     "Speak the Language Server Protocol on stdin and stdout for .vox files: diagnostics on open and change, hover with types and signatures, go to definition, completion and signature help. An editor starts it; exits 0 after shutdown and exit.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"vox", "lsp", "editor", "diagnostics"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"lsp"},
-		Status:  "active",
-		Handler: "cmd/vox/lsp.go",
+		Path:   []string{"lsp"},
+		Status: "active",
 	},
 }
 
@@ -140,14 +109,10 @@ var opRun = registry.Operation{
 	Title:           "Run a Vox function",
 	Description:     "Call any function of a .vox file (tool, resource function or plain fn) with a JSON object of arguments through the interpreter the server uses, and print the result as compact JSON; errors go to stderr with exit 1. --steps 0 lifts the step limit; fs.* reads below --root. Without a function name, run the file as a script (its top-level statements, or its fn main), print writing lines to stdout.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"vox", "run", "debug"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"run"},
-		Status:  "active",
-		Handler: "cmd/vox/run.go",
+		Path:   []string{"run"},
+		Status: "active",
 	},
 }
 
@@ -156,11 +121,8 @@ var opSkillAdd = registry.Operation{
 	Title:           "Add skills from a folder or git",
 	Description:     "Copy a skill, or every skill of a folder or repository, from a local folder or a git URL (https://, ssh://, git:// or user@host:path; a shallow clone that runs nothing) into the workspace's .vox/skills (~/.vox/skills with global) and install it. skill picks one skill of a multi-skill source. Symlinks are refused. Cloning needs VOX_MCP_ALLOW_NETWORK=1.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills", "install"},
 	SideEffectClass: "writes_files",
 	SideEffects:     []string{"writes_files", "network"},
-	ScopeKind:       "workspace",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:            "vox_skill_add",
 		Exposure:        "dev",
@@ -196,10 +158,7 @@ var opSkillDiscover = registry.Operation{
 	Title:           "Discover skill folders",
 	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id; and every skill folder that could not be loaded, with the position in its SKILL.md and the reason.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills", "discovery"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "workspace",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:                 "vox_skill_discover",
 		Exposure:             "dev",
@@ -229,14 +188,10 @@ var opSkillExport = registry.Operation{
 	Title:           "Export the workspace's skills to a client's folder",
 	Description:     "Write the skills vox-mcp discovers for the workspace (--root, default the current directory), each file verified against the digest the skills extension lists, into the skills folder of a client that loads skills from its own folder rather than over MCP: --client claude, cursor, vscode or codex, --scope project (the workspace's, the default) or user (the home folder's). Writes follow no symbolic link; only folders an earlier export wrote are replaced or removed, any other is refused and named. Lists what it wrote. With --check, writes nothing and exits 1 when an export is missing, changed or extra.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"skills", "export", "agents"},
 	SideEffectClass: "writes_files",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"skill", "export"},
-		Status:  "active",
-		Handler: "cmd/vox/skill_export.go",
+		Path:   []string{"skill", "export"},
+		Status: "active",
 	},
 }
 
@@ -245,10 +200,7 @@ var opSkillInfo = registry.Operation{
 	Title:           "Show a skill",
 	Description:     "Show everything the manifest of an installed skill says - version, category, tags, allowlisted tools, author, dependencies, permissions, allowed-tools, license, compatibility - with its folder and the relative paths of its files (each readable as skill://<id>/<path>).",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills"},
 	SideEffectClass: "read_only",
-	ScopeKind:       "workspace",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:                 "vox_skill_info",
 		Exposure:             "core",
@@ -287,10 +239,7 @@ var opSkillInstall = registry.Operation{
 	Title:           "Install a skill from text",
 	Description:     "Install a skill from its SKILL.md text and optional extra files into the workspace's .vox/skills/<name>/ (the user's ~/.vox/skills with global), where it survives restarts. Refused when an installed skill already has the name or id.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills", "install"},
 	SideEffectClass: "writes_files",
-	ScopeKind:       "workspace",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:            "vox_skill_install",
 		Exposure:        "dev",
@@ -316,15 +265,11 @@ var opSkillInstall = registry.Operation{
 }
 
 var opSkillList = registry.Operation{
-	ID:                 "skill.list",
-	Title:              "List installed skills",
-	Description:        "List the installed Agent Skills, sorted by id: id, name, description, version, category, tags, the tools each skill allows (its allowlist), and the folder and search root it was loaded from.",
-	ProductLane:        "ai",
-	IntentTags:         []string{"skills", "discovery"},
-	SideEffectClass:    "read_only",
-	ScopeKind:          "workspace",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "skill.list",
+	Title:           "List installed skills",
+	Description:     "List the installed Agent Skills, sorted by id: id, name, description, version, category, tags, the tools each skill allows (its allowlist), and the folder and search root it was loaded from.",
+	ProductLane:     "ai",
+	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
 		Name:                 "vox_skill_list",
 		Exposure:             "core",
@@ -354,10 +299,7 @@ var opSkillParse = registry.Operation{
 	Title:           "Check a SKILL.md",
 	Description:     "Parse SKILL.md text without installing it and return the manifest it declares (front matter in YAML, or TOML for older skills) with every warning; a front matter that cannot be read is an error naming the line and the reason.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills", "validation"},
 	SideEffectClass: "none",
-	ScopeKind:       "session",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:                 "vox_skill_parse",
 		Exposure:             "dev",
@@ -395,10 +337,7 @@ var opSkillRemove = registry.Operation{
 	Title:           "Delete an installed skill",
 	Description:     "Delete an installed skill's folder and uninstall it - only when the folder lies directly under an install target (the workspace's .vox/skills or ~/.vox/skills); skills found elsewhere can only be uninstalled.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills"},
 	SideEffectClass: "destructive",
-	ScopeKind:       "workspace",
-	Reversible:      registry.False,
 	MCP: &registry.MCP{
 		Name:            "vox_skill_remove",
 		Exposure:        "dev",
@@ -423,10 +362,7 @@ var opSkillRun = registry.Operation{
 	Title:           "Run a command for a skill in the sandbox",
 	Description:     "Run a shell command (/bin/sh -c) for an installed skill in an isolated sandbox - no network, no workspace, no home, the skill folder read-only at ./skill, a fresh temporary working folder - and return its exit code and output (each stream capped at 1 MiB). The timeout defaults to 30 s, at most 300 s.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills", "run", "sandbox"},
 	SideEffectClass: "spawns_process",
-	ScopeKind:       "session",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:            "vox_skill_run",
 		Exposure:        "core",
@@ -457,15 +393,11 @@ var opSkillRun = registry.Operation{
 }
 
 var opSkillSearch = registry.Operation{
-	ID:                 "skill.search",
-	Title:              "Search skills",
-	Description:        "Search the installed skills with BM25 ranking over their id, name, description, tags and instructions. Returns the best matches first with their scores; read one with vox_skill_info or activate it with vox_skill_use.",
-	ProductLane:        "ai",
-	IntentTags:         []string{"skills", "search", "discovery"},
-	SideEffectClass:    "read_only",
-	ScopeKind:          "workspace",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "skill.search",
+	Title:           "Search skills",
+	Description:     "Search the installed skills with BM25 ranking over their id, name, description, tags and instructions. Returns the best matches first with their scores; read one with vox_skill_info or activate it with vox_skill_use.",
+	ProductLane:     "ai",
+	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
 		Name:                 "vox_skill_search",
 		Exposure:             "core",
@@ -500,10 +432,7 @@ var opSkillUninstall = registry.Operation{
 	Title:           "Uninstall a skill for this session",
 	Description:     "Remove a skill from this server's registry only; its folder stays, so it is loaded again at the next start. To delete the folder use vox_skill_remove.",
 	ProductLane:     "ai",
-	IntentTags:      []string{"skills"},
 	SideEffectClass: "removes_state",
-	ScopeKind:       "session",
-	Reversible:      registry.True,
 	MCP: &registry.MCP{
 		Name:            "vox_skill_uninstall",
 		Exposure:        "dev",
@@ -524,15 +453,11 @@ var opSkillUninstall = registry.Operation{
 }
 
 var opSkillUse = registry.Operation{
-	ID:                 "skill.use",
-	Title:              "Activate a skill",
-	Description:        "Load a skill's instructions and make it the active skill of this session. While a skill whose manifest lists tools is active, only those tools (and the vox_skill_* tools, vox_tool_search and vox_workspace_mcp_refresh) may be called. Pass id \"\" to clear the active skill.",
-	ProductLane:        "ai",
-	IntentTags:         []string{"skills", "session"},
-	SideEffectClass:    "changes_state",
-	ScopeKind:          "session",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "skill.use",
+	Title:           "Activate a skill",
+	Description:     "Load a skill's instructions and make it the active skill of this session. While a skill whose manifest lists tools is active, only those tools (and the vox_skill_* tools, vox_tool_search and vox_workspace_mcp_refresh) may be called. Pass id \"\" to clear the active skill.",
+	ProductLane:     "ai",
+	SideEffectClass: "changes_state",
 	MCP: &registry.MCP{
 		Name:            "vox_skill_use",
 		Exposure:        "core",
@@ -554,15 +479,11 @@ var opSkillUse = registry.Operation{
 }
 
 var opToolSearch = registry.Operation{
-	ID:                 "tool.search",
-	Title:              "Search tools",
-	Description:        "Search every tool this server knows (catalog tools, workspace tools written in Vox including those not advertised in tools/list, and skill macro tools) with BM25 ranking. Returns each hit's name, description, input schema, source and score; call a hit by its name.",
-	ProductLane:        "platform",
-	IntentTags:         []string{"search", "discovery", "tools"},
-	SideEffectClass:    "read_only",
-	ScopeKind:          "session",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "tool.search",
+	Title:           "Search tools",
+	Description:     "Search every tool this server knows (catalog tools, workspace tools written in Vox including those not advertised in tools/list, and skill macro tools) with BM25 ranking. Returns each hit's name, description, input schema, source and score; call a hit by its name.",
+	ProductLane:     "platform",
+	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
 		Name:                 "vox_tool_search",
 		Exposure:             "core",
@@ -600,27 +521,19 @@ var opTrust = registry.Operation{
 	Title:           "Trust a workspace's requested powers",
 	Description:     "Record, in the user's config folder, that the workspace at DIR (default the current directory) may have the powers its scan config asks for (env_allow, write_globs): vox-mcp and vox run grant none of them until a record matches the digest of what is asked for. --list prints every record and whether it still matches; --revoke DIR removes one.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"trust", "security", "workspace"},
 	SideEffectClass: "changes_state",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"trust"},
-		Status:  "active",
-		Handler: "cmd/vox/trust.go",
+		Path:   []string{"trust"},
+		Status: "active",
 	},
 }
 
 var opWorkspaceCheck = registry.Operation{
-	ID:                 "workspace.check",
-	Title:              "Check Vox source",
-	Description:        "Compile a .vox file of the workspace (path, relative to the workspace root) or Vox source text (source) and return its diagnostics: ok is false when there is an error. Use it to check a workspace tool before vox_workspace_mcp_refresh.",
-	ProductLane:        "workflow",
-	IntentTags:         []string{"workspace", "vox", "check", "diagnostics"},
-	SideEffectClass:    "read_only",
-	ScopeKind:          "workspace",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "workspace.check",
+	Title:           "Check Vox source",
+	Description:     "Compile a .vox file of the workspace (path, relative to the workspace root) or Vox source text (source) and return its diagnostics: ok is false when there is an error. Use it to check a workspace tool before vox_workspace_mcp_refresh.",
+	ProductLane:     "workflow",
+	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
 		Name:     "vox_check",
 		Exposure: "core",
@@ -660,15 +573,11 @@ var opWorkspaceCheck = registry.Operation{
 }
 
 var opWorkspaceRefresh = registry.Operation{
-	ID:                 "workspace.refresh",
-	Title:              "Refresh the workspace tools",
-	Description:        "Rescan the workspace's .vox files (with the scan config as it is on disk now) and swap in the new workspace tools and resources. Returns the counts, the tool names shadowed by catalog tools, duplicate tool names and resource URIs, and the per-file errors. Call it after adding, renaming or removing a workspace tool; an edited tool body takes effect without it.",
-	ProductLane:        "workflow",
-	IntentTags:         []string{"workspace", "vox", "refresh"},
-	SideEffectClass:    "read_only",
-	ScopeKind:          "workspace",
-	Reversible:         registry.True,
-	PreferredForModels: registry.True,
+	ID:              "workspace.refresh",
+	Title:           "Refresh the workspace tools",
+	Description:     "Rescan the workspace's .vox files (with the scan config as it is on disk now) and swap in the new workspace tools and resources. Returns the counts, the tool names shadowed by catalog tools, duplicate tool names and resource URIs, and the per-file errors. Call it after adding, renaming or removing a workspace tool; an edited tool body takes effect without it.",
+	ProductLane:     "workflow",
+	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
 		Name:            "vox_workspace_mcp_refresh",
 		Exposure:        "core",

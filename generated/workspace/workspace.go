@@ -13,7 +13,7 @@ import (
 )
 
 // When this line fails to compile the tables are older than the runtime: run go generate ./...
-const _ = registry.TableFormat1
+const _ = registry.TableFormat2
 
 // Snapshot is the workspace surface of this repository at generation time.
 var Snapshot = &loader.Snapshot{

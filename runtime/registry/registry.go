@@ -4,19 +4,21 @@
 // (docs/contracts.md §1); optional catalog values that are absent or null
 // are zero values here (an empty string, a nil slice, Unset).
 //
-// Fields marked "carried" are planner metadata of the catalog format: the
-// generator validates them and writes them into the tables so that other
-// consumers of the catalog find them there, but vox-mcp itself interprets
-// none of them (docs/contracts.md §1, "Carried fields").
+// The catalog format's planner metadata (description_human, intent_tags,
+// latin_aliases, the CLI's handler and the rest of docs/contracts.md §1,
+// "Validated, not tabled") is checked by the generator and left out of the
+// tables: nothing in vox-mcp reads it, and a field nobody reads is a field a
+// reader has to wonder about.
 package registry
 
 import "encoding/json"
 
-// TableFormat1 is referenced by every generated table file. When the
+// TableFormat2 is referenced by every generated table file. When the
 // runtime changes the table format it renames this constant, so tables from
 // an older generator stop compiling at the line that references it, whose
-// comment says to run go generate ./...
-const TableFormat1 = 1
+// comment says to run go generate ./... (format 2 dropped the planner
+// metadata that format 1 carried.)
+const TableFormat2 = 2
 
 // OptBool is a catalog boolean that may be absent or null.
 type OptBool int8
@@ -50,9 +52,6 @@ type Catalog struct {
 	XVoxVersion int
 	// Operations are sorted by ID.
 	Operations []Operation
-	// Capability is the capability object as compact JSON, nil when
-	// absent: carried, with no behaviour.
-	Capability json.RawMessage
 	Exemptions Exemptions
 }
 
@@ -64,27 +63,17 @@ type Exemptions struct {
 
 // Operation is one catalog row.
 type Operation struct {
-	ID               string
-	Title            string
-	Description      string
-	DescriptionHuman string   // carried; never sent over MCP
-	ProductLane      string   // projected to _meta.vox_product_lane
-	IntentTags       []string // carried
-	SideEffectClass  string   // the row's (first) class; "" when absent or null
+	ID              string
+	Title           string
+	Description     string
+	ProductLane     string // projected to _meta.vox_product_lane
+	SideEffectClass string // the row's (first) class; "" when absent or null
 	// SideEffects are all the classes of a row that lists more than one
 	// (side_effect_class: [writes_files, network]), nil otherwise; use
 	// Classes, which decides the MCP annotations.
-	SideEffects           []string
-	ScopeKind             string   // carried
-	Reversible            OptBool  // carried
-	RequiresRepo          OptBool  // carried
-	PreferredForModels    OptBool  // carried
-	HumanTakeoverFriendly OptBool  // carried
-	MensPlannerVisible    OptBool  // carried
-	CanonicalName         string   // carried; latin aliases must differ from it
-	LatinAliases          []string // carried; checked unique by the generator
-	MCP                   *MCP     // nil: not an MCP tool
-	CLI                   *CLI     // nil: not a CLI command
+	SideEffects []string
+	MCP         *MCP // nil: not an MCP tool
+	CLI         *CLI // nil: not a CLI command
 	// Line and Col locate the row in the catalog file when it was loaded
 	// from YAML; they are 0 in generated tables.
 	Line, Col int
@@ -106,14 +95,8 @@ type MCP struct {
 
 // CLI is the CLI projection of a row.
 type CLI struct {
-	Path                 []string
-	Status               string  // active, deprecated, retired or internal
-	LatinNS              string  // carried
-	Handler              string  // carried: the file of the command, for readers
-	FeatureGate          string  // carried
-	CatalogGroup         string  // carried
-	RefCLIRequired       OptBool // carried
-	ReachabilityRequired OptBool // carried
+	Path   []string
+	Status string // active, deprecated, retired or internal
 }
 
 // Classes returns the side-effect classes of the row: SideEffects when it
