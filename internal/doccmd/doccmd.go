@@ -19,7 +19,9 @@ type Command struct {
 }
 
 // Text is the command as the page writes it.
-func (c Command) Text(prog string) string { return strings.Join(append([]string{prog}, c.Words...), " ") }
+func (c Command) Text(prog string) string {
+	return strings.Join(append([]string{prog}, c.Words...), " ")
+}
 
 // codeSpanRE finds inline code spans; a fenced block's lines are read
 // whole.
