@@ -302,3 +302,28 @@ fn bad_pattern() { regex.find("x", "(?<=a)x") }
 		t.Errorf("bad pattern: exit %d stderr %q", code, errOut)
 	}
 }
+
+// TestRunReadOverTheValueLimit: fs.read of a file over max_value_bytes is
+// an Err the tool matches, and the call goes on (issue: a huge file in a
+// scan must not end the whole call).
+func TestRunReadOverTheValueLimit(t *testing.T) {
+	src := `fn first_readable(paths: list[str]) to str {
+    for p in paths {
+        match fs.read(p) {
+            Ok(text) => return p + ": " + text,
+            Err(e) => print("skipped", e),
+        }
+    }
+    "none"
+}
+`
+	root := writeFiles(t, map[string]string{"tools.vox": src, "big.txt": strings.Repeat("x", 5000), "small.txt": "abc"})
+	t.Chdir(root)
+	code, out, errOut := vox(t, "run", "tools.vox", "first_readable", "--args", `{"paths":["big.txt","small.txt"]}`, "--max-value-bytes", "1000")
+	if code != 0 || out != "\"small.txt: abc\"\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "big.txt: 5000 bytes, over the limit of 1000 bytes for one value (max_value_bytes); fs.read reads files up to it") {
+		t.Errorf("the Err names the file, its size and the limit: %q", errOut)
+	}
+}

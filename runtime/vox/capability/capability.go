@@ -17,6 +17,7 @@ package capability
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -529,8 +530,13 @@ func readRaw(th *eval.Thread, root *os.Root, rel, p, method string, quarters int
 	if !info.Mode().IsRegular() {
 		return nil, eval.ErrVal(eval.Str(p + ": is " + kindOf(info.Mode()) + "; fs." + method + " reads regular files only"))
 	}
-	th.CheckSize(info.Size() * 4 / quarters)
+	// A file over the value limit is an Err the tool can match (skip a
+	// huge file, read another), not the end of the call: the limit guards
+	// memory, and nothing is held yet.
 	limit := th.MaxValueBytes()
+	if limit > 0 && info.Size()*4/quarters > limit {
+		return nil, overValueLimit(p, method, info.Size(), limit)
+	}
 	var r io.Reader = f
 	if limit > 0 {
 		r = io.LimitReader(f, limit*quarters/4+1)
@@ -539,12 +545,20 @@ func readRaw(th *eval.Thread, root *os.Root, rel, p, method string, quarters int
 	if err != nil {
 		return nil, eval.ErrVal(eval.Str(errText(p, err)))
 	}
-	th.CheckSize(int64(len(data)) * 4 / quarters)
+	if limit > 0 && int64(len(data))*4/quarters > limit {
+		return nil, overValueLimit(p, method, int64(len(data)), limit) // it grew while read
+	}
 	th.Charge(int64(len(data)))
 	if data == nil {
 		data = []byte{}
 	}
 	return data, eval.Value{}
+}
+
+// overValueLimit is the Err of a read whose value would be over
+// max_value_bytes.
+func overValueLimit(p, method string, size, limit int64) eval.Value {
+	return eval.ErrVal(eval.Str(fmt.Sprintf("%s: %d bytes, over the limit of %d bytes for one value (max_value_bytes); fs.%s reads files up to it", p, size, limit, method)))
 }
 
 func listDir(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
