@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/safefs"
@@ -32,6 +34,7 @@ import (
 func runRun(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox run", s.err)
 	argsJSON := flags.String("args", "{}", "the arguments as a JSON object")
+	raw := flags.Bool("raw", false, "print a str result as its text, not as a JSON string (other results print as JSON)")
 	root := flags.String("root", "", "workspace root for fs.* and the scan config (default: the nearest directory above FILE with a scan config, up to the repository root, else the current directory)")
 	def := voxlang.DefaultLimits()
 	steps := flags.Int64("steps", def.Steps, "step limit (0: unlimited)")
@@ -44,7 +47,7 @@ func runRun(s *streams, args []string) int {
 	flags.Var((*cliutil.Strings)(&op.Env), "allow-env", "let env.get read the variable `NAME`, whatever vox trust recorded (repeatable)")
 	flags.Var((*cliutil.Strings)(&op.Write), "allow-write", "let fs.write write the workspace paths matching `GLOB`, protected ones included, whatever vox trust recorded (repeatable)")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox run FILE [FUNC] [--args JSON] [--root DIR] [--allow-env NAME] [--allow-write GLOB] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
+		fmt.Fprintln(s.err, "usage: vox run FILE [FUNC] [--args JSON] [--raw] [--root DIR] [--allow-env NAME] [--allow-write GLOB] [--steps N] [--timeout DUR] [--max-depth N] [--max-output-bytes N] [--max-value-bytes N] [--max-alloc-bytes N]")
 		flags.PrintDefaults()
 	}
 	pos, err := cliutil.Parse(flags, args)
@@ -122,6 +125,16 @@ func runRun(s *streams, args []string) int {
 		return cliutil.ExitProblem
 	}
 	if script && string(res.JSON) == "null" {
+		return cliutil.ExitOK
+	}
+	var text string
+	if *raw && json.Unmarshal(res.JSON, &text) == nil {
+		// The text as it is: a result that ends in a newline gets no
+		// second one, as cat would print it.
+		fmt.Fprint(s.out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(s.out)
+		}
 		return cliutil.ExitOK
 	}
 	fmt.Fprintf(s.out, "%s\n", res.JSON)

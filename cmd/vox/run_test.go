@@ -327,3 +327,22 @@ func TestRunReadOverTheValueLimit(t *testing.T) {
 		t.Errorf("the Err names the file, its size and the limit: %q", errOut)
 	}
 }
+
+// TestRunRaw: --raw prints a str result as its text; anything else stays
+// JSON.
+func TestRunRaw(t *testing.T) {
+	root := writeFiles(t, map[string]string{"tools.vox": `fn report() to str { "line 1\n\"quoted\"\n" }
+fn count() to int { 3 }
+fn word() to str { "done" }
+`})
+	t.Chdir(root)
+	for _, tc := range []struct{ fn, want string }{
+		{"report", "line 1\n\"quoted\"\n"},
+		{"word", "done\n"},
+		{"count", "3\n"},
+	} {
+		if code, out, errOut := vox(t, "run", "tools.vox", tc.fn, "--raw"); code != 0 || out != tc.want {
+			t.Errorf("%s: exit %d stdout %q stderr %q", tc.fn, code, out, errOut)
+		}
+	}
+}
