@@ -262,6 +262,16 @@ func (c *checker) methodCall(e *syntax.CallExpr, d *syntax.DotExpr) *Type {
 			help = []string{"did you mean " + best + "?"}
 			fix = fixAt(d.NamePos, endOf(d.NamePos, d.Name), best)
 		}
+		if inner := unwrapped(rt); inner != nil && (c.lib.methods[receiverTable(inner)][d.Name] != nil || c.lib.methods["any"][d.Name] != nil && inner.known()) {
+			// fs.read(p).lines(): the method is the value's, not the
+			// Result's.
+			verb := "`?` passes an Err on to the caller"
+			if rt.Kind == KOption {
+				verb = "`?` passes a None on to the caller"
+			}
+			help = []string{fmt.Sprintf("%s is the method of the %s inside: unwrap the %s first — %s (x?.%s(...)) — or match it", d.Name, inner, rt, verb, d.Name)}
+			fix = noFix
+		}
 		if rt.Kind == KRecord && c.recordHasField(rt.Name, d.Name) {
 			help = []string{fmt.Sprintf("%s is a field: call its value with (x.%s)(...)", d.Name, d.Name)}
 		}
@@ -416,4 +426,13 @@ func recvName(table string) string {
 		return "Result"
 	}
 	return table
+}
+
+// unwrapped is the value type inside a Result or an Option, nil for any
+// other type.
+func unwrapped(t *Type) *Type {
+	if (t.Kind == KResult || t.Kind == KOption) && len(t.Args) > 0 && t.Args[0].known() {
+		return t.Args[0]
+	}
+	return nil
 }

@@ -25,6 +25,8 @@ func TestSuggestions(t *testing.T) {
 		{"@tol \"t\"\nfn t(name: str) to str {\n    name\n}\n", "vox/decorator/unknown", "did you mean @tool?", "@tool"},
 		{"@tool \"t\"\nfn t() to str {\n    json.stringfy(1)\n}\n", "vox/method/unknown", "did you mean json.stringify?", "stringify"},
 		{"fn f(count: int) to int { count }\n@tool \"t\"\nfn t() to int {\n    f(cuont = 1)\n}\n", "vox/call/unknown-argument", "did you mean count?", ""},
+		{"@tool \"t\"\nfn t(p: str) to list[str] {\n    fs.read(p).lines()\n}\n", "vox/method/unknown", "lines is the method of the str inside: unwrap the Result[str, str] first — `?` passes an Err on to the caller (x?.lines(...)) — or match it", ""},
+		{"@tool \"t\"\nfn t(xs: list[str]) to int {\n    xs.first().len()\n}\n", "vox/method/unknown", "len is the method of the str inside: unwrap the Option[str] first — `?` passes a None on to the caller (x?.len(...)) — or match it", ""},
 	}
 	for _, c := range cases {
 		m := vox.Compile("t.vox", []byte(c.src))
