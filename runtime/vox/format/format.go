@@ -305,6 +305,8 @@ func space(a, b syntax.Token, had bool) string {
 		return ""
 	case spaced(a) || spaced(b) || a == syntax.COMMA || a == syntax.COLON || a == syntax.SEMI:
 		return " "
+	case (a == syntax.RPAREN || a == syntax.RBRACK) && (b == syntax.IDENT || b.IsKeyword()):
+		return " "
 	case (b == syntax.LPAREN || b == syntax.LBRACK) && (a == syntax.IDENT || a == syntax.RPAREN ||
 		a == syntax.RBRACK || a == syntax.QUESTION || a == syntax.DECORATOR):
 		return ""

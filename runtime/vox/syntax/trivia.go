@@ -96,6 +96,10 @@ func (p *parser) opaque(off, end int) {
 		}
 	}
 	p.sc.comments = cs[:j]
+	// The blanks and line breaks after the unit are layout, not its text.
+	for end > off && (p.sc.src[end-1] == ' ' || p.sc.src[end-1] == '\t' || p.sc.src[end-1] == '\r' || p.sc.src[end-1] == '\n') {
+		end--
+	}
 	if p.tokens == nil || end <= off {
 		return
 	}
