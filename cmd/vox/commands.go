@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return append([]command{
 		{path: []string{"check"}, summary: "check .vox files and folders: print their diagnostics (--format text|json)", run: runCheck},
+		{path: []string{"fmt"}, summary: "print .vox files in the canonical layout; -l lists, --check fails on, -w rewrites the files that differ", run: runFmt},
 		{path: []string{"lsp"}, summary: "serve the Language Server Protocol for .vox files on stdin and stdout (for editors)", run: runLSP},
 		{path: []string{"run"}, summary: "call a function of a .vox file with JSON arguments and print the result", run: runRun},
 		{path: []string{"trust"}, summary: "grant a workspace the powers its scan config asks for (env_allow, write_globs); --list, --revoke DIR", run: runTrust},

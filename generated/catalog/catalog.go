@@ -23,6 +23,7 @@ var Catalog = &registry.Catalog{
 		opCiAll,
 		opCiMcpVoxSurfaceParity,
 		opCiOperationsVerify,
+		opFmt,
 		opGen,
 		opGenApp,
 		opLsp,

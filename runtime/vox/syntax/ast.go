@@ -35,6 +35,8 @@ type File struct {
 	// statements of a file parsed with ParseScript (nil otherwise, and
 	// when the script has none); it is also the last of Decls.
 	Script *FnDecl
+	// Comments are the file's comments in order (trivia.go).
+	Comments []*CommentGroup
 }
 
 // FnKind says what a function declaration declares.

@@ -74,6 +74,11 @@ func parseText(path string, src []byte, text string, script bool) (f *File, diag
 
 func parseInto(nodes *Nodes, path string, src []byte, text string, script bool) (f *File, diags diag.List) {
 	p := &parser{path: path, script: script, Nodes: nodes}
+	return p.run(src, text)
+}
+
+func (p *parser) run(src []byte, text string) (f *File, diags diag.List) {
+	path := p.path
 	defer func() {
 		if r := recover(); r != nil {
 			diags = append(p.diags, diag.Diagnostic{Path: path, Line: 1, Col: 1, Severity: diag.Error,
@@ -92,7 +97,17 @@ func parseInto(nodes *Nodes, path string, src []byte, text string, script bool) 
 	if len(p.scriptStmts) > 0 {
 		p.scriptMain(f)
 	}
+	f.Comments = groupComments(src, p.sc.comments)
 	return f, p.diags
+}
+
+// ParseTokens is Parse (ParseScript when script is set) that also returns
+// every token the parser consumed, in order, with the units it skipped as
+// OPAQUE spans: what a formatter needs to print the file again.
+func ParseTokens(path string, src []byte, script bool) (f *File, toks []TokenSpan, diags diag.List) {
+	p := &parser{path: path, script: script, Nodes: new(Nodes), tokens: &toks}
+	f, diags = p.run(src, string(src))
+	return f, toks, diags
 }
 
 // scriptMain makes the statements of a script the body of its synthetic
@@ -131,11 +146,12 @@ type parser struct {
 	// it (bailout) and makes it unavailable instead of failing the file.
 	spec       bool
 	specErr    *Unavailable
-	quiet      int   // > 0 during lookahead: diagnostics are dropped
-	noBrace    int   // > 0 in if/while/for/match heads: '{' ends the expression
-	noArrow    int   // > 0 in a match guard: name => is the arm's arrow, not a lambda
-	errLine    int32 // line of the last error reported
-	prevTokEnd int   // end offset of the previous token
+	quiet      int          // > 0 during lookahead: diagnostics are dropped
+	noBrace    int          // > 0 in if/while/for/match heads: '{' ends the expression
+	noArrow    int          // > 0 in a match guard: name => is the arm's arrow, not a lambda
+	errLine    int32        // line of the last error reported
+	prevTokEnd int          // end offset of the previous token
+	tokens     *[]TokenSpan // when not nil, every token consumed (trivia.go)
 
 	// Shortcuts to the scanner's current token.
 	tok Token
@@ -226,6 +242,7 @@ func (p *parser) next() {
 	p.prevTokEnd = p.sc.end
 	p.sc.next()
 	p.tok, p.pos = p.sc.tok, p.sc.pos
+	p.record()
 }
 
 func (p *parser) save() scanState { return p.sc.save() }

@@ -132,6 +132,7 @@ func (p *parser) skipDecl(f *File, head Pos, word string, off int) {
 		return
 	}
 	f.Decls = append(f.Decls, &SkippedDecl{Pos: head, Word: word})
+	p.opaque(off, end)
 	p.sc.seek(end)
 	p.next()
 }
@@ -359,6 +360,7 @@ func (p *parser) skipParens() {
 		p.fail(p.pos, "vox/parse/unclosed", "unclosed '(' in decorator arguments")
 	}
 	p.sc.pop('(')
+	p.opaque(p.sc.start, j)
 	p.sc.advanceTo(j)
 	p.next()
 }
@@ -429,6 +431,11 @@ func (p *parser) importDecl(f *File) {
 	}
 	p.warn(d.Pos, "vox/import/unresolved", "import %s is recorded but not resolved: imported names are undefined", d.Path)
 	f.Decls = append(f.Decls, d)
+	pathEnd := end
+	for pathEnd > p.sc.end && (p.sc.src[pathEnd-1] == ' ' || p.sc.src[pathEnd-1] == '\t' || p.sc.src[pathEnd-1] == '\r') {
+		pathEnd--
+	}
+	p.opaque(p.sc.end, pathEnd)
 	p.sc.seek(end)
 	p.next()
 }

@@ -67,6 +67,7 @@ func (p *parser) plainFn(f *File, head Pos, decs []Decorator) {
 		p.errorAt(p.sc.posAt(brace), "vox/parse/unclosed", "unclosed '{': the body of %s never closes", name)
 		p.syncTop(brace)
 	} else {
+		p.opaque(p.sc.start, end)
 		p.sc.seek(end)
 		p.next()
 	}

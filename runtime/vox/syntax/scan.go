@@ -22,9 +22,10 @@ type scanner struct {
 	lineStart int    // offset of the first byte of that line
 	brackets  []byte
 	errh      func(pos Pos, code, msg string, warn bool)
-	rawFail   rawMemo // keeps unclosed raw strings linear
-	buf       []byte  // scratch for strings with escapes or interpolations
-	plainOnly bool    // scanString makes no template (rescanPlain)
+	rawFail   rawMemo    // keeps unclosed raw strings linear
+	buf       []byte     // scratch for strings with escapes or interpolations
+	plainOnly bool       // scanString makes no template (rescanPlain)
+	comments  []*Comment // every comment scanned, in order (trivia.go)
 
 	// The current token.
 	tok   Token
@@ -212,6 +213,11 @@ again:
 		for s.off < len(s.src) && s.src[s.off] != '\n' {
 			s.off++
 		}
+		end := s.off
+		if end > s.start && s.src[end-1] == '\r' {
+			end--
+		}
+		s.recordComment(s.start, end)
 		goto again
 	case isIdentStart(c):
 		if c == 'r' && (s.peek(1) == '"' || s.peek(1) == '#' && s.rawHashes(s.off+1) >= 0) {
