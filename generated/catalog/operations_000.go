@@ -73,14 +73,10 @@ var opFmt = registry.Operation{
 	Title:           "Format Vox files",
 	Description:     "Print .vox files (named, or found recursively under named folders; stdin without a path) in the one canonical layout, keeping every comment and the meaning (the syntax tree is compared before and after). -l lists the files whose layout differs, --check exits 1 naming them, -w rewrites them in place atomically. A file that does not parse is reported as path:line:col: message with exit 1.",
 	ProductLane:     "platform",
-	IntentTags:      []string{"vox", "fmt", "format", "editor"},
 	SideEffectClass: "writes_files",
-	ScopeKind:       "repository",
-	RequiresRepo:    registry.False,
 	CLI: &registry.CLI{
-		Path:    []string{"fmt"},
-		Status:  "active",
-		Handler: "cmd/vox/fmt.go",
+		Path:   []string{"fmt"},
+		Status: "active",
 	},
 }
 
