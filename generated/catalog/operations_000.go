@@ -107,7 +107,7 @@ var opGenApp = registry.Operation{
 var opLsp = registry.Operation{
 	ID:              "lsp",
 	Title:           "Serve the Vox language server",
-	Description:     "Speak the Language Server Protocol on stdin and stdout for .vox files: diagnostics on open and change, hover with types and signatures, go to definition, completion and signature help. An editor starts it; exits 0 after shutdown and exit.",
+	Description:     "Speak the Language Server Protocol on stdin and stdout for .vox files: diagnostics on open and change, hover with types and signatures, go to definition, completion, signature help, quick fixes and formatting (vox fmt's layout). An editor starts it; exits 0 after shutdown and exit.",
 	ProductLane:     "platform",
 	SideEffectClass: "read_only",
 	CLI: &registry.CLI{

@@ -133,20 +133,22 @@ func NewServer(out io.Writer, opts Options) *Server {
 	opts.MaxTotalBytes = cmp.Or(opts.MaxTotalBytes, MaxTotalBytes)
 	s := &Server{opts: opts, docs: map[string]*document{}, out: bufio.NewWriter(out)}
 	s.handler = protocol.Handler{
-		Initialize:                s.initialize,
-		Initialized:               func(*glsp.Context, *protocol.InitializedParams) error { return nil },
-		Shutdown:                  func(*glsp.Context) error { s.shutdown = true; return nil },
-		SetTrace:                  func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		CancelRequest:             func(*glsp.Context, *protocol.CancelParams) error { return nil },
-		TextDocumentDidOpen:       s.didOpen,
-		TextDocumentDidChange:     s.didChange,
-		TextDocumentDidClose:      s.didClose,
-		TextDocumentDidSave:       func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
-		TextDocumentHover:         s.hover,
-		TextDocumentDefinition:    s.definition,
-		TextDocumentCompletion:    s.completion,
-		TextDocumentSignatureHelp: s.signatureHelp,
-		TextDocumentCodeAction:    s.codeAction,
+		Initialize:                  s.initialize,
+		Initialized:                 func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                    func(*glsp.Context) error { s.shutdown = true; return nil },
+		SetTrace:                    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:               func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:         s.didOpen,
+		TextDocumentDidChange:       s.didChange,
+		TextDocumentDidClose:        s.didClose,
+		TextDocumentDidSave:         func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentHover:           s.hover,
+		TextDocumentDefinition:      s.definition,
+		TextDocumentCompletion:      s.completion,
+		TextDocumentSignatureHelp:   s.signatureHelp,
+		TextDocumentCodeAction:      s.codeAction,
+		TextDocumentFormatting:      s.formatting,
+		TextDocumentRangeFormatting: s.rangeFormatting,
 	}
 	return s
 }
@@ -187,7 +189,7 @@ func (s *Server) handle(body []byte) error {
 	}
 	switch {
 	case !validMethod:
-		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion, signatureHelp and codeAction", m.Method))
+		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion, signatureHelp, codeAction, formatting and rangeFormatting", m.Method))
 	case !validParams:
 		return s.replyError(m.ID, codeInvalidParams, fmt.Sprintf("the params of %s do not decode: %v", m.Method, err))
 	case err != nil:
@@ -239,11 +241,13 @@ func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 	version := s.opts.Version
 	return protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync:   &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &change},
-			HoverProvider:      true,
-			DefinitionProvider: true,
-			CodeActionProvider: &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
-			CompletionProvider: &protocol.CompletionOptions{TriggerCharacters: []string{".", "@"}},
+			TextDocumentSync:                &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &change},
+			HoverProvider:                   true,
+			DefinitionProvider:              true,
+			DocumentFormattingProvider:      true,
+			DocumentRangeFormattingProvider: true,
+			CodeActionProvider:              &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
+			CompletionProvider:              &protocol.CompletionOptions{TriggerCharacters: []string{".", "@"}},
 			SignatureHelpProvider: &protocol.SignatureHelpOptions{
 				TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","},
 			},
