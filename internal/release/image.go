@@ -114,10 +114,10 @@ func Image(in ImageInput) (v1.Image, error) {
 		User:         fmt.Sprintf("%d:%d", imageUser, imageUser),
 		ExposedPorts: map[string]struct{}{ImagePort + "/tcp": {}},
 		Labels: map[string]string{
-			ImageLabel:                          ServerName,
-			"org.opencontainers.image.source":   Repository,
-			"org.opencontainers.image.version":  PlainVersion(in.Version),
-			"org.opencontainers.image.title":    "vox-mcp",
+			ImageLabel:                         ServerName,
+			"org.opencontainers.image.source":  Repository,
+			"org.opencontainers.image.version": PlainVersion(in.Version),
+			"org.opencontainers.image.title":   "vox-mcp",
 		},
 	}
 	return mutate.ConfigFile(img, cf)

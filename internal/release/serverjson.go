@@ -121,8 +121,8 @@ var (
 	hyphenRangeRe       = regexp.MustCompile(`^\s*v?\d+(?:\.\d+){0,3}(?:-[0-9A-Za-z.-]+)?\s-\s*v?\d+(?:\.\d+){0,3}(?:-[0-9A-Za-z.-]+)?\s*$`)
 	orRangeRe           = regexp.MustCompile(`^\s*(?:v?\d+(?:\.\d+){0,3}(?:-[0-9A-Za-z.-]+)?\s*)(?:\|\|\s*v?\d+(?:\.\d+){0,3}(?:-[0-9A-Za-z.-]+)?\s*)+$`)
 	dottedVersionLikeRe = regexp.MustCompile(`^\s*(?:v?\d+|x|X|\*)(?:\.(?:\d+|x|X|\*)){1,2}(?:-[0-9A-Za-z.-]+)?\s*$`)
-	sha256Re     = regexp.MustCompile(`^[a-f0-9]{64}$`)
-	templateVar  = regexp.MustCompile(`\{([^{}]+)\}`)
+	sha256Re            = regexp.MustCompile(`^[a-f0-9]{64}$`)
+	templateVar         = regexp.MustCompile(`\{([^{}]+)\}`)
 )
 
 // ociRegistries are the image hosts the official registry accepts
