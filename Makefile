@@ -8,18 +8,24 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz cross test-windows bench load bench-fleet bench-peers build run release
+.PHONY: help deps generate check-generated test lint fuzz cross test-windows bench load bench-fleet bench-peers build run release release-binaries packages check-packages
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client (npm ci in e2e/), redis-server for the fleet-mode tests and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), redis-server for the fleet-mode tests, podman and runc for the container image test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
 	$(GO) mod download
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (the fleet-mode tests start one)"; \
 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null || \
 		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }; \
+	fi
+	@if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then \
+		echo "installing podman and runc (the container image test loads and runs the image)"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; }; \
 	fi
 	cd bench/peers/gosdk && $(GO) mod download
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
@@ -70,11 +76,14 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 	done
 
 # make test fails the fleet-mode tests when redis-server is missing, rather
-# than skipping them (runtime/fleet/redistest), and the Windows tests when
-# Wine is (test-windows).
+# than skipping them (runtime/fleet/redistest), the container image test
+# when podman is (e2e/container), and the Windows tests when Wine is
+# (test-windows).
 test: export VOX_TEST_REQUIRE_REDIS = 1
-test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, race tests, Windows tests under Wine, fuzz, drift check, gates
+test: export VOX_TEST_REQUIRE_PODMAN = 1
+test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, install routes, race tests, Windows tests under Wine, fuzz, drift check, gates
 	$(MAKE) cross
+	$(MAKE) check-packages
 	$(GO) test -race -timeout 25m ./...
 	$(MAKE) test-windows
 	$(MAKE) fuzz
@@ -151,7 +160,7 @@ BINARIES  ?= vox-mcp vox
 BUILDINFO := github.com/vox-lang/vox-mcp/runtime/buildinfo
 RELEASE_LDFLAGS := -s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).commit=$(COMMIT)
 
-release: ## cross-compile $(BINARIES) for $(PLATFORMS) into $(DIST)/ with SHA256SUMS (VERSION=..., COMMIT=...)
+release-binaries: ## cross-compile $(BINARIES) for $(PLATFORMS) into $(DIST)/ with SHA256SUMS (VERSION=..., COMMIT=...)
 	@rm -rf $(DIST) && mkdir -p $(DIST)
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ "$$os" = windows ] && ext=.exe; \
@@ -161,6 +170,59 @@ release: ## cross-compile $(BINARIES) for $(PLATFORMS) into $(DIST)/ with SHA256
 				-ldflags '$(RELEASE_LDFLAGS)' -o $(DIST)/$$b-$$os-$$arch$$ext ./cmd/$$b; \
 		done; \
 	done
-	@cd $(DIST) && files=$$(ls) && \
-		if command -v sha256sum >/dev/null; then sha256sum -- $$files; else shasum -a 256 -- $$files; fi > SHA256SUMS
+	@$(MAKE) --no-print-directory sums DIST=$(DIST)
 	@echo "$(DIST)/SHA256SUMS ($(VERSION) $(COMMIT))"
+
+.PHONY: sums
+sums:
+	@cd $(DIST) && files=$$(ls | grep -vx SHA256SUMS) && \
+		if command -v sha256sum >/dev/null; then sha256sum -- $$files; else shasum -a 256 -- $$files; fi > SHA256SUMS
+
+# The install routes (docs/platforms.md, "Install routes"), made by
+# internal/cmd/vox-release from the vox-mcp binaries in $(DIST): an MCP
+# Bundle per platform (the manifest checked with `mcpb validate`, packed
+# with `mcpb pack`, both from e2e/node_modules: make deps), a container
+# image per linux platform (a docker-archive, from scratch, with the build
+# host's CA certificates), then server.json listing them, validated
+# against the MCP Registry's schema and rules.
+IMAGE    ?= ghcr.io/vox-lang/vox-mcp
+CA_CERTS ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
+MCPB     := PATH="$(CURDIR)/e2e/node_modules/.bin:$$PATH" mcpb
+RELEASE_TOOL := $(GO) run ./internal/cmd/vox-release
+packages: ## build the MCP Bundles, container images and server.json from the vox-mcp binaries in $(DIST)/
+	@[ -x e2e/node_modules/.bin/mcpb ] || { echo "e2e/node_modules/.bin/mcpb is missing: run make deps"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) build -o $$tmp/vox-release ./internal/cmd/vox-release; \
+	images=; \
+	for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ "$$os" = windows ] && ext=.exe; \
+		bin=$(DIST)/vox-mcp-$$os-$$arch$$ext; [ -f $$bin ] || continue; \
+		$$tmp/vox-release bundle-dir -platform $$p -version $(VERSION) -binary $$bin -out $$tmp/$$os-$$arch; \
+		$(MCPB) validate $$tmp/$$os-$$arch/manifest.json; \
+		$(MCPB) pack $$tmp/$$os-$$arch $(DIST)/vox-mcp-$$os-$$arch.mcpb >/dev/null; \
+		echo "$(DIST)/vox-mcp-$$os-$$arch.mcpb"; \
+		if [ "$$os" = linux ]; then \
+			$$tmp/vox-release image -arch $$arch -binary $$bin -version $(VERSION) \
+				-tag $(IMAGE):$$(echo $(VERSION) | sed 's/^v\([0-9]\)/\1/') $(if $(CA_CERTS),-ca $(CA_CERTS)) \
+				-out $(DIST)/vox-mcp-image-linux-$$arch.tar; \
+			echo "$(DIST)/vox-mcp-image-linux-$$arch.tar"; images=1; \
+		fi; \
+	done; \
+	$$tmp/vox-release server-json -version $(VERSION) -dist $(DIST) $${images:+-image $(IMAGE)} -out $(DIST)/server.json; \
+	$$tmp/vox-release validate-server-json $(DIST)/server.json
+	@$(MAKE) --no-print-directory sums DIST=$(DIST)
+
+release: release-binaries ## make release-binaries, then the install routes (make packages): bundles, images and server.json, validated
+	@$(MAKE) --no-print-directory packages DIST=$(DIST) VERSION=$(VERSION) PLATFORMS='$(PLATFORMS)'
+
+# check-packages is what CI proves of the install routes without building
+# the twelve release binaries: the manifest of every platform passes `mcpb
+# validate`, and the whole of `make release` for linux/amd64's vox-mcp
+# (its bundle packed, its image, server.json validated) succeeds.
+check-packages: ## validate every platform's bundle manifest, and run make release for linux/amd64's vox-mcp into a temporary folder
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for p in $(PLATFORMS); do \
+		$(RELEASE_TOOL) manifest -platform $$p -version $(VERSION) > $$tmp/manifest-$${p%/*}-$${p#*/}.json; \
+		printf '%s: ' "$$p"; $(MCPB) validate $$tmp/manifest-$${p%/*}-$${p#*/}.json; \
+	done; \
+	$(MAKE) --no-print-directory release PLATFORMS=linux/amd64 BINARIES=vox-mcp DIST=$$tmp/dist

@@ -15,7 +15,8 @@ import (
 )
 
 // TestReproducibleRelease builds vox-mcp for linux/amd64 twice with `make
-// release`, from two copies of the working tree at different paths and
+// release-binaries` (the binaries of `make release`, without the bundles
+// and images that need e2e/node_modules), from two copies of the working tree at different paths and
 // with two empty build caches (the module cache is shared: it holds
 // downloaded sources, not build results), and requires identical bytes,
 // a matching SHA256SUMS line and the stamped --version. `make release`
@@ -34,7 +35,7 @@ func TestReproducibleRelease(t *testing.T) {
 	for i, dir := range []string{filepath.Join(base, "one"), filepath.Join(base, "two", "a", "longer", "checkout", "path")} {
 		copyFiles(t, files, dir)
 		dist := filepath.Join(base, fmt.Sprintf("dist%d", i))
-		cmd := exec.Command("make", "--no-print-directory", "release",
+		cmd := exec.Command("make", "--no-print-directory", "release-binaries",
 			"PLATFORMS=linux/amd64", "BINARIES=vox-mcp", "DIST="+dist,
 			"VERSION="+version, "COMMIT="+commit)
 		cmd.Dir = dir
@@ -42,7 +43,7 @@ func TestReproducibleRelease(t *testing.T) {
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("make release in %s: %v\n%s", dir, err, out)
+			t.Fatalf("make release-binaries in %s: %v\n%s", dir, err, out)
 		}
 		t.Logf("build %d in %s took %v", i+1, dir, time.Since(start).Round(time.Second))
 		bin := filepath.Join(dist, "vox-mcp-linux-amd64")

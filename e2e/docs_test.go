@@ -240,6 +240,13 @@ func setUpDocEnv(t *testing.T) *docEnv {
 			t.Fatal(err)
 		}
 	}
+	// make release packs the MCP Bundles with mcpb from e2e/node_modules
+	// (installed by make deps, not tracked): the checkout shares it.
+	if _, err := os.Stat(filepath.Join(repoRoot, "e2e", "node_modules")); err == nil {
+		if err := os.Symlink(filepath.Join(repoRoot, "e2e", "node_modules"), filepath.Join(e.checkout, "e2e", "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// npx fetches the Inspector; its local equivalent is the Inspector
 	// pinned in e2e/package.json, run with the pinned Node.js 22. Any other
