@@ -34,11 +34,11 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 generate: ## regenerate every file under generated/
 	$(GO) generate ./...
 
-check-generated: ## regenerate, then fail if generated/ differs from the commit
+check-generated: ## regenerate, then fail if generated/ or the library's generated tables (runtime/**/library.gen.go) differ from the commit
 	$(GO) generate ./...
-	@if [ -n "$$(git status --porcelain -- generated/)" ]; then \
-		git status --porcelain -- generated/; \
-		echo "generated/ is stale: run go generate ./... and commit the result"; \
+	@if [ -n "$$(git status --porcelain -- generated/ ':(glob)runtime/**/library.gen.go')" ]; then \
+		git status --porcelain -- generated/ ':(glob)runtime/**/library.gen.go'; \
+		echo "generated code is stale: run go generate ./... and commit the result"; \
 		exit 1; \
 	fi
 

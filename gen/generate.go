@@ -72,6 +72,9 @@ type output struct {
 type producer struct {
 	dir     string
 	produce func(in *inputs) ([]output, error)
+	// onlyItsFiles: the producer owns the files it produces, not its
+	// folder (the library's bindings sit beside hand-written code).
+	onlyItsFiles bool
 }
 
 // inputs are what one Generate run reads, shared by its producers: the
@@ -136,6 +139,7 @@ func (in *inputs) settle(o *output) error {
 var producers = []producer{
 	{dir: "generated/catalog", produce: produceCatalog},
 	{dir: "generated/workspace", produce: produceWorkspace},
+	{dir: "runtime/vox/libsig", produce: produceLibrary, onlyItsFiles: true},
 }
 
 // Generate renders every generated file of the repository at root and
@@ -172,7 +176,7 @@ func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 			}
 			return nil, err
 		}
-		files, err := compare(root, p.dir, outs)
+		files, err := compare(root, p.dir, outs, !p.onlyItsFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +211,7 @@ func GenerateDirs(root string, write bool, dirs ...string) (*Result, error) {
 
 // compare reads the current contents of every output and of the other Go
 // files in the producer's folder.
-func compare(root, dir string, outs []output) ([]File, error) {
+func compare(root, dir string, outs []output, scan bool) ([]File, error) {
 	var files []File
 	produced := map[string]bool{}
 	for _, o := range outs {
@@ -229,9 +233,13 @@ func compare(root, dir string, outs []output) ([]File, error) {
 		}
 		files = append(files, File{Path: o.path, Data: o.data, Old: old, Stale: true})
 	}
-	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	var entries []os.DirEntry
+	if scan {
+		var err error
+		entries, err = os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())

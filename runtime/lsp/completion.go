@@ -9,8 +9,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
@@ -110,11 +109,13 @@ func (d *document) memberItems(dot int) []protocol.CompletionItem {
 	}
 	table := methodTable(recvType)
 	seen := map[string]int{}
-	for _, t := range eval.MethodTables() {
-		if table != nil && t != table && t.Receiver != "any" {
+	for ti := range libsig.Receivers() {
+		t := &libsig.Receivers()[ti]
+		if table != nil && t != table && t.Type != "any" {
 			continue
 		}
-		for _, m := range t.Methods {
+		for mi := range t.Methods {
+			m := &t.Methods[mi]
 			sig := m.Sig.Format(receiverName(t) + "." + m.Name)
 			if i, dup := seen[m.Name]; dup {
 				more := *items[i].Detail + "\n" + sig
@@ -132,9 +133,10 @@ func (d *document) memberItems(dot int) []protocol.CompletionItem {
 	return items
 }
 
-func namespaceItems(ns *capability.Namespace) []protocol.CompletionItem {
+func namespaceItems(ns *libsig.Namespace) []protocol.CompletionItem {
 	items := make([]protocol.CompletionItem, 0, len(ns.Funcs))
-	for _, f := range ns.Funcs {
+	for fi := range ns.Funcs {
+		f := &ns.Funcs[fi]
 		it := item(f.Name, protocol.CompletionItemKindFunction, f.Sig.Format(ns.Name+"."+f.Name))
 		if f.Sig.Notes != "" {
 			it.Documentation = f.Sig.Notes
@@ -187,12 +189,12 @@ func (a *analysis) moduleBinding(name string) *resolve.Binding {
 			return &resolve.Binding{Scope: resolve.Ctor, Index: c.Tag, Name: name}
 		}
 	}
-	for i, b := range eval.Builtins() {
+	for i, b := range libsig.Builtins() {
 		if b.Name == name {
 			return &resolve.Binding{Scope: resolve.Builtin, Index: i, Name: name}
 		}
 	}
-	for i, ns := range capability.Table() {
+	for i, ns := range libsig.Namespaces() {
 		if ns.Name == name {
 			return &resolve.Binding{Scope: resolve.Namespace, Index: i, Name: name}
 		}
@@ -273,7 +275,7 @@ func (d *document) nameItems(p syntax.Pos) []protocol.CompletionItem {
 			}
 		}
 	}
-	for _, b := range eval.Builtins() {
+	for _, b := range libsig.Builtins() {
 		it := item(b.Name, protocol.CompletionItemKindFunction, b.String())
 		if b.Value {
 			k := protocol.CompletionItemKindValue
@@ -284,7 +286,8 @@ func (d *document) nameItems(p syntax.Pos) []protocol.CompletionItem {
 		}
 		add(it)
 	}
-	for _, ns := range capability.Table() {
+	for ni := range libsig.Namespaces() {
+		ns := &libsig.Namespaces()[ni]
 		add(item(ns.Name, protocol.CompletionItemKindModule, "namespace "+ns.Name))
 	}
 	for _, kw := range keywords {

@@ -7,8 +7,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/schema"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
@@ -128,12 +127,13 @@ func (a *analysis) hoverBinding(o *occurrence) string {
 		}
 		return withNotes(code(ctorSignature(c)), fmt.Sprintf("A constructor of %s.", c.Type))
 	case resolve.Builtin:
-		spec := eval.Builtins()[b.Index]
+		spec := &libsig.Builtins()[b.Index]
 		return withNotes(code(spec.String()), spec.Sig.Notes)
 	case resolve.Namespace:
-		ns := capability.Table()[b.Index]
+		ns := &libsig.Namespaces()[b.Index]
 		names := make([]string, len(ns.Funcs))
-		for i, f := range ns.Funcs {
+		for i := range ns.Funcs {
+			f := &ns.Funcs[i]
 			names[i] = f.Name
 		}
 		text := withNotes(code("namespace "+ns.Name), ns.Notes)

@@ -3,8 +3,7 @@ package lsp
 import (
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -13,8 +12,9 @@ import (
 // interpreter runs and docs/vox-language.md's reference is generated from:
 // eval's builtins and methods, capability's namespaces.
 
-func namespace(name string) *capability.Namespace {
-	for _, ns := range capability.Table() {
+func namespace(name string) *libsig.Namespace {
+	for ni := range libsig.Namespaces() {
+		ns := &libsig.Namespaces()[ni]
 		if ns.Name == name {
 			return ns
 		}
@@ -22,8 +22,9 @@ func namespace(name string) *capability.Namespace {
 	return nil
 }
 
-func nsFunc(ns *capability.Namespace, name string) *capability.Func {
-	for _, f := range ns.Funcs {
+func nsFunc(ns *libsig.Namespace, name string) *libsig.Entry {
+	for fi := range ns.Funcs {
+		f := &ns.Funcs[fi]
 		if f.Name == name {
 			return f
 		}
@@ -33,20 +34,22 @@ func nsFunc(ns *capability.Namespace, name string) *capability.Func {
 
 // methodRef is a method with the table it belongs to.
 type methodRef struct {
-	table *eval.MethodTable
-	m     *eval.Method
+	table *libsig.Receiver
+	m     *libsig.Entry
 }
 
 // methodsNamed returns the methods called name: those of the receiver's
 // table and of any value when the receiver's type is known (table not
 // nil), else those of every table.
-func methodsNamed(name string, table *eval.MethodTable) []methodRef {
+func methodsNamed(name string, table *libsig.Receiver) []methodRef {
 	var out []methodRef
-	for _, t := range eval.MethodTables() {
-		if table != nil && t != table && t.Receiver != "any" {
+	for ti := range libsig.Receivers() {
+		t := &libsig.Receivers()[ti]
+		if table != nil && t != table && t.Type != "any" {
 			continue
 		}
-		for _, m := range t.Methods {
+		for mi := range t.Methods {
+			m := &t.Methods[mi]
 			if m.Name == name {
 				out = append(out, methodRef{t, m})
 			}
@@ -57,7 +60,7 @@ func methodsNamed(name string, table *eval.MethodTable) []methodRef {
 
 // methodTable returns the method table of a type as Vox writes it (str,
 // list[int], Option[str], ...), or nil when the type is not known.
-func methodTable(typ string) *eval.MethodTable {
+func methodTable(typ string) *libsig.Receiver {
 	base, _, _ := strings.Cut(typ, "[")
 	var receiver string
 	switch base {
@@ -80,8 +83,9 @@ func methodTable(typ string) *eval.MethodTable {
 			receiver = "tuple"
 		}
 	}
-	for _, t := range eval.MethodTables() {
-		if t.Receiver == receiver {
+	for ti := range libsig.Receivers() {
+		t := &libsig.Receivers()[ti]
+		if t.Type == receiver {
 			return t
 		}
 	}
@@ -89,14 +93,14 @@ func methodTable(typ string) *eval.MethodTable {
 }
 
 // receiverName is how a method's receiver is shown: str.trim, list.push.
-func receiverName(t *eval.MethodTable) string {
-	switch t.Receiver {
+func receiverName(t *libsig.Receiver) string {
+	switch t.Type {
 	case "N: int | float":
 		return "number"
 	case "any":
 		return "any"
 	}
-	base, _, _ := strings.Cut(t.Receiver, "[")
+	base, _, _ := strings.Cut(t.Type, "[")
 	return base
 }
 
@@ -235,7 +239,7 @@ func (a *analysis) callType(e *syntax.CallExpr, depth int) string {
 				return r.String()
 			}
 		case resolve.Builtin:
-			return concrete(eval.Builtins()[b.Index].Sig.Result)
+			return concrete(libsig.Builtins()[b.Index].Sig.Result)
 		case resolve.Ctor:
 			c := a.res.Ctors[b.Index]
 			if len(e.Args) == 1 && (c.Type == "Option" || c.Type == "Result") {
@@ -263,13 +267,13 @@ func (a *analysis) callType(e *syntax.CallExpr, depth int) string {
 
 // namespaceOf returns the capability namespace an expression names, or
 // nil.
-func (a *analysis) namespaceOf(x syntax.Expr) *capability.Namespace {
+func (a *analysis) namespaceOf(x syntax.Expr) *libsig.Namespace {
 	id, ok := x.(*syntax.Ident)
 	if !ok {
 		return nil
 	}
 	if b, _ := id.Binding.(*resolve.Binding); b != nil && b.Scope == resolve.Namespace {
-		return capability.Table()[b.Index]
+		return &libsig.Namespaces()[b.Index]
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -190,7 +190,7 @@ func (d *document) signatures(recv, name string, p syntax.Pos) []protocol.Signat
 		}
 		return []protocol.SignatureInformation{form(fn.Name, params, result, "")}
 	case resolve.Builtin:
-		if spec := eval.Builtins()[b.Index]; !spec.Value {
+		if spec := &libsig.Builtins()[b.Index]; !spec.Value {
 			return libraryForms(spec.Name, spec.Sig)
 		}
 	case resolve.Ctor:
@@ -212,7 +212,7 @@ func (d *document) signatures(recv, name string, p syntax.Pos) []protocol.Signat
 }
 
 // libraryForms are the forms of a library signature.
-func libraryForms(name string, sig eval.Signature) []protocol.SignatureInformation {
+func libraryForms(name string, sig libsig.Signature) []protocol.SignatureInformation {
 	var out []protocol.SignatureInformation
 	for _, f := range sig.Forms() {
 		var params []string

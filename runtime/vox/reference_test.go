@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 )
 
 const (
 	languageDoc    = "../../docs/vox-language.md"
-	referenceBegin = "<!-- BEGIN reference: generated from the builtin, method and capability tables by `go test ./runtime/vox -run TestLanguageReference -update`; edit the tables, not this section -->\n"
+	referenceBegin = "<!-- BEGIN reference: generated from contracts/library/library.v1.yaml by `go test ./runtime/vox -run TestLanguageReference -update`; edit the contract, not this section -->\n"
 	referenceEnd   = "<!-- END reference -->\n"
 )
 
@@ -51,7 +50,7 @@ func reference() string {
 	row := func(name, sig, result, notes string) {
 		b.WriteString("| " + name + " | " + sig + " | " + result + " | " + cell(notes) + " |\n")
 	}
-	forms := func(name, qualified string, sig eval.Signature) {
+	forms := func(name, qualified string, sig libsig.Signature) {
 		for i, f := range sig.Forms() {
 			n := code(name)
 			if i > 0 {
@@ -64,24 +63,23 @@ func reference() string {
 		b.WriteString("\n#### " + title + "\n\n| name | signature | result | notes |\n|---|---|---|---|\n")
 	}
 	header("Builtins")
-	for _, bi := range eval.Builtins() {
+	for _, bi := range libsig.Builtins() {
 		if bi.Value {
 			row(code(bi.Name), "value", code(bi.Sig.Result), bi.Sig.Notes)
 			continue
 		}
 		forms(bi.Name, bi.Name, bi.Sig)
 	}
-	for _, mt := range eval.MethodTables() {
-		header("Methods of `" + strings.ReplaceAll(mt.Receiver, "|", `\|`) + "`")
+	for _, mt := range libsig.Receivers() {
+		header("Methods of `" + strings.ReplaceAll(mt.Type, "|", `\|`) + "`")
 		for _, m := range mt.Methods {
 			forms(m.Name, "."+m.Name, m.Sig)
 		}
 	}
 	header("Capability functions")
-	for _, ns := range capability.Table() {
+	for _, ns := range libsig.Namespaces() {
 		if ns.Denies() {
 			row(code(ns.Name+".*"), "—", "—", "every call fails with `capability denied: "+ns.Name+".<method>`")
-			continue
 		}
 		if ns.Notes != "" {
 			row(code(ns.Name), "namespace", "—", ns.Notes)
@@ -90,8 +88,8 @@ func reference() string {
 			q := ns.Name + "." + f.Name
 			forms(q, q, f.Sig)
 		}
-		for _, name := range ns.Denied {
-			row(code(ns.Name+"."+name), "—", "—", "fails with `capability denied: "+ns.Name+"."+name+"`")
+		for _, d := range ns.Denied {
+			row(code(ns.Name+"."+d.Name), "—", "—", "denied by design (`capability denied: "+ns.Name+"."+d.Name+"`): "+d.Reason)
 		}
 	}
 	b.WriteString("\n")
@@ -99,7 +97,7 @@ func reference() string {
 }
 
 // params is one form's signature without its result.
-func params(name string, sig eval.Signature) string {
+func params(name string, sig libsig.Signature) string {
 	sig.Overloads = nil
 	s := sig.Format(name)
 	return s[:strings.LastIndex(s, " to ")]
@@ -130,19 +128,19 @@ func TestEveryBuiltinIsTested(t *testing.T) {
 	}
 	src := all.String()
 	used := func(pattern string) bool { return regexp.MustCompile(pattern).MatchString(src) }
-	for _, bi := range eval.Builtins() {
+	for _, bi := range libsig.Builtins() {
 		if !used(`\b` + regexp.QuoteMeta(bi.Name) + `\b`) {
 			t.Errorf("builtin %s appears in no test of testdata/run", bi.Name)
 		}
 	}
-	for _, mt := range eval.MethodTables() {
+	for _, mt := range libsig.Receivers() {
 		for _, m := range mt.Methods {
 			if !used(`\.` + regexp.QuoteMeta(m.Name) + `\(`) {
-				t.Errorf("method %s.%s appears in no test of testdata/run", mt.Receiver, m.Name)
+				t.Errorf("method %s.%s appears in no test of testdata/run", mt.Type, m.Name)
 			}
 		}
 	}
-	for _, ns := range capability.Table() {
+	for _, ns := range libsig.Namespaces() {
 		for _, f := range ns.Funcs {
 			if !used(`\b` + ns.Name + `\.` + regexp.QuoteMeta(f.Name) + `\(`) {
 				t.Errorf("capability function %s.%s appears in no test of capability/testdata", ns.Name, f.Name)

@@ -31,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 )
 
 // Config is what the namespaces may reach.
@@ -39,31 +40,33 @@ type Config struct {
 	Powers *Powers // what env.get may read and fs.write write; nil: nothing
 }
 
-// Namespace is one capability namespace and its functions. A namespace
-// without functions exists only to deny every call with "capability
-// denied: <ns>.<method>".
+// Namespace is one capability namespace and its functions, bound from the
+// library contract (library.gen.go). A namespace without functions exists
+// only to deny every call with "capability denied: <ns>.<method>".
 type Namespace struct {
 	Name  string
 	Funcs []*Func
-	// Denied lists functions of the reference that exist here only to be
-	// denied ("capability denied: path.resolve") rather than undefined.
-	Denied []string
-	// Notes say what a reader must know about the namespace as a whole.
-	Notes string
 
-	// deniedElse: calling a function the namespace lacks is "capability
-	// denied" (fs.write does not exist because writing is not allowed)
-	// rather than "undefined" (json.frobnicate is a typo).
-	deniedElse bool
-	// members: the namespace's fields are the other namespaces (std).
-	members bool
-	index   map[string]*Func
+	lib   *libsig.Namespace // its row: notes, denials, members
+	index map[string]*Func
+}
+
+// Lib returns the namespace's row of the library contract.
+func (n *Namespace) Lib() *libsig.Namespace { return n.lib }
+
+// Notes say what a reader must know about the namespace as a whole.
+func (n *Namespace) Notes() string { return n.lib.Notes }
+
+// DeniedByName reports whether name is a function of the reference that
+// the namespace denies by design.
+func (n *Namespace) DeniedByName(name string) bool {
+	return slices.ContainsFunc(n.lib.Denied, func(d libsig.Denial) bool { return d.Name == name })
 }
 
 // DeniesOthers reports whether calling a function the namespace lacks is
 // "capability denied" rather than undefined (fs.write): the checker warns
 // of it instead of suggesting a name.
-func (n *Namespace) DeniesOthers() bool { return n.deniedElse }
+func (n *Namespace) DeniesOthers() bool { return n.lib.DeniesOthers }
 
 // Func is one capability function: name, signature and implementation.
 // The implementation gets arguments whose number fits the signature.
@@ -77,142 +80,20 @@ type Func struct {
 	mutates bool
 }
 
-// Parameter lists the table shares.
+// The implementations the library contract names that are made by a
+// constructor.
 var (
-	pPath    = []eval.Param{{Name: "path", Type: "str"}}
-	pDir     = []eval.Param{{Name: "path", Type: "str", Optional: true, Default: `"."`}}
-	pText    = []eval.Param{{Name: "s", Type: "str"}}
-	pRegex   = []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}}
-	pLog     = []eval.Param{{Name: "values", Type: "any", Variadic: true}}
-	pJSONKey = []eval.Param{{Name: "text", Type: "str"}, {Name: "key", Type: "str"}}
-	pMedia   = []eval.Param{{Name: "data", Type: "str"}, {Name: "mime", Type: "str"}}
+	base64EncodeStd = base64Encode(false)
+	base64DecodeStd = base64Decode(false)
+	base64EncodeURL = base64Encode(true)
+	base64DecodeURL = base64Decode(true)
+	contentImage    = contentMedia("image")
+	contentAudio    = contentMedia("audio")
+	logDebug        = logAt(slog.LevelDebug)
+	logInfo         = logAt(slog.LevelInfo)
+	logWarn         = logAt(slog.LevelWarn)
+	logError        = logAt(slog.LevelError)
 )
-
-// table is every namespace, one entry each: the resolver's universe, the
-// dispatch of calls and the reference table in docs/vox-language.md come
-// from it. Adding a capability function is an entry here, its test and a
-// sentence in the doc. Where the reference and an earlier vox-mcp named a
-// function differently, both names are entries; the notes say which is
-// which.
-var table = []*Namespace{
-	{Name: "fs", deniedElse: true, Notes: "any other name (remove, mkdir, copy, canonicalize, cwd, ...) fails with `capability denied: fs.<method>`", Funcs: []*Func{
-		{Name: "read", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
-			Notes: "a regular file inside the workspace as UTF-8 text, a leading byte order mark removed and line ends made \\n; also read_file, read_to_string"}},
-		{Name: "read_file", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
-		{Name: "read_to_string", fn: fsRead, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]", Notes: "as read"}},
-		{Name: "read_bytes", fn: fsReadBytes, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
-			Notes: "the file's text exactly as stored; Err when it is not UTF-8"}},
-		{Name: "read_base64", fn: fsReadBase64, Sig: eval.Signature{Params: pPath, Result: "Result[str, str]",
-			Notes: "any file's bytes as standard padded base64, for images, audio and blob resources; the base64 counts against max_value_bytes (extension)"}},
-		{Name: "exists", fn: fsExists, Sig: eval.Signature{Params: pPath, Result: "bool"}},
-		{Name: "is_file", fn: fsIsFile, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a regular file, following symbolic links inside the workspace"}},
-		{Name: "is_dir", fn: fsIsDir, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "a directory, following symbolic links inside the workspace"}},
-		{Name: "list_dir", fn: fsListDir, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
-			Notes: "entry names sorted bytewise, directories suffixed / (differs: the reference adds no suffix)"}},
-		{Name: "list_dir_detailed", fn: fsListDirDetailed, Sig: eval.Signature{Params: pDir, Result: "Result[list[map[str, any]], str]",
-			Notes: "a stat map per entry, sorted by name"}},
-		{Name: "stat", fn: fsStat, Sig: eval.Signature{Params: pPath, Result: "Result[map[str, any], str]",
-			Notes: "`{name, path, size, modified_ms, is_dir, is_file, is_symlink}`; a link inside the workspace describes its target"}},
-		{Name: "walk", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]",
-			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; also list_recursive"}},
-		{Name: "list_recursive", fn: fsWalk, Sig: eval.Signature{Params: pDir, Result: "Result[list[str], str]", Notes: "as walk"}},
-		{Name: "write", fn: fsWrite, mutates: true, Sig: eval.Signature{Params: []eval.Param{{Name: "path", Type: "str"}, {Name: "text", Type: "str"}}, Result: "Result[int, str]",
-			Notes: "writes a whole text file, creating its folders, and gives the bytes written; only paths matching the scan config's write_globs once trusted with `vox trust` (or the operator's --allow-write), never a protected path, never through a symbolic link (none by default: `capability denied: fs.write`) (extension)"}},
-		{Name: "glob", fn: fsGlob, Sig: eval.Signature{Params: []eval.Param{{Name: "pattern", Type: "str"}}, Result: "Result[list[str], str]",
-			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed"}},
-	}},
-	{Name: "env", deniedElse: true, Notes: "any other name (set, args, ...) fails with `capability denied: env.<method>`", Funcs: []*Func{
-		{Name: "get", fn: envGet, Sig: eval.Signature{Params: []eval.Param{{Name: "name", Type: "str"}}, Result: "Option[str]",
-			Notes: "None unless the name is granted (the scan config's env_allow once trusted with `vox trust`, or the operator's --allow-env) and set"}},
-	}},
-	{Name: "json", Funcs: []*Func{
-		{Name: "parse", fn: jsonParse, Sig: eval.Signature{Params: pText, Result: "Result[any, str]",
-			Notes: "objects keep their key order; integral numbers that fit 64 bits are ints; at most 512 levels deep; also decode"}},
-		{Name: "decode", fn: jsonParse, Sig: eval.Signature{Params: pText, Result: "Result[any, str]", Notes: "as parse (extension)"}},
-		{Name: "stringify", fn: jsonStringify, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str",
-			Notes: "compact JSON; fails on a NaN or infinite float; also encode"}},
-		{Name: "encode", fn: jsonStringify, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str", Notes: "as stringify"}},
-		{Name: "render", fn: jsonRender, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "Result[str, str]",
-			Notes: "as stringify, but Err instead of failing"}},
-		{Name: "pretty", fn: jsonPretty, Sig: eval.Signature{Params: []eval.Param{{Name: "value", Type: "any"}}, Result: "str",
-			Notes: "as stringify, indented by two spaces (extension)"}},
-		{Name: "quote", fn: jsonQuote, Sig: eval.Signature{Params: pText, Result: "str", Notes: "s as a JSON string literal"}},
-		{Name: "read_str", fn: jsonReadStr, Sig: eval.Signature{Params: pJSONKey, Result: "Result[str, str]",
-			Notes: "member key of the JSON object text, which must be a string"}},
-		{Name: "read_f64", fn: jsonReadF64, Sig: eval.Signature{Params: pJSONKey, Result: "Result[float, str]",
-			Notes: "member key of the JSON object text, which must be a number"}},
-	}},
-	{Name: "path", Denied: []string{"resolve"}, Notes: "paths are slash-separated text; nothing here touches the file system", Funcs: []*Func{
-		{Name: "join", fn: pathJoin, Sig: eval.Signature{Params: []eval.Param{{Name: "parts", Type: "str", Variadic: true}}, Result: "str",
-			Notes: "slash-separated, cleaned (the reference takes exactly two)"}},
-		{Name: "join_many", fn: pathJoinMany, Sig: eval.Signature{Params: []eval.Param{{Name: "parts", Type: "list[str]"}}, Result: "str", Notes: "join of a list"}},
-		{Name: "basename", fn: pathBase, Sig: eval.Signature{Params: pPath, Result: "str",
-			Notes: "the last element, trailing slashes ignored; \".\" for \"\"; also base"}},
-		{Name: "dirname", fn: pathDir, Sig: eval.Signature{Params: pPath, Result: "str",
-			Notes: "all but the last element, cleaned; \".\" when there is none; also dir"}},
-		{Name: "extension", fn: pathExtension, Sig: eval.Signature{Params: pPath, Result: "str",
-			Notes: "the last element's extension without the dot; \"\" when none, and for names such as .bashrc"}},
-		{Name: "parent", fn: pathParent, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
-			Notes: "the path without its last element (Some(\"\") for a bare name); None for \"\" and \"/\""}},
-		{Name: "file_name", fn: pathFileName, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
-			Notes: "the last element; None when it is \"..\" or there is none"}},
-		{Name: "stem", fn: pathStem, Sig: eval.Signature{Params: pPath, Result: "Option[str]",
-			Notes: "file_name without its extension"}},
-		{Name: "is_absolute", fn: pathIsAbsolute, Sig: eval.Signature{Params: pPath, Result: "bool", Notes: "starts with /"}},
-		{Name: "base", fn: pathBase, Sig: eval.Signature{Params: pPath, Result: "str", Notes: "the earlier vox-mcp name of basename"}},
-		{Name: "dir", fn: pathDir, Sig: eval.Signature{Params: pPath, Result: "str", Notes: "the earlier vox-mcp name of dirname"}},
-		{Name: "ext", fn: pathExt, Sig: eval.Signature{Params: pPath, Result: "str",
-			Notes: "the earlier vox-mcp name, with the dot: \".md\"; \"\" when none (extension gives \"md\")"}},
-	}},
-	{Name: "time", Funcs: []*Func{
-		{Name: "now_ms", fn: timeNowMS, Sig: eval.Signature{Result: "int", Notes: "milliseconds since 1970 (UTC); also now"}},
-		{Name: "now", fn: timeNowMS, Sig: eval.Signature{Result: "int", Notes: "as now_ms"}},
-		{Name: "now_unix", fn: timeNowUnix, Sig: eval.Signature{Result: "int", Notes: "seconds since 1970 (UTC): the earlier vox-mcp name, kept"}},
-	}},
-	{Name: "regex", Notes: "Go's RE2 syntax; the haystack comes first", Funcs: []*Func{
-		{Name: "is_match", fn: regexIsMatch, Sig: eval.Signature{Params: pRegex, Result: "bool", Notes: "whether pattern matches anywhere in s"}},
-		{Name: "find", fn: regexFind, Sig: eval.Signature{Params: pRegex, Result: "Option[str]", Notes: "the leftmost match"}},
-		{Name: "captures", fn: regexCaptures, Sig: eval.Signature{Params: pRegex, Result: "Option[list[str]]",
-			Notes: "of the leftmost match: the whole match, then each group (\"\" for a group that took no part)"}},
-		{Name: "find_all", fn: regexFindAll, Sig: eval.Signature{Params: pRegex, Result: "list[str]", Notes: "every match that does not overlap an earlier one"}},
-		{Name: "replace", fn: regexReplace, Sig: eval.Signature{Params: []eval.Param{{Name: "s", Type: "str"}, {Name: "pattern", Type: "str"}, {Name: "replacement", Type: "str"}}, Result: "str",
-			Notes: "every match replaced; `$1` and `${name}` in the replacement insert groups, `$$` a dollar"}},
-		{Name: "split", fn: regexSplit, Sig: eval.Signature{Params: pRegex, Result: "list[str]", Notes: "the text between matches"}},
-		{Name: "escape", fn: regexEscape, Sig: eval.Signature{Params: pText, Result: "str", Notes: "s with every metacharacter escaped, to match it literally (extension)"}},
-	}},
-	{Name: "base64", Notes: "an extension: the reference has no base64", Funcs: []*Func{
-		{Name: "encode", fn: base64Encode(false), Sig: eval.Signature{Params: pText, Result: "str", Notes: "standard alphabet, padded (RFC 4648 §4)"}},
-		{Name: "decode", fn: base64Decode(false), Sig: eval.Signature{Params: pText, Result: "Result[str, str]",
-			Notes: "padded or not, line breaks ignored; Err when the text is not base64 or the bytes are not UTF-8"}},
-		{Name: "encode_url", fn: base64Encode(true), Sig: eval.Signature{Params: pText, Result: "str", Notes: "URL-safe alphabet, unpadded (RFC 4648 §5)"}},
-		{Name: "decode_url", fn: base64Decode(true), Sig: eval.Signature{Params: pText, Result: "Result[str, str]", Notes: "URL-safe alphabet, padded or not"}},
-	}},
-	{Name: "content", Notes: "MCP content blocks, as maps in the block's JSON shape, for tools declared `to Content` or `to list[Content]` (extension)", Funcs: []*Func{
-		{Name: "text", fn: contentText, Sig: eval.Signature{Params: pText, Result: "Content", Notes: "`{type: \"text\", text}`"}},
-		{Name: "image", fn: contentMedia("image"), Sig: eval.Signature{Params: pMedia, Result: "Content",
-			Notes: "`{type: \"image\", data, mimeType}`; data must be standard padded base64 and mime an image/ type, else the call fails"}},
-		{Name: "audio", fn: contentMedia("audio"), Sig: eval.Signature{Params: pMedia, Result: "Content",
-			Notes: "`{type: \"audio\", data, mimeType}`; as image, with an audio/ type"}},
-		{Name: "resource", fn: contentResource, Sig: eval.Signature{Params: []eval.Param{{Name: "uri", Type: "str"}, {Name: "body", Type: "str"}, {Name: "mime", Type: "str", Optional: true, Default: `"text/plain"`}}, Result: "Content",
-			Notes: "an embedded resource `{type: \"resource\", resource: {uri, mimeType, text or blob}}`: text when mime is text (text/*, JSON, XML, YAML, ...), else body is base64 and becomes blob"}},
-		{Name: "resource_link", fn: contentResourceLink, Sig: eval.Signature{Params: []eval.Param{{Name: "uri", Type: "str"}, {Name: "name", Type: "str"}, {Name: "description", Type: "str", Optional: true, Default: `""`}, {Name: "mime", Type: "str", Optional: true, Default: `""`}}, Result: "Content",
-			Notes: "`{type: \"resource_link\", uri, name, description?, mimeType?}`; an empty description or mime is left out"}},
-	}},
-	{Name: "log", Notes: "the server's log (stderr); never stdout", Funcs: []*Func{
-		{Name: "debug", fn: logAt(slog.LevelDebug), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "the display forms, separated by spaces, at level DEBUG"}},
-		{Name: "info", fn: logAt(slog.LevelInfo), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level INFO, as print"}},
-		{Name: "warn", fn: logAt(slog.LevelWarn), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level WARN"}},
-		{Name: "error", fn: logAt(slog.LevelError), Sig: eval.Signature{Params: pLog, Result: "Unit", Notes: "at level ERROR; the call goes on"}},
-	}},
-	{Name: "crypto", Notes: "hashes of the UTF-8 bytes of a string, as lower-case hex", Funcs: []*Func{
-		{Name: "hash_secure", fn: cryptoHashSecure, Sig: eval.Signature{Params: pText, Result: "str", Notes: "BLAKE3, 256 bits, as in the reference"}},
-		{Name: "sha256", fn: cryptoSHA256, Sig: eval.Signature{Params: pText, Result: "str", Notes: "SHA-256 (extension)"}},
-		{Name: "uuid", fn: cryptoUUID, Sig: eval.Signature{Result: "str", Notes: "`vox-<16 hex>-<16 hex>` from 128 random bits, the reference's form"}},
-	}},
-	{Name: "std", members: true, Notes: "`std.<ns>` is the namespace ns: `std.fs.read(p)` is `fs.read(p)`; any other member is undefined"},
-	{Name: "process"}, {Name: "http"}, {Name: "net"}, {Name: "shell"}, {Name: "exec"},
-	{Name: "secrets"}, {Name: "io"},
-}
 
 var names []string
 
@@ -236,7 +117,7 @@ func Names() []string { return names }
 
 // Denies reports whether every call of the namespace fails with
 // "capability denied".
-func (ns *Namespace) Denies() bool { return len(ns.Funcs) == 0 && !ns.members }
+func (ns *Namespace) Denies() bool { return ns.lib.Denies() }
 
 // Namespaces returns the namespaces that provide functions or members,
 // configured for a call.
@@ -259,11 +140,11 @@ type bound struct {
 
 // Field is a member of std: the namespace of that name, unless it is std.
 func (b bound) Field(th *eval.Thread, name string) (eval.Value, bool) {
-	if !b.ns.members {
+	if !b.ns.lib.Members {
 		return eval.Value{}, false
 	}
 	for _, ns := range table {
-		if ns.Name == name && !ns.members {
+		if ns.Name == name && !ns.lib.Members {
 			return eval.NamespaceValue(ns.Name), true
 		}
 	}
@@ -273,7 +154,7 @@ func (b bound) Field(th *eval.Thread, name string) (eval.Value, bool) {
 func (b bound) Call(th *eval.Thread, method string, args []eval.Value, names []string) (eval.Value, bool) {
 	f := b.ns.index[method]
 	if f == nil {
-		if b.ns.deniedElse || slices.Contains(b.ns.Denied, method) {
+		if b.ns.lib.DeniesOthers || b.ns.DeniedByName(method) {
 			return eval.Value{}, false // eval reports: capability denied
 		}
 		th.Failf("undefined: %s.%s", b.ns.Name, method)

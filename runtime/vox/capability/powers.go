@@ -73,7 +73,7 @@ func Mutating(use string) bool {
 		if n.Name != ns {
 			continue
 		}
-		if n.members {
+		if n.lib.Members {
 			return true
 		}
 		for _, f := range n.Funcs {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 	"github.com/vox-lang/vox-mcp/runtime/vox/resolve"
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -317,7 +317,7 @@ func (c *checker) nsCall(e *syntax.CallExpr, d *syntax.DotExpr, ns string) *Type
 		for n := range info.funcs {
 			names = append(names, n)
 		}
-		if slices.Contains(info.ns.Denied, d.Name) || info.ns.DeniesOthers() || len(info.funcs) == 0 {
+		if slices.ContainsFunc(info.ns.Denied, func(x libsig.Denial) bool { return x.Name == d.Name }) || info.ns.DeniesOthers || len(info.funcs) == 0 {
 			help := []string{"vox-mcp's " + ns + " offers " + strings.Join(sortedCopy(names), ", ")}
 			if len(names) == 0 {
 				help = []string{"vox-mcp grants no " + ns + " capability (docs/vox-language.md, Capabilities)"}
@@ -370,7 +370,7 @@ func (c *checker) libCall(e *syntax.CallExpr, recv, fname string, s *libSig, b *
 	for i, a := range e.Args {
 		j := i
 		if a.Name != "" {
-			j = slices.IndexFunc(params, func(p eval.Param) bool { return p.Name == a.Name })
+			j = slices.IndexFunc(params, func(p libsig.Param) bool { return p.Name == a.Name })
 			if j < 0 || recv == "" {
 				c.expr(a.Value)
 				help := []string{"the signature is " + s.sig.Format(name)}

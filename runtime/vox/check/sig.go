@@ -4,11 +4,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/eval"
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
 )
 
-// sigType is a type of the library's signatures (eval.Signature), parsed
+// sigType is a type of the library's signatures (libsig.Signature), parsed
 // from the text the tables write: a name with arguments, a union "A | B",
 // a type variable (one capital letter) or a constrained variable "N: int
 // | float".
@@ -323,7 +322,7 @@ func (s *sigType) inst(b *bindings, depth int) *Type {
 // libSig is a library signature with its types parsed.
 type libSig struct {
 	name    string
-	sig     eval.Signature
+	sig     libsig.Signature
 	params  []*sigType // of the longest form
 	results []*sigType // per form, in order of Forms
 	arities [][2]int   // per form
@@ -332,7 +331,7 @@ type libSig struct {
 	typ     *Type // a builtin as a value: a function of its first form's result
 }
 
-func newLibSig(name string, sig eval.Signature) *libSig {
+func newLibSig(name string, sig libsig.Signature) *libSig {
 	ls := &libSig{name: name, sig: sig, notes: sig.Notes}
 	longest := sig.Params
 	for _, f := range sig.Forms() {
@@ -350,7 +349,7 @@ func newLibSig(name string, sig eval.Signature) *libSig {
 }
 
 // paramsOf returns the parameters of the longest form.
-func (ls *libSig) paramsOf() []eval.Param {
+func (ls *libSig) paramsOf() []libsig.Param {
 	ps := ls.sig.Params
 	for _, o := range ls.sig.Overloads {
 		if len(o.Params) > len(ps) {
@@ -370,7 +369,7 @@ type library struct {
 }
 
 type nsInfo struct {
-	ns    *capability.Namespace
+	ns    *libsig.Namespace
 	funcs map[string]*libSig
 }
 
@@ -384,21 +383,23 @@ func theLibrary() *library {
 	libOnce.Do(func() {
 		l := &library{builtins: map[string]*libSig{}, methods: map[string]map[string]*libSig{},
 			recv: map[string]*sigType{}, ns: map[string]*nsInfo{}}
-		for _, b := range eval.Builtins() {
+		for _, b := range libsig.Builtins() {
 			ls := newLibSig(b.Name, b.Sig)
 			ls.value = b.Value
 			ls.typ = &Type{Kind: KFunc, Ret: ls.results[0].inst(&bindings{}, 0)}
 			l.builtins[b.Name] = ls
 		}
-		for _, t := range eval.MethodTables() {
+		for _, t := range libsig.Receivers() {
 			ms := map[string]*libSig{}
 			for _, m := range t.Methods {
 				ms[m.Name] = newLibSig(m.Name, m.Sig)
 			}
-			l.methods[t.Receiver] = ms
-			l.recv[t.Receiver] = parseSig(t.Receiver)
+			l.methods[t.Type] = ms
+			l.recv[t.Type] = parseSig(t.Type)
 		}
-		for _, n := range capability.Table() {
+		namespaces := libsig.Namespaces()
+		for i := range namespaces {
+			n := &namespaces[i]
 			info := &nsInfo{ns: n, funcs: map[string]*libSig{}}
 			for _, f := range n.Funcs {
 				info.funcs[f.Name] = newLibSig(n.Name+"."+f.Name, f.Sig)

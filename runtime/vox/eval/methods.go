@@ -1,6 +1,10 @@
 package eval
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
+)
 
 // kAbsent marks an optional method argument that was not given.
 const kAbsent Kind = 254
@@ -123,10 +127,26 @@ func init() {
 var methodsByKind [kindCount]*MethodTable
 
 func indexMethods() {
+	sigs := map[string]map[string]Signature{}
+	for _, r := range libsig.Receivers() {
+		sigs[r.Type] = map[string]Signature{}
+		for _, m := range r.Methods {
+			sigs[r.Type][m.Name] = m.Sig
+		}
+	}
 	for _, t := range methodTables {
 		t.index = make(map[string]*Method, len(t.Methods))
 		for _, m := range t.Methods {
-			m.params = m.Sig.longestParams()
+			// The signature is the library contract's row
+			// (contracts/library/library.v1.yaml); a method without a row,
+			// or a row without a method, stops the package from loading.
+			sig, ok := sigs[t.Receiver][m.Name]
+			if !ok {
+				panic("eval: method " + t.Receiver + "." + m.Name + " has no row in the library contract")
+			}
+			delete(sigs[t.Receiver], m.Name)
+			m.Sig = sig
+			m.params = m.Sig.LongestParams()
 			if (m.fn == nil) != m.Mutates || m.Mutates && m.update == nil || len(m.params) > 3 || t.index[m.Name] != nil {
 				panic("eval: bad method " + t.Receiver + "." + m.Name)
 			}
@@ -136,6 +156,13 @@ func indexMethods() {
 		for _, k := range t.kinds {
 			methodsByKind[k] = t
 		}
+		for name := range sigs[t.Receiver] {
+			panic("eval: the library contract's method " + t.Receiver + "." + name + " has no implementation")
+		}
+		delete(sigs, t.Receiver)
+	}
+	for recv := range sigs {
+		panic("eval: the library contract's receiver " + recv + " has no method table")
 	}
 }
 
@@ -201,18 +228,6 @@ func (th *Thread) method(recv Value, name string, args []Value, names []string) 
 	th.Failf("%s has no method %s", recv.typeName(), name)
 	return Unit
 }
-
-// Signatures of the method tables (methods_*.go).
-var (
-	pStr        = func(name string) []Param { return []Param{{Name: name, Type: "str"}} }
-	pIndex      = []Param{{Name: "index", Type: "int"}}
-	pSlice      = []Param{{Name: "start", Type: "int", Optional: true, Default: "0"}, {Name: "end", Type: "int", Optional: true}}
-	pPad        = []Param{{Name: "width", Type: "int"}, {Name: "fill", Type: "str", Optional: true, Default: `" "`}}
-	pPred       = []Param{{Name: "f", Type: "fn(T) to bool"}}
-	pValue      = []Param{{Name: "value", Type: "T"}}
-	pKeyDefault = []Param{{Name: "key", Type: "str"}, {Name: "default", Type: "V"}}
-	toStrSig    = Signature{Result: "str", Notes: "the display form"}
-)
 
 // sliceBounds clamps a..b (negative counting from the end) to 0..n.
 func sliceBounds(a, b Value, n int) (int, int) {
