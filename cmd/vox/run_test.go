@@ -346,3 +346,46 @@ fn word() to str { "done" }
 		}
 	}
 }
+
+// TestRunWalkLeavesOutWhatGitIgnores: fs.walk and fs.glob skip .git and
+// what the repository's ignore files ignore, as git lists a tree; options
+// add excludes or include everything.
+func TestRunWalkLeavesOutWhatGitIgnores(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"tools.vox": `fn all() to list[str] { fs.walk()? }
+fn sub() to list[str] { fs.walk("src")? }
+fn logs() to list[str] { fs.glob("**/*.log")? }
+fn excluding() to list[str] { fs.walk(".", {excludes: ["src/gen/**", "*.vox"]})? }
+fn everything() to list[str] { fs.glob("**/*.log", {include_ignored: true})? }
+fn bad() to list[str] { fs.walk(".", {exclude: ["x"]})? }
+`,
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".git/info/exclude":    "local.txt\n",
+		".gitignore":           "# build output\nbuild/\n*.log\n!keep.log\n",
+		"build/out.txt":        "x",
+		"app.log":              "x",
+		"keep.log":             "x",
+		"local.txt":            "x",
+		"src/main.txt":         "x",
+		"src/.gitignore":       "secret.txt\n",
+		"src/secret.txt":       "x",
+		"src/gen/code.txt":     "x",
+		"src/deep/trace.log":   "x",
+		"notes/build/plan.txt": "x",
+	})
+	t.Chdir(root)
+	for _, tc := range []struct{ fn, want string }{
+		{"all", `[".gitignore","keep.log","src/.gitignore","src/gen/code.txt","src/main.txt","tools.vox"]`},
+		{"sub", `["src/.gitignore","src/gen/code.txt","src/main.txt"]`},
+		{"logs", `["keep.log"]`},
+		{"excluding", `[".gitignore","keep.log","src/.gitignore","src/main.txt"]`},
+		{"everything", `["app.log","keep.log","src/deep/trace.log"]`},
+	} {
+		if code, out, errOut := vox(t, "run", "tools.vox", tc.fn); code != 0 || out != tc.want+"\n" {
+			t.Errorf("%s: exit %d stdout %s stderr %q", tc.fn, code, out, errOut)
+		}
+	}
+	if code, _, errOut := vox(t, "run", "tools.vox", "bad"); code != 1 || !strings.Contains(errOut, `fs.walk: unknown option "exclude"; the options are {excludes: list[str], include_ignored: bool}`) {
+		t.Errorf("bad option: exit %d stderr %q", code, errOut)
+	}
+}

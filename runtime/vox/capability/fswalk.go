@@ -38,19 +38,25 @@ const entryWork = 1024
 // list without a prefix). It returns the Err value of a directory that
 // cannot be listed.
 // maxDepth bounds how many levels below rel it lists (< 0: all).
-func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs bool, maxDepth int) ([]string, *eval.Value) {
+// filter leaves entries out (walkfilter.go).
+func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs bool, maxDepth int, filter *walkFilter) ([]string, *eval.Value) {
 	type item struct {
-		dir   string
-		depth int
+		dir     string
+		depth   int
+		ignores int // the ignore patterns of the folders above it
 	}
 	seen := map[dirID]bool{}
+	filter.start(th, root, rel)
 	var out []string
 	var size int64
-	stack := []item{{rel, 1}}
+	stack := []item{{rel, 1, len(filter.ignores)}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		dir := it.dir
+		// Depth first: every folder below the previous item is done, so
+		// the patterns are back to those of the folders above dir.
+		filter.ignores = filter.ignores[:it.ignores]
 		f, err := root.OpenFile(dir, openFlags, 0)
 		if err != nil {
 			if isEscape(err) {
@@ -78,6 +84,8 @@ func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs
 			}
 			seen[id] = true
 		}
+		filter.enter(th, root, dir)
+		below := len(filter.ignores)
 		for {
 			entries, err := f.ReadDir(walkBatch)
 			for _, e := range entries {
@@ -87,9 +95,11 @@ func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs
 					p = dir + "/" + p
 				}
 				switch t := e.Type(); {
+				case (t.IsDir() || t.IsRegular()) && filter.skips(p, t.IsDir()):
+					continue
 				case t.IsDir():
 					if maxDepth < 0 || it.depth < maxDepth {
-						stack = append(stack, item{p, it.depth + 1})
+						stack = append(stack, item{p, it.depth + 1, below})
 					}
 					if !dirs {
 						continue
@@ -129,9 +139,13 @@ func fsWalk(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	if len(args) == 0 {
 		args = []eval.Value{eval.Str(".")}
 	}
-	root, rel, p := fsOpen(th, c, "walk", args)
+	filter, bad := walkOptions(th, "walk", args[1:])
+	if bad != nil {
+		return *bad
+	}
+	root, rel, p := fsOpen(th, c, "walk", args[:1])
 	defer root.Close()
-	files, bad := walk(th, "walk", root, rel, p, false, -1)
+	files, bad := walk(th, "walk", root, rel, p, false, -1, filter)
 	if bad != nil {
 		return *bad
 	}
@@ -140,6 +154,10 @@ func fsWalk(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 
 func fsGlob(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	written := strArg(th, "fs", "glob", args[0])
+	filter, bad := walkOptions(th, "glob", args[1:])
+	if bad != nil {
+		return *bad
+	}
 	if strings.ContainsRune(written, '\\') {
 		// Neither a separator (Vox paths are slash-separated on every
 		// system, docs/security.md "Path rules") nor an escape: one
@@ -163,7 +181,7 @@ func fsGlob(th *eval.Thread, c *Config, args []eval.Value) eval.Value {
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/") + 1
 	}
-	paths, bad := walk(th, "glob", root, rel, base, true, depth)
+	paths, bad := walk(th, "glob", root, rel, base, true, depth, filter)
 	if bad != nil {
 		return *bad
 	}

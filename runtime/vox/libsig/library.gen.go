@@ -1679,12 +1679,17 @@ var namespaces = []Namespace{{
 	}, {
 		Name: "walk",
 		Sig: Signature{
-			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; also list_recursive",
+			Notes: "the regular files below dir at any depth, as sorted paths; symbolic links are neither listed nor followed; .git and what the repository's .gitignore files and .git/info/exclude ignore are left out unless options has include_ignored: true, and options' excludes (glob patterns over the listed paths) leave out more (extension); also list_recursive",
 			Params: []Param{{
 				Default:  "\".\"",
 				Name:     "path",
 				Optional: true,
 				Type:     "str",
+			}, {
+				Default:  "{}",
+				Name:     "options",
+				Optional: true,
+				Type:     "map[str, any]",
 			}},
 			Result: "Result[list[str], str]",
 		},
@@ -1697,6 +1702,11 @@ var namespaces = []Namespace{{
 				Name:     "path",
 				Optional: true,
 				Type:     "str",
+			}, {
+				Default:  "{}",
+				Name:     "options",
+				Optional: true,
+				Type:     "map[str, any]",
 			}},
 			Result: "Result[list[str], str]",
 		},
@@ -1717,10 +1727,15 @@ var namespaces = []Namespace{{
 	}, {
 		Name: "glob",
 		Sig: Signature{
-			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed",
+			Notes: "the files and directories whose paths match, sorted: `*` `?` `[...]` `{a,b}` within a name, `**` any number of folders; links are not followed; leaves out what walk leaves out, with the same options",
 			Params: []Param{{
 				Name: "pattern",
 				Type: "str",
+			}, {
+				Default:  "{}",
+				Name:     "options",
+				Optional: true,
+				Type:     "map[str, any]",
 			}},
 			Result: "Result[list[str], str]",
 		},
