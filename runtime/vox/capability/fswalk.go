@@ -89,7 +89,7 @@ func walk(th *eval.Thread, method string, root *os.Root, rel, shown string, dirs
 		for {
 			entries, err := f.ReadDir(walkBatch)
 			for _, e := range entries {
-				th.Work(entryWork)
+				th.Work(entryWork + int64(len(filter.ignores))*64) // each ignore pattern is tried
 				p := e.Name()
 				if dir != "." && dir != "" {
 					p = dir + "/" + p
