@@ -4,6 +4,11 @@ package syntax
 // functions and lambdas, records and objects, if and match, and the
 // patterns of match arms and let.
 
+import (
+	"bytes"
+	"strings"
+)
+
 func (p *parser) primary() Expr {
 	p.enter()
 	defer p.leave()
@@ -106,8 +111,50 @@ func (p *parser) primary() Expr {
 	case FN:
 		return p.lambda()
 	}
+	if hint := p.continuationHint(); hint != "" {
+		p.syntaxError("expected an expression, found %s; %s", p.describe(), hint)
+	}
 	p.syntaxError("expected an expression, found %s", p.describe())
 	return nil
+}
+
+// continuationHint explains the commonest cause of a missing expression:
+// a binary expression written across lines. A newline ends a statement
+// (docs/vox-language.md, Syntax), so "a\n    + b" is the statement a
+// then one that starts with +, and "a +\n    b" lacks its right operand.
+func (p *parser) continuationHint() string {
+	const hint = "hint: an expression does not continue on the next line outside brackets — keep it on one line, or wrap it in ( ), inside which lines may break"
+	src := p.sc.src
+	switch {
+	case precedence(p.tok) > 0 && p.tok != MINUS:
+		// The operator is the first token of its line.
+		i := p.sc.start - 1
+		for i >= 0 && (src[i] == ' ' || src[i] == '\t') {
+			i--
+		}
+		if i < 0 || src[i] == '\n' {
+			return hint
+		}
+	case p.tok == NEWLINE:
+		// The line ends with an operator that has no right operand.
+		i := p.prevTokEnd - 1
+		for i >= 0 && (src[i] == ' ' || src[i] == '\t') {
+			i--
+		}
+		if i >= 0 && strings.ContainsRune("+-*/%|&=<>", rune(src[i])) || endsWithWord(src[:i+1], "and") || endsWithWord(src[:i+1], "or") {
+			return hint
+		}
+	}
+	return ""
+}
+
+// endsWithWord reports whether b ends with the word w after a non-letter.
+func endsWithWord(b []byte, w string) bool {
+	if !bytes.HasSuffix(b, []byte(w)) {
+		return false
+	}
+	i := len(b) - len(w) - 1
+	return i < 0 || !(b[i] == '_' || 'a' <= b[i] && b[i] <= 'z' || 'A' <= b[i] && b[i] <= 'Z' || '0' <= b[i] && b[i] <= '9')
 }
 
 func isUpper(name string) bool { return name != "" && 'A' <= name[0] && name[0] <= 'Z' }
