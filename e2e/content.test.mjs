@@ -88,7 +88,8 @@ test("content blocks, structured results checked against their outputSchema, and
   // listTools makes the client validate structured results from now on.
   const { tools } = await client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-  for (const name of ["picture", "hello"]) assert.equal(byName[name].outputSchema, undefined, `${name} lists no outputSchema`);
+  assert.equal(byName.picture.outputSchema, undefined, "a Content tool lists no outputSchema");
+  assert.deepEqual(byName.hello.outputSchema, { type: "object", properties: { result: { type: "string" } }, required: ["result"], "x-vox-wrap-result": true });
   assert.deepEqual(byName.liar.outputSchema, byName.segment.outputSchema);
   assert.deepEqual(byName.counts.outputSchema, { type: "object", additionalProperties: { type: "integer" } });
   assert.deepEqual(byName.segment.outputSchema.$defs.Point.properties.label, { anyOf: [{ type: "string" }, { type: "null" }] });

@@ -254,10 +254,26 @@ func parseSchema(lit []byte) (schemajson.Value, bool) {
 
 // schemaTypes returns the JSON types a schema declares ("type" as a string
 // or a list of strings), nil when it declares none.
+//
+// A union written portably, anyOf of schemas that each give only a type
+// ({"anyOf":[{"type":"string"},{"type":"null"}]}, docs/tool-results.md
+// §2), gives the same types as the type array it replaces.
 func schemaTypes(s schemajson.Value) []string {
 	t, ok := s.Get("type")
 	if !ok {
-		return nil
+		any, ok := s.Get("anyOf")
+		if !ok || any.Kind != schemajson.Array {
+			return nil
+		}
+		var out []string
+		for _, it := range any.Items {
+			ty, ok := it.Get("type")
+			if it.Kind != schemajson.Object || len(it.Members) != 1 || !ok || ty.Kind != schemajson.String {
+				return nil
+			}
+			out = append(out, ty.Text)
+		}
+		return out
 	}
 	switch t.Kind {
 	case schemajson.String:

@@ -182,7 +182,7 @@ var opSkillDiscover = registry.Operation{
 			`"path":{"type":"string"},` +
 			`"root":{"type":"string"},` +
 			`"installed":{"type":"boolean"},` +
-			`"shadowed_by":{"type":["string","null"]}},` +
+			`"shadowed_by":{"anyOf":[{"type":"string"},{"type":"null"}]}},` +
 			`"required":["id","name","path","root","installed","shadowed_by"],` +
 			`"type":"object"},` +
 			`"type":"array"},` +

@@ -27,6 +27,10 @@ var Snapshot = &loader.Snapshot{
 				`"properties":{"count":{"default":10,"type":"integer"}},` +
 				`"required":[],` +
 				`"type":"object"}`),
+			OutputSchema: json.RawMessage(`{"properties":{"result":{"items":{"type":"integer"},"type":"array"}},` +
+				`"required":["result"],` +
+				`"type":"object",` +
+				`"x-vox-wrap-result":true}`),
 			Signature: "fibonacci(count: int = 10) to list[int]",
 			Path:      "examples/text.vox",
 			Line:      15,
@@ -51,6 +55,10 @@ var Snapshot = &loader.Snapshot{
 				`"properties":{"title":{"type":"string"},"sep":{"default":"-","type":"string"}},` +
 				`"required":["title"],` +
 				`"type":"object"}`),
+			OutputSchema: json.RawMessage(`{"properties":{"result":{"type":"string"}},` +
+				`"required":["result"],` +
+				`"type":"object",` +
+				`"x-vox-wrap-result":true}`),
 			Signature: "slugify(title: str, sep: str = \"-\") to str",
 			Path:      "examples/text.vox",
 			Line:      3,

@@ -106,14 +106,18 @@ func TestWorkspaceRichResults(t *testing.T) {
 	if !isErr || structured != nil || text != "tools/rich.vox:26:14: the result does not match its declared type Segment: result.end.x: want int, got string" {
 		t.Errorf("liar = %v %q %v", isErr, text, structured)
 	}
-	// A string result keeps the earlier shape and declares no outputSchema.
+	// A string result is its text, and structuredContent {"result": ...},
+	// which the wrapped outputSchema describes.
 	text, _, structured = toolResult(t, callTool(t, s, "hello", `{}`))
-	if sc, _ := json.Marshal(structured); text != "hi" || string(sc) != `{"result":"hi"}` {
+	sc, _ := json.Marshal(structured)
+	if text != "hi" || string(sc) != `{"result":"hi"}` {
 		t.Errorf("hello = %q %s", text, sc)
 	}
-	if _, ok := tools["hello"]["outputSchema"]; ok {
-		t.Error("a string tool declares an outputSchema")
+	out, _ := json.Marshal(tools["hello"]["outputSchema"])
+	if string(out) != `{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-vox-wrap-result":true}` {
+		t.Errorf("hello's outputSchema = %s", out)
 	}
+	validate(t, "hello", out, sc)
 
 	read := rpc(t, s, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"test://static-binary"}}`)
 	got, _ = json.Marshal(read["result"])

@@ -245,8 +245,11 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 			if fn.Result != nil {
 				var rt *syntax.Type
 				t.Shape, rt = schema.ResultShape(fn.Result, res.Records)
-				if t.Shape == schema.Structured {
+				switch t.Shape {
+				case schema.Structured:
 					t.OutputSchema = schema.OutputJSON(path, rt, sc, &diags)
+				case schema.Plain:
+					t.OutputSchema = schema.WrappedOutputJSON(path, rt, sc)
 				}
 			}
 			m.tools = append(m.tools, t)

@@ -257,12 +257,13 @@ func TestSnapshotSurface(t *testing.T) {
 		t.Errorf("snapshot prompts %+v", snap.Prompts)
 	}
 	// The outputSchema of an object-shaped result is part of the snapshot
-	// (docs/tool-results.md §2); other tools have none.
+	// (docs/tool-results.md §2), and so is the wrapped one of any other
+	// declared result.
 	if got := string(snap.Tools[0].OutputSchema); snap.Tools[0].Name != "counts" || got != `{"additionalProperties":{"type":"integer"},"type":"object"}` {
 		t.Errorf("snapshot tool %s has the outputSchema %s", snap.Tools[0].Name, got)
 	}
-	if snap.Tools[1].OutputSchema != nil {
-		t.Errorf("snapshot tool %s has an outputSchema", snap.Tools[1].Name)
+	if got := string(snap.Tools[1].OutputSchema); !strings.Contains(got, `"x-vox-wrap-result":true`) {
+		t.Errorf("snapshot tool %s has the outputSchema %s", snap.Tools[1].Name, got)
 	}
 	if snap.Module != "example.com/ws" || !snap.Describes(root) {
 		t.Fatalf("snapshot %+v does not describe its own root", snap)

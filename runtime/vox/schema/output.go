@@ -87,6 +87,40 @@ func OutputJSON(path string, t *syntax.Type, sc Scope, diags *diag.List) []byte 
 	return append(b, body[1:]...)
 }
 
+// WrapMarker is the key, true in the outputSchema of a plain result,
+// that says the value is wrapped as {"result": value}: FastMCP, the most
+// used server framework, marks the same wrapping x-fastmcp-wrap-result
+// (docs/tool-results.md §2).
+const WrapMarker = "x-vox-wrap-result"
+
+// WrappedOutputJSON returns the outputSchema of a tool whose result type
+// t has the Plain shape: an object with the one required property result,
+// t's schema (Option[T] admits null, written anyOf, never a type array),
+// and WrapMarker. A type the schema cannot describe is {} there, with no
+// warning: the result is still sent, only not described.
+func WrappedOutputJSON(path string, t *syntax.Type, sc Scope) []byte {
+	var quiet diag.List
+	m := mapper{path: path, scope: sc, diags: &quiet, output: true}
+	m.plan([]*syntax.Param{{Name: "result", Type: t}})
+	b := []byte{'{'}
+	if len(m.defs) > 0 {
+		b = append(b, `"$defs":{`...)
+		for i, name := range m.defs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendKey(b, name)
+			b = m.appendRecord(b, sc.Records[name], 0, nil)
+		}
+		b = append(b, `},`...)
+	}
+	b = append(b, `"properties":{"result":`...)
+	b = m.appendType(b, t, 0, nil)
+	b = append(b, `},"required":["result"],"type":"object",`...)
+	b = appendKey(b, WrapMarker)
+	return append(b, `true}`...)
+}
+
 func appendKey(b []byte, k string) []byte {
 	return append(schemajson.AppendString(b, k), ':')
 }
