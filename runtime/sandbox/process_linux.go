@@ -1,6 +1,10 @@
 package sandbox
 
-import "golang.org/x/sys/unix"
+import (
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
 
 // waitExit closes p.exited when the process exits, without reaping it: as
 // long as it is a zombie its PID, and so the process group ID, cannot be
@@ -20,4 +24,15 @@ func (p *process) waitExit() {
 func processLives(pid int) bool {
 	_, ok := readProcStat(pid)
 	return ok
+}
+
+// holdThread keeps the calling goroutine on its thread until the returned
+// function is called, at the end of the run. Pdeathsig fires when the thread
+// that started the child exits, not the process (golang/go#27505), and the
+// runtime ends a thread when a goroutine locked to it exits: holding the
+// thread means no other goroutine can take it over and end it while the
+// child lives.
+func holdThread() (release func()) {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -262,17 +261,6 @@ func exitCode(st *os.ProcessState) int {
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
-}
-
-// holdThread keeps the calling goroutine on its thread until the returned
-// function is called, at the end of the run. Pdeathsig fires when the thread
-// that started the child exits, not the process (golang/go#27505), and the
-// runtime ends a thread when a goroutine locked to it exits: holding the
-// thread means no other goroutine can take it over and end it while the
-// child lives.
-func holdThread() (release func()) {
-	runtime.LockOSThread()
-	return runtime.UnlockOSThread
 }
 
 // removeTree removes dir even where the command took away write permission

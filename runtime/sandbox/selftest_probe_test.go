@@ -127,7 +127,7 @@ func TestRunProcesses(t *testing.T) {
 		{pid: 1, ppid: 0, pgid: 1},
 		{pid: 100, ppid: 1, pgid: 100},   // the host's
 		{pid: 500, ppid: 90, pgid: 500},  // the run's first process (the shell)
-		{pid: 501, ppid: 500, pgid: 500}, // a job
+		{pid: 501, ppid: 500, pgid: 500, start: 7}, // a job
 		{pid: 502, ppid: 500, pgid: 502}, // left the group, parent alive
 		{pid: 503, ppid: 502, pgid: 503}, // below it, in a session of its own
 		{pid: 504, ppid: 1, pgid: 500},   // orphaned, still in the group
@@ -137,6 +137,11 @@ func TestRunProcesses(t *testing.T) {
 	var got []int
 	for _, p := range runProcesses(procs, 500) {
 		got = append(got, p.pid)
+		// The killer compares the start time before it kills: a PID
+		// reused since the listing is left alone.
+		if p.pid == 501 && p.start != 7 {
+			t.Errorf("process 501 lost its start time: %+v", p)
+		}
 	}
 	slices.Sort(got)
 	if want := []int{501, 502, 503, 504, 505}; !slices.Equal(got, want) {
