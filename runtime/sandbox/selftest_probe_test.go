@@ -125,14 +125,14 @@ func TestHostProbesNeedTheCommandToRun(t *testing.T) {
 func TestRunProcesses(t *testing.T) {
 	procs := []procInfo{
 		{pid: 1, ppid: 0, pgid: 1},
-		{pid: 100, ppid: 1, pgid: 100},   // the host's
-		{pid: 500, ppid: 90, pgid: 500},  // the run's first process (the shell)
+		{pid: 100, ppid: 1, pgid: 100},             // the host's
+		{pid: 500, ppid: 90, pgid: 500},            // the run's first process (the shell)
 		{pid: 501, ppid: 500, pgid: 500, start: 7}, // a job
-		{pid: 502, ppid: 500, pgid: 502}, // left the group, parent alive
-		{pid: 503, ppid: 502, pgid: 503}, // below it, in a session of its own
-		{pid: 504, ppid: 1, pgid: 500},   // orphaned, still in the group
-		{pid: 505, ppid: 504, pgid: 505}, // below the orphan, out of the group
-		{pid: 506, ppid: 1, pgid: 506},   // left the group and lost its parent: not found
+		{pid: 502, ppid: 500, pgid: 502},           // left the group, parent alive
+		{pid: 503, ppid: 502, pgid: 503},           // below it, in a session of its own
+		{pid: 504, ppid: 1, pgid: 500},             // orphaned, still in the group
+		{pid: 505, ppid: 504, pgid: 505},           // below the orphan, out of the group
+		{pid: 506, ppid: 1, pgid: 506},             // left the group and lost its parent: not found
 	}
 	var got []int
 	for _, p := range runProcesses(procs, 500) {
