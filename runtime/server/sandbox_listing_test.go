@@ -56,7 +56,7 @@ func TestSandboxToolsListedOnlyWhereTheyRun(t *testing.T) {
 		runSelfTest, sandboxSelfTestDelay, sandboxSupported, unisolatedSupported = prevRun, prevDelay, prevSup, prevUnis
 	})
 	sandboxSelfTestDelay = time.Hour // only a call starts it, unless a case says otherwise
-	var selfTests sync.Map            // sandbox.Config -> bool: the self-test ran
+	var selfTests sync.Map           // sandbox.Config -> bool: the self-test ran
 	failed := errors.New("sandbox: self-test: no network: did not hold: the command connected")
 	runSelfTest = func(cfg sandbox.Config) sandbox.Report {
 		selfTests.Store(cfg, true)
@@ -167,7 +167,9 @@ func TestSandboxToolsListedOnlyWhereTheyRun(t *testing.T) {
 		}
 	})
 	t.Run("no sandbox on this system", func(t *testing.T) {
-		sandboxSupported = func() error { return errors.New("sandbox: skill commands run isolated on Linux, macOS and Windows only, this is plan9") }
+		sandboxSupported = func() error {
+			return errors.New("sandbox: skill commands run isolated on Linux, macOS and Windows only, this is plan9")
+		}
 		defer func() { sandboxSupported = prevSup }()
 		log := &logWatch{}
 		s, cfg := start(t, false, "pass", log)
