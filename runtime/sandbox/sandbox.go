@@ -1,6 +1,8 @@
 // Package sandbox runs a command for an installed skill in Linux namespaces,
 // the isolation behind the MCP tool vox_skill_run (docs/security.md, "The
-// skill sandbox").
+// skill sandbox"). On macOS it runs the command under a Seatbelt profile
+// instead (run_darwin.go, seatbelt.go; docs/security.md, "The skill
+// sandbox on macOS"); what follows describes Linux.
 //
 // Run re-executes the running binary (/proc/self/exe) with the hidden first
 // argument InitArg, in a new session (no controlling terminal) and in new
@@ -310,7 +312,7 @@ func (r Report) String() string {
 // Supported is nil on the systems that have a sandbox (Linux, macOS,
 // Windows), where the self-test decides whether it works on the host, and
 // says why not elsewhere: there vox_skill_run is never listed
-// (docs/security.md, "Where the sandbox runs").
+// (docs/security.md, "Where skill commands run").
 func Supported() error {
 	switch runtime.GOOS {
 	case "linux", "darwin", "windows":
