@@ -168,7 +168,7 @@ var opSkillAdd = registry.Operation{
 var opSkillDiscover = registry.Operation{
 	ID:              "skill.discover",
 	Title:           "Discover skill folders",
-	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id; and every skill folder that could not be loaded, with the position in its SKILL.md and the reason.",
+	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id; and every skill folder that could not be loaded, with the position in its SKILL.md and the reason; and why vox_skill_run cannot run commands on this host (and is not listed), null when it can.",
 	ProductLane:     "ai",
 	SideEffectClass: "read_only",
 	MCP: &registry.MCP{
@@ -189,8 +189,10 @@ var opSkillDiscover = registry.Operation{
 			`"skipped":{"items":{"properties":{"path":{"type":"string"},"reason":{"type":"string"}},` +
 			`"required":["path","reason"],` +
 			`"type":"object"},` +
-			`"type":"array"}},` +
-			`"required":["entries","skipped"],` +
+			`"type":"array"},` +
+			`"skill_run_unavailable":{"description":"Why vox_skill_run cannot run commands here (the sandbox self-test failed, or this system has no sandbox), null when it can.",` +
+			`"type":["string","null"]}},` +
+			`"required":["entries","skipped","skill_run_unavailable"],` +
 			`"type":"object"}`),
 	},
 }

@@ -115,6 +115,10 @@ func decodeVoxSkillDiscoverArgs(raw json.RawMessage) (args VoxSkillDiscoverArgs,
 type VoxSkillDiscoverResult struct {
 	Entries []VoxSkillDiscoverResultEntriesItem
 	Skipped []VoxSkillDiscoverResultSkippedItem
+
+	// SkillRunUnavailable: Why vox_skill_run cannot run commands here (the sandbox
+	// self-test failed, or this system has no sandbox), null when it can.
+	SkillRunUnavailable *string
 }
 
 // EncodeJSON writes VoxSkillDiscoverResult as its JSON object, in the order of
@@ -135,6 +139,12 @@ func (r *VoxSkillDiscoverResult) EncodeJSON(e *toolcall.Encoder) {
 		r.Skipped[i].EncodeJSON(e)
 	}
 	e.CloseArray()
+	e.Key("\"skill_run_unavailable\"")
+	if r.SkillRunUnavailable == nil {
+		e.Null()
+	} else {
+		e.String(*r.SkillRunUnavailable)
+	}
 	e.Close()
 }
 

@@ -224,7 +224,7 @@ func (c Config) run(ctx context.Context, spec Spec, isolated bool, failStep stri
 		}
 		return Result{}, info, withHint(&SetupError{Step: stepStart, Err: unwrapSyscall(err)})
 	}
-	p.cg = cg
+	p.kill, p.cleanup = cg.kill, cg.remove
 	if !isolated {
 		p.control = configW
 	}
@@ -316,19 +316,4 @@ func withHint(e *SetupError) error {
 		return e
 	}
 	return &SetupError{Step: e.Step, Err: errnoDetail{errno.Error() + " (" + hint + ")", errno}}
-}
-
-// unwrapSyscall returns the errno under err, or err itself.
-func unwrapSyscall(err error) error {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno
-	}
-	return err
-}
-
-// firstLine is the first line of s, for an error message.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

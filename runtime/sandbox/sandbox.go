@@ -1,6 +1,8 @@
 // Package sandbox runs a command for an installed skill in Linux namespaces,
 // the isolation behind the MCP tool vox_skill_run (docs/security.md, "The
-// skill sandbox").
+// skill sandbox"). On macOS it runs the command under a Seatbelt profile
+// instead (run_darwin.go, seatbelt.go; docs/security.md, "The skill
+// sandbox on macOS"); what follows describes Linux.
 //
 // Run re-executes the running binary (/proc/self/exe) with the hidden first
 // argument InitArg, in a new session (no controlling terminal) and in new
@@ -235,6 +237,9 @@ type Report struct {
 	// Warnings name the protections missing on this host that the
 	// Config does not require; the server logs them.
 	Warnings []string
+	// Mechanism describes the isolation where it is not Linux
+	// namespaces ("seatbelt ..." on macOS), for String.
+	Mechanism string
 
 	config Config
 }
@@ -290,6 +295,9 @@ func (r Report) String() string {
 	if r.Err != nil {
 		return "isolation unavailable: " + r.Err.Error()
 	}
+	if r.Mechanism != "" {
+		return r.Mechanism
+	}
 	ll := "landlock none"
 	if r.Landlock > 0 {
 		ll = "landlock ABI " + strconv.Itoa(r.Landlock)
@@ -299,6 +307,29 @@ func (r Report) String() string {
 		sc = "seccomp filter"
 	}
 	return "namespaces, " + sc + ", " + ll + ", cgroups: " + r.Cgroups.String()
+}
+
+// Supported is nil on the systems that have a sandbox (Linux, macOS,
+// Windows), where the self-test decides whether it works on the host, and
+// says why not elsewhere: there vox_skill_run is never listed
+// (docs/security.md, "Where skill commands run").
+func Supported() error {
+	switch runtime.GOOS {
+	case "linux", "darwin", "windows":
+		return nil
+	}
+	return errors.New("sandbox: skill commands run isolated on Linux, macOS and Windows only, this is " + runtime.GOOS)
+}
+
+// UnisolatedSupported reports whether RunUnisolated, the explicit opt-out
+// VOX_SKILL_SANDBOX=off, runs commands on this system (with its timeout
+// and process kill). Only where it does may an error advise the opt-out.
+func UnisolatedSupported() bool {
+	switch runtime.GOOS {
+	case "linux", "darwin", "windows":
+		return true
+	}
+	return false
 }
 
 // initReady records that MaybeRunInit ran in this process, so that Run can

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +39,9 @@ type skillPlane struct {
 	sandboxOff bool
 	// runSelfTest runs the sandbox self-test (the package's runSelfTest).
 	runSelfTest func(sandbox.Config) sandbox.Report
+	// withdrawOnce stops listing the tools that require the sandbox at
+	// most once (withdrawSandboxTools).
+	withdrawOnce sync.Once
 
 	// resMu guards resources, the skill resources last registered with
 	// mcp-go, so that a change re-registers only what differs.
@@ -83,6 +88,76 @@ func (s *Server) initSkills() {
 	if p.sandboxOff {
 		s.log.Warn("VOX_SKILL_SANDBOX=off: vox_skill_run runs commands without isolation")
 	}
+	if why := p.staticallyUnavailable(); why != "" {
+		// Before the first registration: the tools are never listed.
+		p.withdrawOnce.Do(func() {
+			for i := range s.catalog {
+				if requiresSandbox(&s.catalog[i]) {
+					s.catalog[i].hidden = true
+				}
+			}
+			s.log.Warn("vox_skill_run is not listed: " + why)
+		})
+	}
+}
+
+// A client never sees a tool that cannot run here (docs/security.md,
+// "Where skill commands run"): the catalog tools that require the
+// sandbox are registered (a call by name answers why it cannot run) but
+// not listed when this system has no sandbox and VOX_SKILL_SANDBOX is not
+// off, when it is off but this system cannot run commands unisolated
+// either, or once the self-test failed. Until the self-test has run they
+// are listed: it runs off the start-up path, and when it fails the list
+// changes (tools/list_changed).
+
+// Tests replace these (before New) to play another system.
+var (
+	sandboxSupported    = sandbox.Supported
+	unisolatedSupported = sandbox.UnisolatedSupported
+)
+
+// staticallyUnavailable says why skill commands cannot run on this
+// system whatever the host, "" when the self-test (or the opt-out)
+// decides.
+func (p *skillPlane) staticallyUnavailable() string {
+	if p.sandboxOff {
+		if !unisolatedSupported() {
+			return "VOX_SKILL_SANDBOX=off, but this system cannot run skill commands without isolation either"
+		}
+		return ""
+	}
+	if err := sandboxSupported(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func requiresSandbox(e *toolEntry) bool {
+	return e.op != nil && e.op.MCP != nil && slices.Contains(e.op.MCP.Requires, registry.RequireSandbox)
+}
+
+// withdrawSandboxTools stops listing the catalog tools that require the
+// sandbox, once: their entries are replaced by hidden copies (published
+// sets keep theirs, unchanged), and the whole set is registered again,
+// which tells clients the list changed.
+func (p *skillPlane) withdrawSandboxTools(why string) {
+	p.withdrawOnce.Do(func() {
+		s := p.s
+		s.syncMu.Lock()
+		for name, e := range s.catalogByName {
+			if requiresSandbox(e) && !e.hidden {
+				c := *e
+				c.hidden = true
+				s.catalogByName[name] = &c
+			}
+		}
+		s.registered = nil // the next sync registers everything
+		s.syncMu.Unlock()
+		if err := s.syncTools(); err != nil {
+			s.log.Error("re-registering tools without the sandbox tools", "err", err)
+		}
+		s.log.Warn("vox_skill_run is no longer listed: " + why)
+	})
 }
 
 // scheduleSelfTest starts the sandbox self-test in the background, off
@@ -101,10 +176,12 @@ func (p *skillPlane) scheduleSelfTest() {
 		time.Sleep(delay)
 		rep, first := p.selfTest(cfg)
 		p.s.returnStartupMemory()
-		if !first {
-			return // a call started it, and its answer says the outcome
+		if first {
+			logSelfTest(logger, rep) // else a call started it, and logged it
 		}
-		logSelfTest(logger, rep)
+		if ok, why := p.sandboxVerdict(rep); !ok {
+			p.withdrawSandboxTools(why)
+		}
 	}()
 }
 
@@ -336,6 +413,9 @@ func (p *skillPlane) skillsRequirement() (bool, string) {
 // the sandbox is explicitly off. The first call that needs it starts the
 // self-test unless it ran already, and every call waits for its end.
 func (p *skillPlane) sandboxRequirement() (bool, string) {
+	if why := p.staticallyUnavailable(); why != "" {
+		return false, why
+	}
 	if p.sandboxOff {
 		return true, ""
 	}
@@ -343,12 +423,51 @@ func (p *skillPlane) sandboxRequirement() (bool, string) {
 	if first {
 		logSelfTest(p.s.log, rep)
 	}
+	ok, why := p.sandboxVerdict(rep)
+	if !ok {
+		p.withdrawSandboxTools(why)
+	}
+	return ok, why
+}
+
+// sandboxVerdict is whether commands may run after the self-test rep,
+// and why not. The opt-out is advised only where it works.
+func (p *skillPlane) sandboxVerdict(rep sandbox.Report) (bool, string) {
 	if rep.Err != nil {
-		return false, fmt.Sprintf("the sandbox self-test failed on this host (%v), so vox_skill_run fails closed; "+
-			"let the server create user namespaces, or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation", rep.Err)
+		fix := "let the server create user namespaces"
+		if runtime.GOOS != "linux" {
+			fix = "see docs/security.md, \"Where skill commands run\""
+		}
+		if unisolatedSupported() {
+			fix += ", or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation"
+		}
+		return false, fmt.Sprintf("the sandbox self-test failed on this host (%v), so vox_skill_run fails closed; %s", rep.Err, fix)
 	}
 	if err := rep.Problem(); err != nil {
 		return false, fmt.Sprintf("vox_skill_run fails closed: %v", err)
 	}
 	return true, ""
+}
+
+// SkillRunUnavailable says why vox_skill_run cannot run commands here
+// (and is not listed), "" when it can; it waits for the sandbox
+// self-test, starting it if needed (vox_skill_discover reports it).
+func (v *Services) SkillRunUnavailable() string {
+	if v.s.skills == nil {
+		return ""
+	}
+	if ok, why := v.s.skills.sandboxRequirement(); !ok {
+		return why
+	}
+	return ""
+}
+
+// SkillRunAdvice is what an error of vox_skill_run that the host's
+// sandbox caused may advise: the opt-out only where it works and is not
+// already chosen.
+func (v *Services) SkillRunAdvice() string {
+	if v.s.skills != nil && !v.s.skills.sandboxOff && unisolatedSupported() {
+		return "fix the host's sandbox support, or start vox-mcp with VOX_SKILL_SANDBOX=off to run without isolation"
+	}
+	return "fix the host's sandbox support (docs/security.md, \"Where skill commands run\")"
 }

@@ -281,7 +281,9 @@ func (s *Server) registerAll(plain []map[string]*toolEntry, skillTools map[strin
 		}
 	}
 	for i := range s.catalog {
-		add(&s.catalog[i])
+		// By name: an entry replaced since New (a tool withdrawn from
+		// the list, skills.go) is the one catalogByName holds.
+		add(s.catalogByName[s.catalog[i].tool.Name])
 	}
 	for i, src := range s.sources {
 		if cs, ok := src.(changingToolSource); ok {

@@ -72,7 +72,10 @@ func (e effects) any() bool {
 // more.
 func TestEveryToolsHintsMatchItsBehaviour(t *testing.T) {
 	hints := map[string]map[string]any{}
-	s0, _ := skillServer(t, server.Options{})
+	// Configured as the probes' servers: where the host has no working
+	// sandbox, a server that keeps it on does not list vox_skill_run
+	// (docs/security.md, "Where skill commands run").
+	s0, _ := skillServer(t, server.Options{SkillSandboxOff: true})
 	for _, tl := range rpc(t, s0, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)["result"].(map[string]any)["tools"].([]any) {
 		m := tl.(map[string]any)
 		if ann, ok := m["annotations"].(map[string]any); ok {

@@ -101,6 +101,30 @@ func TestSkillRunWithoutCgroups(t *testing.T) {
 	if !isErr || !strings.HasPrefix(text, want) {
 		t.Errorf("required: got %v %q, want it to start %q", isErr, text, want)
 	}
+	// Then vox_skill_run is no longer listed, and vox_skill_discover says
+	// why (docs/security.md, "Where skill commands run").
+	if tools := listed(t, required); tools["vox_skill_run"] || !tools["vox_skill_discover"] {
+		t.Errorf("after the failed self-test, listed: vox_skill_run %v, vox_skill_discover %v", tools["vox_skill_run"], tools["vox_skill_discover"])
+	}
+	var found struct {
+		Unavailable *string `json:"skill_run_unavailable"`
+	}
+	if err := json.Unmarshal([]byte(ok(t, required, "vox_skill_discover", `{}`)), &found); err != nil {
+		t.Fatal(err)
+	}
+	if reason := strings.TrimPrefix(want, "requirement sandbox not met: "); found.Unavailable == nil || !strings.HasPrefix(*found.Unavailable, reason) {
+		t.Errorf("discover: skill_run_unavailable = %v, want it to start %q", found.Unavailable, reason)
+	}
+}
+
+// listed is the set of tool names a plain tools/list answers.
+func listed(t *testing.T, s *server.Server) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, tl := range rpc(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)["result"].(map[string]any)["tools"].([]any) {
+		out[tl.(map[string]any)["name"].(string)] = true
+	}
+	return out
 }
 
 // vox_skill_run reports the bytes of output so far as progress to a client

@@ -173,6 +173,9 @@ func (h *Handlers) VoxSkillDiscover(_ *toolcall.Call, _ catalog.VoxSkillDiscover
 		res.Entries[i] = catalog.VoxSkillDiscoverResultEntriesItem{ID: e.ID, Name: e.Name, Path: e.Path, Root: e.Root,
 			Installed: e.Installed, ShadowedBy: e.ShadowedBy}
 	}
+	if why := h.svc.SkillRunUnavailable(); why != "" {
+		res.SkillRunUnavailable = &why
+	}
 	return res, nil
 }
 
@@ -245,7 +248,7 @@ func (h *Handlers) VoxSkillRun(c *toolcall.Call, args catalog.VoxSkillRunArgs) (
 	case errors.As(err, &se) && se.Step == sandbox.StepOpenSkill:
 		return nil, fmt.Errorf("skill %s: the command did not run: %v", in.ID, err)
 	case err != nil:
-		return nil, fmt.Errorf("the command did not run: %v; fix the host's sandbox support, or start vox-mcp with VOX_SKILL_SANDBOX=off to run without isolation", err)
+		return nil, fmt.Errorf("the command did not run: %v; %s", err, h.svc.SkillRunAdvice())
 	}
 	return &catalog.VoxSkillRunResult{ExitCode: int64(r.ExitCode), Stdout: r.Stdout, Stderr: r.Stderr, TimedOut: r.TimedOut, Truncated: r.Truncated}, nil
 }
