@@ -26,6 +26,9 @@ func workspaceTree(t testing.TB, cfg string, files map[string]string) string {
 
 func load(t *testing.T, l *Loader) *Surface {
 	t.Helper()
+	// The loader holds the root open: closed before t.TempDir removes it,
+	// which Windows refuses while the folder is open.
+	t.Cleanup(func() { l.Close() })
 	s, err := l.Load()
 	if err != nil {
 		t.Fatal(err)
