@@ -23,11 +23,14 @@ var firstListWait = 5 * time.Second
 // past the bound is answered with what is registered, and list_changed
 // follows when the scan installs its tools. A warm start (snapshot or
 // record) answers at once, as does every list once the scan is
-// installed. Over stdio the wait holds the reading of the next requests,
+// installed, and every list when the workspace tools are not advertised
+// (Options.WorkspaceTools). Over stdio the wait holds the reading of the next requests,
 // as any request mcp-go answers in its read loop does.
 func (s *Server) waitFirstList(ctx context.Context) {
 	w := s.workspace
-	if w == nil || !w.cold {
+	// Workspace tools without the opt-in are not listed: the scan
+	// cannot change the list.
+	if w == nil || !w.cold || !w.advertise {
 		return
 	}
 	select {

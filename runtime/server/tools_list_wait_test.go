@@ -160,6 +160,23 @@ func TestFirstListFromTheCacheAnswersAtOnce(t *testing.T) {
 	}
 }
 
+// TestFirstListUnadvertisedAnswersAtOnce: without the opt-in the
+// workspace tools are not listed, so a cold start's list has nothing to
+// wait for: it is answered with the first scan held back and an hour's
+// bound.
+func TestFirstListUnadvertisedAnswersAtOnce(t *testing.T) {
+	old := firstListWait
+	firstListWait = time.Hour
+	t.Cleanup(func() { firstListWait = old })
+	opts := coldOptions(t)
+	opts.WorkspaceTools = false
+	c, _ := heldStart(t, opts)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if names := toolNames(t, c.answer()); names["greet"] || !names["vox_tool_search"] {
+		t.Errorf("list without the opt-in: %v, want the catalog", names)
+	}
+}
+
 // TestFirstListPastTheBound: past the bound the list is answered with
 // what is registered (the catalog), and list_changed follows when the
 // first scan installs greet, which the next list has.
