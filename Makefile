@@ -109,9 +109,10 @@ cross: ## compile vox and vox-mcp and type-check the platform packages' tests fo
 # smoke of vox-mcp.exe under Wine (e2e/wine). -tags wine links
 # runtime/internal/wineshim into the package tests, which
 # -checklinkname=0 allows: it switches Go's file deletion to the way Wine
-# 8.0 implements. Both fail, not skip, when Wine or its prefix is missing:
+# 8.0 implements, and skips the tests that need the symbolic links they
+# make (Wine 8.0's CreateSymbolicLinkW is a stub). Both fail, not skip, when Wine or its prefix is missing:
 # make deps installs and prepares them (docs/platforms.md).
-WINE_PKGS ?= ./runtime/vox/capability
+WINE_PKGS ?= ./runtime/vox/capability ./runtime/safefs ./runtime/workspace ./runtime/skills
 test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
 test-windows: export VOX_TEST_REQUIRE_WINE = 1
 test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe

@@ -158,8 +158,9 @@ func TestStdioUnderWine(t *testing.T) {
 	}
 	c.notify("notifications/initialized")
 
-	// The first list may come before the first scan ends (issue 24 item
-	// 4; under Wine the scan is slow to start): the workspace tools follow
+	// The first list waits for the first scan, but at most 5 s
+	// (docs/federation.md §6, "The first list"), which a scan under Wine
+	// on a loaded machine may exceed: the workspace tools then follow
 	// with list_changed, so the list is asked again until they are in it.
 	var tools map[string]bool
 	for deadline := time.Now().Add(2 * time.Minute); ; {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 // writeWays runs a test with each way ReplaceFile can take here: openat2
@@ -35,6 +37,7 @@ func writeWays(t *testing.T, test func(t *testing.T, write func(r *Root, rel str
 }
 
 func TestReplaceFileFollowsNoLink(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	writeWays(t, func(t *testing.T, write func(*Root, string, []byte) error) {
 		base, r := tree(t)
 		root := filepath.Join(base, "root")
@@ -147,6 +150,7 @@ func dirWays(t *testing.T, test func(t *testing.T, open func(r *Root, rel string
 }
 
 func TestOpenDirNoFollow(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	dirWays(t, func(t *testing.T, open func(*Root, string, bool) (*Root, error)) {
 		base, r := tree(t)
 		root := filepath.Join(base, "root")

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 
@@ -63,10 +64,16 @@ func (p preparedList) bytes() []byte {
 // from the prepared result of the set mcp-go has registered; ok is false
 // when mcp-go is to answer it (see above).
 func (s *Server) preparedToolsList(raw []byte, head *rpcMessage) (reply preparedList, ok bool) {
+	if head.Method != string(mcp.MethodToolsList) || !plainID(head.ID) || !plainListRequest(raw) {
+		return preparedList{}, false
+	}
+	// Before the set is read: a cold start's list waits for the first
+	// scan's tools (tools_list_wait.go).
+	s.waitFirstList(context.Background())
 	s.listMu.RLock()
 	set := s.listed.Load()
 	s.listMu.RUnlock()
-	if set == nil || head.Method != string(mcp.MethodToolsList) || !plainID(head.ID) || !plainListRequest(raw) {
+	if set == nil {
 		return preparedList{}, false
 	}
 	result := set.listResult()

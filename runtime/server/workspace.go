@@ -54,6 +54,10 @@ type workspaceSource struct {
 	// snapshot is the generated snapshot the server started from, nil
 	// when it started empty; the first scan is compared with it.
 	snapshot *workspace.Snapshot
+	// cold is set (before anything is served) when neither the snapshot
+	// nor the surface cache could answer: tools/list then waits for the
+	// first scan (waitFirstList).
+	cold bool
 	// cache records the surface of the first scan for the next start,
 	// which serves it until its own first scan ends (workspace_cache.go);
 	// nil records nothing.
@@ -136,6 +140,7 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 	// Without a snapshot of the root, the record of the last start's
 	// first scan serves meanwhile when it still describes the workspace.
 	cached := !fromSnapshot && w.installCached()
+	w.cold = !fromSnapshot && !cached
 	gate := firstScanGate
 	go func() {
 		// Deferred first, so it runs last: after the record is saved and
@@ -598,6 +603,10 @@ func (s *Server) waitFirstScan(ctx context.Context, _ any, message any) error {
 		if _, known := s.mcp.ListResources()[req.Params.URI]; known {
 			return nil
 		}
+	case mcp.MethodToolsList:
+		// mcp-go's list (HTTP, or a list the prepared one does not answer).
+		s.waitFirstList(ctx)
+		return nil
 	default:
 		return nil
 	}

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 func TestYAMLErrorLines(t *testing.T) {
@@ -34,45 +37,65 @@ func TestYAMLErrorLines(t *testing.T) {
 	}
 }
 
+// osAbs makes the slash path p absolute on this system: /ws here, C:\ws
+// on Windows, where /ws has no volume and is not absolute.
+func osAbs(p string) string {
+	if runtime.GOOS == "windows" {
+		return `C:` + filepath.FromSlash(p)
+	}
+	return p
+}
+
 func TestSearchRoots(t *testing.T) {
-	c := configFrom("/ws", "/home/u", "")
-	want := []string{
+	abs := osAbs
+	ws, home := abs("/ws"), abs("/home/u")
+	c := configFrom(ws, home, "")
+	var want []string
+	for _, p := range []string{
 		"/ws/.vox/skills", "/ws/.cursor/skills", "/ws/.agents/skills", "/ws/.claude/skills",
 		"/home/u/.vox/skills", "/home/u/.cursor/skills", "/home/u/.agents/skills", "/home/u/.claude/skills",
 		"/ws/assets/skills",
+	} {
+		want = append(want, abs(p))
 	}
 	if got := c.SearchRoots(); !reflect.DeepEqual(got, want) {
 		t.Errorf("roots %q\nwant  %q", got, want)
 	}
-	if got, _ := c.InstallTarget(false); got != "/ws/.vox/skills" {
+	if got, _ := c.InstallTarget(false); got != abs("/ws/.vox/skills") {
 		t.Errorf("target %q", got)
 	}
-	if got, _ := c.InstallTarget(true); got != "/home/u/.vox/skills" {
+	if got, _ := c.InstallTarget(true); got != abs("/home/u/.vox/skills") {
 		t.Errorf("global target %q", got)
 	}
-	if _, err := configFrom("/ws", "", "").InstallTarget(true); err == nil || !strings.Contains(err.Error(), "set HOME or drop global") {
+	if _, err := configFrom(ws, "", "").InstallTarget(true); err == nil || !strings.Contains(err.Error(), "set HOME or drop global") {
 		t.Errorf("global without home: %v", err)
 	}
 
 	// VOX_SKILL_ROOTS replaces all nine; relative entries are relative to
 	// the workspace and empty entries do not count.
-	c = configFrom("/ws", "/home/u", "/a"+string(os.PathListSeparator)+string(os.PathListSeparator)+"rel/b")
-	if got := c.SearchRoots(); !reflect.DeepEqual(got, []string{"/a", "/ws/rel/b"}) {
+	c = configFrom(ws, home, abs("/a")+string(os.PathListSeparator)+string(os.PathListSeparator)+"rel/b")
+	if got := c.SearchRoots(); !reflect.DeepEqual(got, []string{abs("/a"), abs("/ws/rel/b")}) {
 		t.Errorf("custom roots %q", got)
 	}
-	if got, _ := c.InstallTarget(false); got != "/a" {
+	if got, _ := c.InstallTarget(false); got != abs("/a") {
 		t.Errorf("custom target %q", got)
 	}
-	if _, err := c.InstallTarget(true); err == nil || err.Error() != "global is not available while VOX_SKILL_ROOTS is set: installs go to /a; drop global" {
+	if _, err := c.InstallTarget(true); err == nil || err.Error() != "global is not available while VOX_SKILL_ROOTS is set: installs go to "+abs("/a")+"; drop global" {
 		t.Errorf("custom global: %v", err)
 	}
-	if got := c.installTargets(); !reflect.DeepEqual(got, []string{"/a"}) {
+	if got := c.installTargets(); !reflect.DeepEqual(got, []string{abs("/a")}) {
 		t.Errorf("custom remove targets %q", got)
 	}
 
-	t.Setenv("HOME", "/home/env")
-	t.Setenv(RootsEnv, "/x")
-	if c := ConfigFromEnv("/ws"); c.Home != "/home/env" || !reflect.DeepEqual(c.Roots, []string{"/x"}) {
+	// The home is the system's (os.UserHomeDir): $HOME here, %USERPROFILE%
+	// on Windows.
+	homeVar := "HOME"
+	if runtime.GOOS == "windows" {
+		homeVar = "USERPROFILE"
+	}
+	t.Setenv(homeVar, abs("/home/env"))
+	t.Setenv(RootsEnv, abs("/x"))
+	if c := ConfigFromEnv(ws); c.Home != abs("/home/env") || !reflect.DeepEqual(c.Roots, []string{abs("/x")}) {
 		t.Errorf("from env: %+v", c)
 	}
 }
@@ -167,6 +190,7 @@ func TestScanBrokenSkills(t *testing.T) {
 }
 
 func TestScanSymlinks(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	outside := t.TempDir()
 	copyFixture(t, "skills", "go-bench", outside, "go-bench")
 	root := t.TempDir()
@@ -191,6 +215,7 @@ func TestScanSymlinks(t *testing.T) {
 }
 
 func TestFilesEnumeration(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	root := t.TempDir()
 	dir := copyFixture(t, "skills", "release-notes", root, "release-notes")
 	secret := filepath.Join(t.TempDir(), "secret.txt")

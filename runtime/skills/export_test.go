@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 // exportWorkspace is a workspace and a home holding skills in two roots:
@@ -205,6 +207,7 @@ func itemOf(rep *ExportReport, id string) ExportItem {
 // holding a symlink — is refused and named, never replaced or written
 // through; the other skills are exported.
 func TestExportRefusesForeignFolders(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	cfg := exportWorkspace(t)
 	writeFile(t, filepath.Join(cfg.Workspace, ".vox", "skills", "deploy", "SKILL.md"), skillMD("deploy", "Deploys."))
 	writeFile(t, filepath.Join(cfg.Workspace, ".vox", "skills", "hooks", "SKILL.md"), skillMD("hooks", "Hooks."))
@@ -252,6 +255,7 @@ func TestExportRefusesForeignFolders(t *testing.T) {
 // TestExportRefusesLinkedClientFolder: in a project, a client folder (or
 // the folder above it) that is a symlink is refused as a whole.
 func TestExportRefusesLinkedClientFolder(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	for _, link := range []string{".claude", ".claude/skills"} {
 		t.Run(link, func(t *testing.T) {
 			cfg := exportWorkspace(t)
@@ -361,16 +365,17 @@ func TestExportClientFolders(t *testing.T) {
 			return ""
 		}
 	}
-	if a, r, err := codex.Folder(ScopeUser, "/ws", "/home/u", env("/opt/codex")); err != nil || a != "/opt/codex" || r != "skills" {
+	ws, home := osAbs("/ws"), osAbs("/home/u")
+	if a, r, err := codex.Folder(ScopeUser, ws, home, env(osAbs("/opt/codex"))); err != nil || a != osAbs("/opt/codex") || r != "skills" {
 		t.Errorf("CODEX_HOME: %s %s %v", a, r, err)
 	}
-	if a, r, err := codex.Folder(ScopeUser, "/ws", "/home/u", env("")); err != nil || a != "/home/u" || r != ".codex/skills" {
+	if a, r, err := codex.Folder(ScopeUser, ws, home, env("")); err != nil || a != home || r != ".codex/skills" {
 		t.Errorf("no CODEX_HOME: %s %s %v", a, r, err)
 	}
-	if _, _, err := codex.Folder(ScopeUser, "/ws", "/home/u", env("rel")); err == nil || !strings.Contains(err.Error(), "CODEX_HOME=rel is not an absolute path") {
+	if _, _, err := codex.Folder(ScopeUser, ws, home, env("rel")); err == nil || !strings.Contains(err.Error(), "CODEX_HOME=rel is not an absolute path") {
 		t.Errorf("relative CODEX_HOME: %v", err)
 	}
-	if _, _, err := codex.Folder(ScopeProject, "/ws", "/home/u", nil); err == nil || !strings.Contains(err.Error(), "--scope user") {
+	if _, _, err := codex.Folder(ScopeProject, ws, home, nil); err == nil || !strings.Contains(err.Error(), "--scope user") {
 		t.Errorf("codex project: %v", err)
 	}
 	if _, err := LookupClient("emacs"); err == nil || !strings.Contains(err.Error(), "claude, cursor, vscode, codex") {

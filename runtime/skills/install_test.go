@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 func TestInstallTargets(t *testing.T) {
@@ -189,6 +192,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestRemoveSymlinkedSkill(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	target := t.TempDir()
 	copyFixture(t, "skills", "go-bench", filepath.Join(target, ".store"), "go-bench")
 	must(t, os.Symlink(filepath.Join(target, ".store/go-bench"), filepath.Join(target, "go-bench")))
@@ -254,7 +258,8 @@ func TestAddLocal(t *testing.T) {
 	if !reflect.DeepEqual(ins[0].FilePaths(), []string{"SKILL.md", "assets/template.md", "references/style-guide.md", "scripts/collect.sh"}) {
 		t.Errorf("files %q", ins[0].FilePaths())
 	}
-	if st, _ := os.Stat(filepath.Join(ins[0].Path, "scripts/collect.sh")); st.Mode().Perm()&0o100 == 0 {
+	// Windows has no executable bit to keep.
+	if st, _ := os.Stat(filepath.Join(ins[0].Path, "scripts/collect.sh")); runtime.GOOS != "windows" && st.Mode().Perm()&0o100 == 0 {
 		t.Error("the script lost its executable bit")
 	}
 	// A folder of skills: every one, or the one named by skill.
@@ -282,15 +287,21 @@ func TestAddRefusals(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	writeFile(t, outside, "password")
 	linked := copyFixture(t, "skills", "release-notes", src, "linked")
-	must(t, os.Symlink(outside, filepath.Join(linked, "references/secret.txt")))
 	copyFixture(t, "skills", "go-bench", filepath.Join(src, "multi"), "go-bench")
 	copyFixture(t, "broken", "no-description", filepath.Join(src, "multi"), "no-description")
 	writeFile(t, filepath.Join(src, "empty/README.md"), "nothing")
 
 	r := New(testConfig(t, t.TempDir()))
 	ctx := context.Background()
+	t.Run("symlink", func(t *testing.T) {
+		wineshim.SkipSymlinks(t)
+		must(t, os.Symlink(outside, filepath.Join(linked, "references/secret.txt")))
+		want := linked + ": references/secret.txt is a symlink: symlinks are refused, replace it with the file it points to"
+		if _, _, err := r.Add(ctx, linked, false, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Add(%q): got %v, want %q", linked, err, want)
+		}
+	})
 	for _, tt := range []struct{ source, skill, want string }{
-		{filepath.Join(src, "linked"), "", linked + ": references/secret.txt is a symlink: symlinks are refused, replace it with the file it points to"},
 		{filepath.Join(src, "multi"), "", "no-description/SKILL.md: front matter has no description"},
 		{filepath.Join(src, "multi"), "nope", "source " + filepath.Join(src, "multi") + `: no skill "nope": it holds go-bench, no-description`},
 		{filepath.Join(src, "multi"), "../multi", `skill "../multi" contains a path separator: give the name of one skill folder`},

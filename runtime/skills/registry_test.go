@@ -39,7 +39,7 @@ func TestHydrate(t *testing.T) {
 	want := `{"id":"pdf-forms","name":"pdf-forms","description":"Fills in PDF forms and extracts the values of their fields. Use when the user gives a PDF form to complete or asks what a filled form contains.",` +
 		`"version":"0.3.1","category":"documents","tags":["pdf","forms","documents"],"tools":["pdf_fill_form","pdf_read_fields"],"author":"Docs Team",` +
 		`"dependencies":["pypdf"],"permissions":["read_files","write_files"],"allowed_tools":[],"license":"MIT","compatibility":"",` +
-		`"path":"` + filepath.Join(root, "pdf-forms") + `","root":"` + root + `",` +
+		`"path":` + jsonString(filepath.Join(root, "pdf-forms")) + `,"root":` + jsonString(root) + `,` +
 		`"files":["SKILL.md","assets/logo.png","assets/sample.pdf","references/fields.json","scripts/fill_form.py"]}`
 	if string(info) != want {
 		t.Errorf("info\n got  %s\n want %s", info, want)
@@ -47,7 +47,7 @@ func TestHydrate(t *testing.T) {
 	summary, _ := json.Marshal(in.Summary())
 	want = `{"id":"pdf-forms","name":"pdf-forms","description":"Fills in PDF forms and extracts the values of their fields. Use when the user gives a PDF form to complete or asks what a filled form contains.",` +
 		`"version":"0.3.1","category":"documents","tags":["pdf","forms","documents"],"tools":["pdf_fill_form","pdf_read_fields"],` +
-		`"path":"` + filepath.Join(root, "pdf-forms") + `","root":"` + root + `"}`
+		`"path":` + jsonString(filepath.Join(root, "pdf-forms")) + `,"root":` + jsonString(root) + `}`
 	if string(summary) != want {
 		t.Errorf("summary\n got  %s\n want %s", summary, want)
 	}

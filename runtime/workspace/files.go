@@ -51,6 +51,32 @@ func (d *rootDir) open() (*safefs.Root, error) {
 	return d.dir, nil
 }
 
+// Close releases the workspace root the loader holds open for its reads
+// (files.go). On Windows an open folder cannot be removed or renamed (a
+// sharing violation), so whoever is done with a loader closes it; a load
+// after Close opens the root again.
+func (l *Loader) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.root == nil {
+		return nil
+	}
+	return l.root.close()
+}
+
+// close closes the open root, if any; the next open or reopen opens it
+// again.
+func (d *rootDir) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dir == nil {
+		return nil
+	}
+	err := d.dir.Close()
+	d.dir = nil
+	return err
+}
+
 // reopen opens the root again when its path names another folder than the
 // one held (a refresh resolves the root anew). The one replaced is left to
 // the garbage collector: a call may still be reading through it.

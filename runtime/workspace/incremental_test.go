@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 // describeSurface writes everything a surface serves, in its own order:
@@ -92,7 +94,16 @@ func TestIncrementalLoadsMatchFullLoads(t *testing.T) {
 	l := &Loader{Root: root, Shadows: shadows}
 	prevSurface := load(t, l)
 	incremental := 0
-	for step := range 400 {
+	// Under Wine every file open goes through wineserver and the 400
+	// steps take a minute and a half: 100 still put the Windows way of
+	// finding the changed files (a stat of each, stat_other.go) through
+	// every kind of edit, and the merge, the same code on every system,
+	// gets its 400 on the others.
+	steps := 400
+	if wineshim.Wine {
+		steps = 100
+	}
+	for step := range steps {
 		keys := make([]string, 0, len(files))
 		for k := range files {
 			keys = append(keys, k)
@@ -162,9 +173,9 @@ func TestIncrementalLoadsMatchFullLoads(t *testing.T) {
 			t.Fatalf("step %d: snapshots differ", step)
 		}
 	}
-	t.Logf("%d of 400 refreshes merged incrementally", incremental)
-	if incremental < 50 {
-		t.Errorf("only %d of 400 refreshes merged incrementally", incremental)
+	t.Logf("%d of %d refreshes merged incrementally", incremental, steps)
+	if incremental < steps/8 {
+		t.Errorf("only %d of %d refreshes merged incrementally", incremental, steps)
 	}
 }
 

@@ -26,6 +26,9 @@ func workspaceTree(t testing.TB, cfg string, files map[string]string) string {
 
 func load(t *testing.T, l *Loader) *Surface {
 	t.Helper()
+	// The loader holds the root open: closed before t.TempDir removes it,
+	// which Windows refuses while the folder is open.
+	t.Cleanup(func() { l.Close() })
 	s, err := l.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +279,15 @@ func TestSnapshotSurface(t *testing.T) {
 		t.Error("snapshot still describes the root after its scan config changed")
 	}
 	from := snap.Surface(root, s.Config)
+	// Its files hold the root open from their first compile: closed
+	// before t.TempDir removes it, which Windows refuses while it is open.
+	t.Cleanup(func() {
+		for _, f := range from.files {
+			if f.root != nil {
+				f.root.close()
+			}
+		}
+	})
 	if !reflect.DeepEqual(from.Snapshot(snap.Module), snap) {
 		t.Error("snapshot -> surface -> snapshot is not the identity")
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
 )
 
 // tree writes files (relative path -> content) under a new temporary root.
@@ -88,6 +90,7 @@ func TestScanMissingBaseAndLiteral(t *testing.T) {
 }
 
 func TestScanSymlinks(t *testing.T) {
+	wineshim.SkipSymlinks(t)
 	outside := tree(t, map[string]string{"evil.vox": "x", "dir/in.vox": "x"})
 	root := tree(t, map[string]string{"w/real.vox": "x", "other/target.vox": "x"})
 	mustSymlink(t, "../other/target.vox", filepath.Join(root, "w", "inside.vox"))

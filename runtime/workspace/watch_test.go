@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -11,19 +13,40 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
+// syncLog is a log handler that sends a value on each record of Watch
+// saying its watches are set ("watching the workspace", after the first
+// sync and after each OnChange): a test waits for it instead of guessing
+// how long setting the watches takes (much longer under Wine).
+type syncLog chan struct{}
+
+func (syncLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l syncLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "watching the workspace" {
+		select {
+		case l <- struct{}{}:
+		default: // a test that does not wait for syncs
+		}
+	}
+	return nil
+}
+func (l syncLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l syncLog) WithGroup(string) slog.Handler      { return l }
+
 // watchFor runs Watch on root and returns a channel receiving one value
-// per OnChange.
-func watchFor(t *testing.T, root string, cfg *Config, poll time.Duration) <-chan struct{} {
+// per OnChange, and one receiving one per sync of the watches.
+func watchFor(t *testing.T, root string, cfg *Config, poll time.Duration) (changes, synced <-chan struct{}) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	changes := make(chan struct{}, 16)
+	changed := make(chan struct{}, 16)
+	syncs := make(syncLog, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		err := Watch(ctx, WatchOptions{
 			Root:         root,
 			Config:       func() *Config { return cfg },
-			OnChange:     func() { changes <- struct{}{} },
+			OnChange:     func() { changed <- struct{}{} },
+			Log:          slog.New(syncs),
 			Debounce:     20 * time.Millisecond,
 			PollInterval: poll,
 		})
@@ -32,7 +55,7 @@ func watchFor(t *testing.T, root string, cfg *Config, poll time.Duration) <-chan
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return changes
+	return changed, syncs
 }
 
 func waitChange(t *testing.T, changes <-chan struct{}, what string) {
@@ -47,16 +70,17 @@ func waitChange(t *testing.T, changes <-chan struct{}, what string) {
 func TestWatchNotices(t *testing.T) {
 	root := tree(t, map[string]string{"tools/a.vox": "x", "contracts/mcp/keep": ""})
 	cfg := config(t, `scan_globs: ["tools/**/*.vox"]`)
-	changes := watchFor(t, root, cfg, 0)
-	time.Sleep(50 * time.Millisecond) // let the watches settle (not a timing assertion)
+	changes, synced := watchFor(t, root, cfg, 0)
+	waitChange(t, synced, "starting to watch")
 
 	os.WriteFile(filepath.Join(root, "tools", "a.vox"), []byte("edited"), 0o644)
 	waitChange(t, changes, "editing a matching file")
+	waitChange(t, synced, "watching again after the refresh")
 
 	// A new subdirectory is watched after the refresh that noticed it.
 	os.MkdirAll(filepath.Join(root, "tools", "sub"), 0o755)
 	waitChange(t, changes, "creating a directory")
-	time.Sleep(50 * time.Millisecond)
+	waitChange(t, synced, "watching the new directory")
 	os.WriteFile(filepath.Join(root, "tools", "sub", "b.vox"), []byte("new"), 0o644)
 	waitChange(t, changes, "creating a file in the new directory")
 
@@ -93,8 +117,20 @@ func TestWatchFallsBackToPolling(t *testing.T) {
 
 	root := tree(t, map[string]string{"tools/a.vox": "x"})
 	cfg := config(t, `scan_globs: ["tools/*.vox"]`)
-	changes := watchFor(t, root, cfg, 30*time.Millisecond)
-	time.Sleep(100 * time.Millisecond)
-	os.WriteFile(filepath.Join(root, "tools", "b.vox"), []byte("new file"), 0o644)
-	waitChange(t, changes, "adding a file while polling")
+	changes, _ := watchFor(t, root, cfg, 30*time.Millisecond)
+	// The poller compares each poll with its first fingerprint, which a
+	// slow start (Wine) may take after a single write: the new file grows
+	// until a poll notices it (not a timing assertion).
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 1; ; n++ {
+		os.WriteFile(filepath.Join(root, "tools", "b.vox"), []byte(strings.Repeat("x", n)), 0o644)
+		select {
+		case <-changes:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no refresh after adding a file while polling")
+		}
+	}
 }
