@@ -190,8 +190,8 @@ var opSkillDiscover = registry.Operation{
 			`"required":["path","reason"],` +
 			`"type":"object"},` +
 			`"type":"array"},` +
-			`"skill_run_unavailable":{"description":"Why vox_skill_run cannot run commands here (the sandbox self-test failed, or this system has no sandbox), null when it can.",` +
-			`"type":["string","null"]}},` +
+			`"skill_run_unavailable":{"anyOf":[{"type":"string"},{"type":"null"}],` +
+			`"description":"Why vox_skill_run cannot run commands here (the sandbox self-test failed, or this system has no sandbox), null when it can."}},` +
 			`"required":["entries","skipped","skill_run_unavailable"],` +
 			`"type":"object"}`),
 	},

@@ -120,7 +120,7 @@ func (p *parser) primary() Expr {
 
 // continuationHint explains the commonest cause of a missing expression:
 // a binary expression written across lines. A newline ends a statement
-// (docs/vox-language.md, Syntax), so "a\n    + b" is the statement a
+// (docs/vox-language.md, Lexical rules), so "a\n    + b" is the statement a
 // then one that starts with +, and "a +\n    b" lacks its right operand.
 func (p *parser) continuationHint() string {
 	const hint = "hint: an expression does not continue on the next line outside brackets — keep it on one line, or wrap it in ( ), inside which lines may break"
