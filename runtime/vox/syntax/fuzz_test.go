@@ -20,6 +20,7 @@ var knownCodes = map[string]bool{
 	"vox/lexer/unexpected-char":         true,
 	"vox/lexer/bang-invalid":            true,
 	"vox/lexer/semicolon-unnecessary":   true,
+	"vox/lexer/template-expression":     true,
 	"vox/parse/syntax":                  true,
 	"vox/parse/unclosed":                true,
 	"vox/parse/too-deep":                true,

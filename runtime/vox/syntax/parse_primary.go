@@ -6,6 +6,7 @@ package syntax
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -29,6 +30,7 @@ func (p *parser) primary() Expr {
 		return p.loop().(Expr)
 	case STRING:
 		x := p.literals.Make(Literal{Pos: p.pos, Tok: STRING, Str: p.sc.str})
+		p.warnTemplateExpressions()
 		p.next()
 		return x
 	case TRUE, FALSE:
@@ -36,6 +38,7 @@ func (p *parser) primary() Expr {
 		p.next()
 		return x
 	case TEMPLATE:
+		p.warnTemplateExpressions()
 		t := p.sc.tmpl
 		x := p.templates.Make(TemplateLit{Pos: p.pos, Parts: t.Parts})
 		for _, v := range t.Vars {
@@ -116,6 +119,30 @@ func (p *parser) primary() Expr {
 	}
 	p.syntaxError("expected an expression, found %s", p.describe())
 	return nil
+}
+
+// warnTemplateExpressions warns of each "{r.name}" or "{xs[0]}" in the
+// double-quoted string at hand, which stays literal text (scan.go,
+// templateExpression). Only a string used as a value is looked at:
+// descriptions, URIs and decorator arguments are never templates, and
+// their braces are literal on purpose.
+func (p *parser) warnTemplateExpressions() {
+	src := p.sc.src
+	if src[p.sc.start] != '"' {
+		return
+	}
+	for i := p.sc.start + 1; i < p.sc.end-1; i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '{':
+			if expr := templateExpression(src, i); expr != "" {
+				p.errh(p.sc.posAt(i), "vox/lexer/template-expression", fmt.Sprintf(
+					"{%s} is literal text: a template interpolates a plain name only; bind the value first (let v = %s) and write {v}, or concatenate (\"...\" + str(%s))",
+					expr, expr, expr), true)
+			}
+		}
+	}
 }
 
 // continuationHint explains the commonest cause of a missing expression:

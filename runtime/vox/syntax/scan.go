@@ -654,6 +654,46 @@ func interpolation(src []byte, i int) (name []byte, end int) {
 	return name, j + 1
 }
 
+// templateExpression finds "{r.name}" or "{xs[0]}" at src[i] (a '{'):
+// a template interpolates a plain name only, as the reference's does (it
+// rejects anything else), so such text stays literal — which the author
+// almost never means, and which nothing else would tell them. It returns
+// the text between the braces, "" when there is none such at i.
+func templateExpression(src []byte, i int) string {
+	j := i + 1
+	if j >= len(src) || !isIdentStart(src[j]) || i > 0 && src[i-1] == '{' {
+		return ""
+	}
+	for j < len(src) && isIdentByte(src[j]) {
+		j++
+	}
+	name := j
+	for j < len(src) {
+		switch c := src[j]; {
+		case c == '.' && j+1 < len(src) && isIdentStart(src[j+1]):
+			j++
+			for j < len(src) && isIdentByte(src[j]) {
+				j++
+			}
+			continue
+		case c == '[':
+			k := j + 1
+			for k < len(src) && src[k] != ']' && src[k] != '"' && src[k] != '\n' && src[k] != '{' && src[k] != '}' {
+				k++
+			}
+			if k >= len(src) || src[k] != ']' {
+				return ""
+			}
+			j = k + 1
+			continue
+		case c == '}' && j > name:
+			return string(src[i+1 : j])
+		}
+		return ""
+	}
+	return ""
+}
+
 // hasInterpolation reports whether the double-quoted string whose text
 // starts at src[i] holds an interpolation before its closing quote. A
 // "{{" is passed over whole, so "{{name}}" alone is plain text.
