@@ -142,15 +142,6 @@ func opVarNames(ops []registry.Operation) []string {
 }
 
 // optBool adds key: registry.True or registry.False unless v is unset.
-func optBool(v *goValue, key string, b registry.OptBool) {
-	switch b {
-	case registry.True:
-		v.add(key, goText("registry.True"))
-	case registry.False:
-		v.add(key, goText("registry.False"))
-	}
-}
-
 func catalogValue(cat *registry.Catalog, opNames []string) *goValue {
 	v := goComposite("&registry.Catalog")
 	v.str("Source", cat.Source)

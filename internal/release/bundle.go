@@ -40,8 +40,6 @@ func ParsePlatform(s string) (Platform, error) {
 	return Platform{os, arch}, nil
 }
 
-func (p Platform) String() string { return p.OS + "/" + p.Arch }
-
 // exe is the suffix of an executable on p.
 func (p Platform) exe() string {
 	if p.OS == "windows" {
@@ -49,9 +47,6 @@ func (p Platform) exe() string {
 	}
 	return ""
 }
-
-// BinaryName is the name `make release` gives vox-mcp built for p.
-func (p Platform) BinaryName() string { return "vox-mcp-" + p.OS + "-" + p.Arch + p.exe() }
 
 // BundleName is the file name of p's MCP Bundle.
 func (p Platform) BundleName() string { return "vox-mcp-" + p.OS + "-" + p.Arch + ".mcpb" }

@@ -30,19 +30,6 @@ const (
 	True
 )
 
-// Ptr returns the value as *bool, nil when unset (for JSON output).
-func (b OptBool) Ptr() *bool {
-	switch b {
-	case True:
-		t := true
-		return &t
-	case False:
-		f := false
-		return &f
-	}
-	return nil
-}
-
 // Catalog is the whole compiled catalog.
 type Catalog struct {
 	// Source is the repo-relative path of the catalog file.

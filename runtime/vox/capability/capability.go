@@ -108,10 +108,6 @@ func init() {
 	}
 }
 
-// Table returns every namespace, in the order of Names. The entries must
-// not be changed.
-func Table() []*Namespace { return table }
-
 // Names returns the names of the namespaces, for the resolver's universe.
 func Names() []string { return names }
 

@@ -93,10 +93,6 @@ type MethodTable struct {
 	index map[string]*Method
 }
 
-// MethodTables returns every method table, in the order of the reference
-// in docs/vox-language.md. The tables must not be changed.
-func MethodTables() []*MethodTable { return methodTables }
-
 // The method tables, one per receiver type, as go.starlark.net keeps
 // stringMethods and listMethods. Adding a method is an entry in its
 // receiver's table (methods_*.go), its test and a sentence in

@@ -26,10 +26,6 @@ type BuiltinSpec struct {
 	val      Value // the builtin as a first-class value
 }
 
-// Builtins returns the builtins table, in the order of the universe.
-// The entries must not be changed.
-func Builtins() []*BuiltinSpec { return builtins }
-
 // builtinIndex finds a builtin by name (for the interpreter's own fast
 // paths, such as for-over-range).
 func builtinIndex(name string) int {
