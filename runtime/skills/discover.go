@@ -301,9 +301,13 @@ func ScanReport(roots []string, places ...Place) ([]Found, []Skipped, []string) 
 	warnings = append(warnings, warns...)
 	docs := map[string]bool{}
 	for _, c := range cands {
-		if c.Origin == OriginSkillFile && docs[realFile(c.Path)] {
-			continue // a plugin's skill file, or reached twice
+		// A file is loaded once: a plugin's skill file is the plugin's,
+		// and a root inside the workspace is walked again.
+		seen := realFile(c.Path)
+		if docs[seen] {
+			continue
 		}
+		docs[seen] = true
 		var in *Installed
 		var warns []string
 		var err error
@@ -329,11 +333,12 @@ func ScanReport(roots []string, places ...Place) ([]Found, []Skipped, []string) 
 			skipped = append(skipped, Skipped{Path: path, Reason: reason})
 			continue
 		}
-		key := realFile(filepath.Join(in.real, filepath.FromSlash(in.doc)))
-		if docs[key] {
-			continue
+		if key := realFile(filepath.Join(in.real, filepath.FromSlash(in.doc))); key != seen {
+			if docs[key] {
+				continue // a plugin's skill file loaded before
+			}
+			docs[key] = true
 		}
-		docs[key] = true
 		f := Found{Installed: in}
 		if winner, ok := winners[in.ID]; ok {
 			f.ShadowedBy = winner

@@ -251,7 +251,9 @@ func (p *manifestParser) fail(line int, format string, args ...any) {
 func (p *manifestParser) skill() *Skill {
 	fm := p.fm
 	sk := &Skill{Format: fm.Format, Body: fm.Body, Metadata: map[string]string{}}
-	if fm.Format == FormatTOML && !p.plugin {
+	// TOML is the reference's own format (docs/skills.md §1): its files
+	// are not told to change it; the compliance gate says what differs.
+	if fm.Format == FormatTOML && !p.reference {
 		p.warnf(0, "TOML front matter: use YAML front matter, the Agent Skills standard")
 	}
 	for _, f := range fm.Fields {
@@ -309,10 +311,10 @@ func (p *manifestParser) skill() *Skill {
 	}
 	if !ValidID(sk.ID) {
 		mapped, ok := PluginID(sk.ID)
-		why := "since an Agent Skills name holds no dots"
+		why := "follows the Vox plugin convention: it is served as %q, since an Agent Skills name holds no dots"
 		if !ok && p.reference {
 			mapped, ok = SlugID(sk.ID)
-			why = "since a skill:// URI needs an id of lowercase letters, digits and hyphens"
+			why = "is the reference's free text: it is served as %q, since a skill:// URI needs lowercase letters, digits and hyphens"
 		}
 		if !ok {
 			p.fail(idLine, "id %q is not valid: an id is 1–64 lowercase letters, digits and single hyphens, "+
@@ -320,7 +322,7 @@ func (p *manifestParser) skill() *Skill {
 			return nil
 		}
 		// A skill of the Vox plugin convention (docs/skills.md §1).
-		p.warnf(idLine, "id %q follows the Vox plugin convention: it is served as %q, %s", sk.ID, mapped, why)
+		p.warnf(idLine, "id %q "+why, sk.ID, mapped)
 		if sk.Name == sk.ID {
 			sk.Name = mapped
 		}
