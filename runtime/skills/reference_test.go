@@ -267,3 +267,22 @@ func TestReadPluginManifest(t *testing.T) {
 		t.Errorf("tool plugin: %v", err)
 	}
 }
+
+// A reference skill file in a skill root is not exported: the clients
+// read Agent Skills folders. It is skipped with a note, which is no
+// problem, and nothing is written for it.
+func TestExportSkipsReferenceSkillFiles(t *testing.T) {
+	cfg := exportWorkspace(t)
+	file := filepath.Join(cfg.Workspace, ".vox", "skills", "vox.ref.skill.md")
+	writeFile(t, file, "---\nname = \"ref\"\ndescription = \"A reference skill. Use for tests.\"\n[metadata]\n\"vox-id\" = \"vox.ref\"\n---\nBody.\n")
+	claude, _ := LookupClient("claude")
+	rep := mustExport(t, ExportOptions{Config: cfg, Client: claude, Scope: ScopeProject})
+	it := itemOf(rep, "vox-ref")
+	if it.Action != ExportSkipped || it.Folder != file || rep.Problem() ||
+		it.Reason != file+" is a Vox reference skill file, not an Agent Skills folder: Claude Code reads folders (<id>/SKILL.md); make it one to export it" {
+		t.Fatalf("vox-ref: %+v (problem %v)", it, rep.Problem())
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Workspace, ".claude", "skills", "vox-ref")); err == nil {
+		t.Error("the reference skill file was exported")
+	}
+}
