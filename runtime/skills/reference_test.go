@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -210,7 +212,8 @@ func TestDeclaredIDLookupOrder(t *testing.T) {
 
 func TestPluginsDir(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if got := pluginsDir("/h", env(map[string]string{PluginsDirEnv: "/p/"})); got != "/p" {
+	abs := t.TempDir()
+	if got := pluginsDir("/h", env(map[string]string{PluginsDirEnv: abs + string(filepath.Separator)})); got != abs {
 		t.Errorf("VOX_PLUGINS_DIR: %q", got)
 	}
 	if runtime.GOOS == "linux" {
@@ -284,5 +287,32 @@ func TestExportSkipsReferenceSkillFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Workspace, ".claude", "skills", "vox-ref")); err == nil {
 		t.Error("the reference skill file was exported")
+	}
+}
+
+// The watcher watches the folder holding a reference skill file, which
+// may be the workspace itself, and nothing below it: the folder is not
+// the skill's.
+func TestWatchReferenceSkillFileFolderOnly(t *testing.T) {
+	cfg := testConfig(t)
+	writeFile(t, filepath.Join(cfg.Workspace, "top.skill.md"), "---\nname = \"top\"\ndescription = \"At the top. Use for tests.\"\n---\n")
+	for _, d := range []string{"src/a", "src/b", "docs"} {
+		if err := os.MkdirAll(filepath.Join(cfg.Workspace, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := New(cfg)
+	r.Hydrate()
+	if r.Snapshot().Len() != 1 {
+		t.Fatalf("skills: %d", r.Snapshot().Len())
+	}
+	w := &skillWatcher{r: r, opts: WatchOptions{MaxDirs: 100, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	real, _ := filepath.EvalSymlinks(cfg.Workspace)
+	var got []string
+	for d := range w.folders() {
+		got = append(got, d)
+	}
+	if !reflect.DeepEqual(got, []string{real}) {
+		t.Errorf("watching %q, want only %q", got, real)
 	}
 }
