@@ -3,6 +3,7 @@ package gates
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -205,6 +206,8 @@ func (c *skillChecker) checkPlugin(manifest string) {
 	c.checked++
 	doc, err := readBeneath(dir, filepath.FromSlash(ps.SkillMD))
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.Problemf(at(0, 0), "the skill file %s that skill-md names does not exist: write it, or name the file beside Plugin.toml that holds the skill", ps.SkillMD)
 	case err != nil:
 		r.Problemf(at(0, 0), "the skill file %s that skill-md names cannot be read: %v", ps.SkillMD, unwrapAll(err))
 	case strings.TrimSpace(string(doc)) == "":

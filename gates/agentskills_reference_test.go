@@ -89,7 +89,7 @@ func TestAgentSkillsComplianceReferenceFilesRejected(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "docs/lists.skill.md"), "---\nname = \"lists\"\ndescription = \"Lists pass. Use for lists.\"\n[metadata]\n\"vox-tools\" = [\"vox_check\"]\n\"vox-tags\" = [\"a\", \"b\"]\n\"vox-permissions\" = [\"read_files\"]\nowners = [\"ada\"]\n---\nBody.\n")
 	r := AgentSkillsCompliance(ws, nil, []string{"vox_check"})
 	want := `problem crates/vox-plugin-broken/Plugin.toml:2:15: strings cannot contain newlines
-problem crates/vox-plugin-gone/Plugin.toml: the skill file gone.skill.md that skill-md names cannot be read: no such file or directory
+problem crates/vox-plugin-gone/Plugin.toml: the skill file gone.skill.md that skill-md names does not exist: write it, or name the file beside Plugin.toml that holds the skill
 problem docs/nodesc.skill.md: missing required field description
 problem docs/noname.skill.md: missing required field name
 problem docs/none.skill.md:1: no front matter block (--- ... ---) found: open the file with a line --- and close the front matter with another

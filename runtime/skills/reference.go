@@ -372,7 +372,10 @@ func LoadPlugin(manifest, root string) (*Installed, []string, error) {
 		return nil, nil, err
 	}
 	text, err := in.readDoc()
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("the skill file %s that skill-md names does not exist: write it, or name the file beside Plugin.toml that holds the skill", ps.SkillMD)
+	case err != nil:
 		return nil, nil, fmt.Errorf("the skill file %s that skill-md names cannot be read: %w", ps.SkillMD, err)
 	}
 	if strings.TrimSpace(string(text)) == "" {
