@@ -43,6 +43,10 @@ const (
 const (
 	placeDepth      = 6
 	maxPlaceEntries = 20_000
+	// maxPlaceSkills bounds the skill files and plugins one walk loads:
+	// each skill keeps its file (up to 1 MiB) in memory, and a cloned
+	// repository decides how many it holds.
+	maxPlaceSkills = 500
 )
 
 // placeSkipped are the folder names a walk never enters besides hidden
@@ -194,6 +198,10 @@ func walkPlace(pl Place) ([]Candidate, []string) {
 			return nil
 		}
 		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if len(plugins)+len(files) == maxPlaceSkills && (pl.Plugins && name == PluginManifest || pl.SkillFiles && isSkillFileName(name)) {
+			warnings = append(warnings, fmt.Sprintf("%s: more than %d skill files and plugins: the rest are not loaded", dir, maxPlaceSkills))
+			return fs.SkipAll
+		}
 		switch {
 		case pl.Plugins && name == PluginManifest && d.Type().IsRegular():
 			plugins = append(plugins, Candidate{Origin: OriginPlugin, Path: p, Root: dir})

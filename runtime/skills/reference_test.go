@@ -316,3 +316,16 @@ func TestWatchReferenceSkillFileFolderOnly(t *testing.T) {
 		t.Errorf("watching %q, want only %q", got, real)
 	}
 }
+
+// A walk loads a bounded number of skill files, with a warning: a cloned
+// repository decides how many it holds, and each is kept in memory.
+func TestPlaceWalkIsBounded(t *testing.T) {
+	ws := t.TempDir()
+	for i := range maxPlaceSkills + 5 {
+		writeFile(t, filepath.Join(ws, "many", fmt.Sprintf("s%04d.skill.md", i)), "x")
+	}
+	cands, warnings := ReferenceCandidates(nil, []Place{{Dir: ws, SkillFiles: true}})
+	if len(cands) != maxPlaceSkills || len(warnings) != 1 || !strings.Contains(warnings[0], "more than 500 skill files and plugins: the rest are not loaded") {
+		t.Errorf("%d candidates, warnings %q", len(cands), warnings)
+	}
+}
