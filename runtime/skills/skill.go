@@ -197,7 +197,7 @@ func Parse(skillMD []byte) (sk *Skill, warnings []string, err error) {
 // implementation (a *.skill.md, docs/skills.md §1): it is as lenient as
 // the reference about the id, which may be any text there: an id that is
 // neither valid nor dotted is served under its slug (SlugID) with a
-// warning, and only an id with no letter or digit at all is refused.
+// warning, and only an id with no ASCII letter or digit is refused.
 func ParseReference(skillMD []byte) (sk *Skill, warnings []string, err error) {
 	return parse(skillMD, true)
 }
