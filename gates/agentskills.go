@@ -56,10 +56,11 @@ func AgentSkillsCompliance(root string, paths []string, catalogTools []string) *
 			c.checkPlugin(dir)
 		case !st.IsDir():
 			r.Problemf(Problem{Path: p}, "not a folder: give a skill folder, a folder of skill folders, a *.skill.md file or a Plugin.toml")
-		case exists(filepath.Join(dir, "SKILL.md")) || !holdsSkills(dir):
+		case exists(filepath.Join(dir, "SKILL.md")) || !holdsSkills(dir) && !c.holdsReferenceFiles(dir):
 			c.check(dir)
 		default:
 			c.checkRoot(dir)
+			c.checkReferenceIn(dir)
 		}
 	}
 	r.Summary = map[string]any{"skills_checked": c.checked}

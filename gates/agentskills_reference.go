@@ -45,6 +45,26 @@ func (c *skillChecker) checkReferenceFiles() {
 	}
 }
 
+// holdsReferenceFiles reports whether the folder dir holds *.skill.md
+// files or plugin folders, as a skill root would.
+func (c *skillChecker) holdsReferenceFiles(dir string) bool {
+	cands, _ := skills.ReferenceCandidates([]string{dir}, nil)
+	return len(cands) > 0
+}
+
+// checkReferenceIn checks the *.skill.md files and plugin folders directly
+// in dir, a folder given as an argument.
+func (c *skillChecker) checkReferenceIn(dir string) {
+	cands, _ := skills.ReferenceCandidates([]string{dir}, nil)
+	for _, cand := range cands {
+		if cand.Origin == skills.OriginPlugin {
+			c.checkPlugin(cand.Path)
+		} else {
+			c.checkSkillFile(cand.Path)
+		}
+	}
+}
+
 // once reports whether p is seen for the first time (by its real path).
 func (c *skillChecker) once(p string) bool {
 	if real, err := filepath.EvalSymlinks(p); err == nil {

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,7 +116,11 @@ problem docs/none.skill.md:1: no front matter block (--- ... ---) found: open th
 	if len(r.Problems) != 1 || !strings.HasSuffix(r.Problems[0].Path, "docs/nodesc.skill.md") || r.SummaryLine() != "agentskills-compliance: 1 problem(s)" {
 		t.Errorf("arguments: %s\n%s", r.SummaryLine(), reportLines(r))
 	}
-	if _, err := os.Stat(filepath.Join(ws, "docs/nodesc.skill.md")); err != nil {
-		t.Fatal(err)
+	// A folder of skill files given as an argument is checked as a root.
+	r = AgentSkillsCompliance(t.TempDir(), []string{filepath.Join(ws, "docs")}, nil)
+	if got := reportLines(r); !strings.Contains(got, "docs/nodesc.skill.md: missing required field description") ||
+		!strings.Contains(got, "docs/none.skill.md:1: no front matter block") || strings.Contains(got, "missing SKILL.md") ||
+		r.SummaryLine() != "agentskills-compliance: 3 problem(s)" {
+		t.Errorf("a folder of skill files: %s\n%s", r.SummaryLine(), got)
 	}
 }
