@@ -23,7 +23,9 @@ const AgentSkillsGate = "agentskills-compliance"
 // validate): every folder under the discovery roots inside the workspace
 // root (.vox, .cursor, .agents and .claude skills folders, assets/skills),
 // plus paths (relative to root): a skill folder, or a folder of skill
-// folders. VOX_SKILL_ROOTS is ignored: the gate checks the repository, not
+// folders. The Vox reference's skill files that discovery finds in the
+// workspace (and *.skill.md or Plugin.toml paths) are checked no more
+// strictly than the reference checks them (agentskills_reference.go). VOX_SKILL_ROOTS is ignored: the gate checks the repository, not
 // the machine. catalogTools are the catalog's tool names: a name in a
 // skill's metadata.vox-tools that neither they nor the workspace's tools
 // provide is a warning (agentskills_tools.go).
@@ -38,6 +40,7 @@ func AgentSkillsCompliance(root string, paths []string, catalogTools []string) *
 	for _, dir := range (skills.Config{Workspace: root}).SearchRoots() {
 		c.checkRoot(dir)
 	}
+	c.checkReferenceFiles()
 	for _, p := range paths {
 		dir := p
 		if !filepath.IsAbs(dir) {
@@ -47,12 +50,17 @@ func AgentSkillsCompliance(root string, paths []string, catalogTools []string) *
 		switch {
 		case err != nil:
 			r.Problemf(Problem{Path: p}, "no such skill folder: %v", errors.Unwrap(err))
+		case !st.IsDir() && strings.HasSuffix(dir, skills.SkillFileSuffix):
+			c.checkSkillFile(dir)
+		case !st.IsDir() && filepath.Base(dir) == skills.PluginManifest:
+			c.checkPlugin(dir)
 		case !st.IsDir():
-			r.Problemf(Problem{Path: p}, "not a folder: give a skill folder or a folder of skill folders")
-		case exists(filepath.Join(dir, "SKILL.md")) || !holdsSkills(dir):
+			r.Problemf(Problem{Path: p}, "not a folder: give a skill folder, a folder of skill folders, a *.skill.md file or a Plugin.toml")
+		case exists(filepath.Join(dir, "SKILL.md")) || !holdsSkills(dir) && !c.holdsReferenceFiles(dir):
 			c.check(dir)
 		default:
 			c.checkRoot(dir)
+			c.checkReferenceIn(dir)
 		}
 	}
 	r.Summary = map[string]any{"skills_checked": c.checked}

@@ -68,6 +68,14 @@ func (c *skillChecker) checkTools(data []byte, fm *skills.FrontMatter, at func(i
 	if err != nil {
 		return // the front matter problems are reported already
 	}
+	c.warnUnknownTools(sk, fm, at)
+}
+
+// warnUnknownTools is the check of checkTools on a parsed skill.
+func (c *skillChecker) warnUnknownTools(sk *skills.Skill, fm *skills.FrontMatter, at func(int, int) Problem) {
+	if c.tools == nil {
+		return
+	}
 	line, col := toolsPosition(fm)
 	for _, name := range sk.Tools {
 		if c.tools.catalog[name] || c.tools.workspace[name] {

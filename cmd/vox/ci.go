@@ -31,7 +31,7 @@ var gateTable = []gate{
 	{
 		name:    gates.AgentSkillsGate,
 		summary: "check skill folders against the Agent Skills format (reference validator rules)",
-		checks:  "every skill folder of the workspace's skill roots, and the folders given as arguments, against the Agent Skills format with the reference validator's rules; warns about a metadata.vox-tools name no catalog or workspace tool provides",
+		checks:  "every skill folder of the workspace's skill roots, and the folders given as arguments, against the Agent Skills format with the reference validator's rules; the Vox reference's skill files (`*.skill.md`, `Plugin.toml`) no more strictly than the reference checks them; warns about a metadata.vox-tools name no catalog or workspace tool provides",
 		run: func(in gateInput) *gates.Report {
 			return gates.AgentSkillsCompliance(in.root, in.args, servedCatalogTools())
 		},

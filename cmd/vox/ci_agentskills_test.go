@@ -52,3 +52,33 @@ func TestCIAgentSkillsCompliance(t *testing.T) {
 		t.Errorf("ci all: %s", stdout)
 	}
 }
+
+// The reference's skill files pass the gate where the reference's own
+// gate passes them (list-valued metadata, TOML front matter, a dotted
+// id), with warnings naming what differs from the Agent Skills format;
+// a missing description fails both.
+func TestCIAgentSkillsComplianceReferenceFile(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "crates/vox-plugin-git/vox.git.skill.md")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const skill = "---\nname = \"git\"\ndescription = \"Explains commits. Use when asked what changed.\"\n\n[metadata]\n\"vox-id\" = \"vox.git\"\n\"vox-tools\" = [\"vox_check\"]\n\"vox-tags\" = [\"git\"]\n---\n# Git\n"
+	if err := os.WriteFile(file, []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := vox(t, "ci", "agentskills-compliance", "--root", root)
+	if code != 0 || stdout != "agentskills-compliance ok (1 skills checked)\n" ||
+		!strings.Contains(stderr, "agentskills-compliance: crates/vox-plugin-git/vox.git.skill.md:6:1: warning: id \"vox.git\" is served as \"vox-git\"") ||
+		!strings.Contains(stderr, "crates/vox-plugin-git/vox.git.skill.md:1: warning: TOML front matter") {
+		t.Errorf("reference file: %d %q %q", code, stdout, stderr)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(skill, "description", "summary", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = vox(t, "ci", "agentskills-compliance", "--root", root)
+	if code != 1 || stdout != "agentskills-compliance: 1 problem(s)\n" ||
+		!strings.Contains(stderr, "agentskills-compliance: crates/vox-plugin-git/vox.git.skill.md: missing required field description\n") {
+		t.Errorf("no description: %d %q %q", code, stdout, stderr)
+	}
+}

@@ -27,7 +27,7 @@ func gateDocTable() string {
 	for _, g := range ordered {
 		args := "none"
 		if g.takesArgs {
-			args = "folders to check besides the roots"
+			args = "folders (or `*.skill.md`, `Plugin.toml` files) to check besides the roots"
 		}
 		fmt.Fprintf(&b, "| `vox ci %s` | %s | %s |\n", g.name, g.checks, args)
 	}

@@ -168,7 +168,7 @@ var opSkillAdd = registry.Operation{
 var opSkillDiscover = registry.Operation{
 	ID:              "skill.discover",
 	Title:           "Discover skill folders",
-	Description:     "Scan the skill roots now and report every skill folder found, in discovery order: id, name, folder, root, whether it is the installed one, and which folder shadows it when an earlier root holds the same id; and every skill folder that could not be loaded, with the position in its SKILL.md and the reason; and why vox_skill_run cannot run commands on this host (and is not listed), null when it can.",
+	Description:     "Scan the skill roots, and the places of the Vox reference's skill files, now and report every skill found, in discovery order: id, name, folder (or the *.skill.md file), root, whether it is the installed one, and which skill shadows it when an earlier one holds the same id; every skill that could not be loaded, with the position in its SKILL.md, skill file or Plugin.toml and the reason; and why vox_skill_run cannot run commands on this host (and is not listed), null when it can.",
 	ProductLane:     "ai",
 	SideEffectClass: "read_only",
 	MCP: &registry.MCP{

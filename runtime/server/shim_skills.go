@@ -72,7 +72,7 @@ func buildManifests(installed []*skills.Installed) ([]skillEntry, map[string]int
 	entries := make([]skillEntry, 0, len(installed))
 	byURI := make(map[string]int, len(installed))
 	for _, in := range installed {
-		e := skillEntry{URI: skills.SkillURI(in.ID, "SKILL.md"), Frontmatter: frontmatter(in.Skill), Resources: []skillFile{}}
+		e := skillEntry{URI: skills.SkillURI(in.ID, "SKILL.md"), Frontmatter: frontmatter(in), Resources: []skillFile{}}
 		for _, f := range in.Manifest() {
 			e.Resources = append(e.Resources, skillFile{URI: skills.SkillURI(in.ID, f.Path), Size: f.Size, Digest: f.Digest, MIMEType: skills.MIMEType(f.Path)})
 		}
@@ -86,10 +86,12 @@ func buildManifests(installed []*skills.Installed) ([]skillEntry, map[string]int
 // field as SKILL.md writes it (a client compares the two), non-string
 // scalars as JSON numbers or booleans where they are such. Should the
 // front matter not parse again (the skill loaded, so it did), its name
-// and description stand in.
-func frontmatter(sk *skills.Skill) map[string]any {
+// and description stand in, as they do for a plugin's skill, whose fields
+// come from its Plugin.toml, not from its file (docs/skills.md §1).
+func frontmatter(in *skills.Installed) map[string]any {
+	sk := in.Skill
 	fm, err := skills.ParseFrontMatter(sk.Source)
-	if err != nil {
+	if err != nil || in.Origin == skills.OriginPlugin {
 		return map[string]any{"name": sk.Name, "description": sk.Description}
 	}
 	return fieldsJSON(fm.Fields)

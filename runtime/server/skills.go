@@ -405,6 +405,11 @@ func (p *skillPlane) skillsRequirement() (bool, string) {
 	if _, ok := p.rootsPresent.First(); ok {
 		return true, ""
 	}
+	// The reference's skill files live outside the roots (docs/skills.md
+	// §2): a workspace serving one has skills without any root.
+	if p.reg.Snapshot().Len() > 0 {
+		return true, ""
+	}
 	return false, fmt.Sprintf("no skill folder exists (%s); install a skill with vox_skill_install or vox_skill_add, or create one of those folders",
 		strings.Join(p.reg.Config().SearchRoots(), ", "))
 }

@@ -33,9 +33,13 @@ type Config struct {
 	Workspace string
 	// Home is the user's home folder; empty leaves out the home roots.
 	Home string
-	// Roots, when non-empty, replaces the nine standard roots (it is
-	// VOX_SKILL_ROOTS); installs then go to Roots[0].
+	// Roots, when non-empty, replaces the nine standard roots and the
+	// reference places (it is VOX_SKILL_ROOTS); installs then go to
+	// Roots[0].
 	Roots []string
+	// PluginsDir is the reference's plugins folder, walked for
+	// Plugin.toml files (ReferencePlaces); empty leaves it out.
+	PluginsDir string
 }
 
 // ConfigFromEnv is the configuration of a server or CLI working on
@@ -44,7 +48,9 @@ type Config struct {
 // empty entries are ignored.
 func ConfigFromEnv(workspace string) Config {
 	home, _ := os.UserHomeDir()
-	return configFrom(workspace, home, os.Getenv(RootsEnv))
+	c := configFrom(workspace, home, os.Getenv(RootsEnv))
+	c.PluginsDir = pluginsDir(home, os.Getenv)
+	return c
 }
 
 func configFrom(workspace, home, roots string) Config {
@@ -149,11 +155,23 @@ type Installed struct {
 	// only in that same folder, never in whatever a path swapped since
 	// leads to (docs/security.md).
 	Dev, Ino uint64
+	// Origin says how the skill was found: OriginFolder (an Agent Skills
+	// folder), OriginSkillFile or OriginPlugin (the reference's files,
+	// reference.go). The last two have one file, SKILL.md, read from the
+	// skill file in place; their Path is that file.
+	Origin string
 
-	real string // Path with symlinks resolved
+	real string // the folder (Path's, or the skill file's) with symlinks resolved
+	doc  string // the skill file relative to real; "" for a folder (SKILL.md)
 }
 
-// RealPath is the skill folder with symlinks resolved, as loaded.
+// IsFolder reports whether the skill is an Agent Skills folder, whose
+// whole folder is the skill's (and is what vox_skill_run binds); the
+// reference's single files are not.
+func (in *Installed) IsFolder() bool { return in.doc == "" }
+
+// RealPath is the skill folder with symlinks resolved, as loaded; for a
+// skill that is not a folder (IsFolder), the folder holding its file.
 func (in *Installed) RealPath() string { return in.real }
 
 // FilePaths are the relative paths of the skill's files.
@@ -184,13 +202,15 @@ type Found struct {
 }
 
 // Scan reads every skill under roots, in precedence order and, within a
-// root, in lexical folder order. Only immediate subfolders holding SKILL.md
-// are skills; hidden folders (".git", unfinished installs) are not. Loading
+// root, in lexical folder order. Immediate subfolders holding SKILL.md
+// are skills; hidden folders (".git", unfinished installs) are not. Then
+// come the reference's skill files: those in the roots, then those found
+// by walking places (ReferenceCandidates). Loading
 // is lenient: a skill that cannot be loaded is skipped with a warning, and
 // every lesser problem is a warning naming its file. The first skill with a
 // given id wins; later ones are returned with ShadowedBy set.
-func Scan(roots []string) ([]Found, []string) {
-	found, _, warnings := ScanReport(roots)
+func Scan(roots []string, places ...Place) ([]Found, []string) {
+	found, _, warnings := ScanReport(roots, places...)
 	return found, warnings
 }
 
@@ -203,8 +223,8 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// ScanReport is Scan also returning the skill folders it skipped.
-func ScanReport(roots []string) ([]Found, []Skipped, []string) {
+// ScanReport is Scan also returning the skills it skipped.
+func ScanReport(roots []string, places ...Place) ([]Found, []Skipped, []string) {
 	var found []Found
 	var skipped []Skipped
 	var warnings []string
@@ -275,7 +295,68 @@ func ScanReport(roots []string) ([]Found, []Skipped, []string) {
 			found = append(found, f)
 		}
 	}
+	// Then the reference's skill files (reference.go): after every Agent
+	// Skills folder, so that they never take an id from one.
+	cands, warns := ReferenceCandidates(roots, places)
+	warnings = append(warnings, warns...)
+	docs := map[string]bool{}
+	for _, c := range cands {
+		// A file is loaded once: a plugin's skill file is the plugin's,
+		// and a root inside the workspace is walked again.
+		seen := realFile(c.Path)
+		if docs[seen] {
+			continue
+		}
+		docs[seen] = true
+		var in *Installed
+		var warns []string
+		var err error
+		if c.Origin == OriginPlugin {
+			in, warns, err = LoadPlugin(c.Path, c.Root)
+		} else {
+			in, warns, err = LoadSkillFile(c.Path, c.Root)
+		}
+		if errors.Is(err, ErrNotSkillPlugin) {
+			continue
+		}
+		at := c.Path
+		if in != nil {
+			at = in.Path
+		}
+		for _, w := range warns {
+			warnings = append(warnings, fmt.Sprintf("%s: %s", at, w))
+		}
+		if err != nil {
+			w := skipWarning(at, err)
+			warnings = append(warnings, w)
+			path, reason := splitSkip(at, w)
+			skipped = append(skipped, Skipped{Path: path, Reason: reason})
+			continue
+		}
+		if key := realFile(filepath.Join(in.real, filepath.FromSlash(in.doc))); key != seen {
+			if docs[key] {
+				continue // a plugin's skill file loaded before
+			}
+			docs[key] = true
+		}
+		f := Found{Installed: in}
+		if winner, ok := winners[in.ID]; ok {
+			f.ShadowedBy = winner
+			warnings = append(warnings, fmt.Sprintf("%s: skill %q is shadowed by %s", in.Path, in.ID, winner))
+		} else {
+			winners[in.ID] = in.Path
+		}
+		found = append(found, f)
+	}
 	return found, skipped, warnings
+}
+
+// realFile is p with symlinks resolved, or p when it cannot be.
+func realFile(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // splitSkip splits a skip warning of the file at file into the position
@@ -328,7 +409,7 @@ func Load(dir, root string) (*Installed, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	in := &Installed{Path: dir, Root: root, real: real}
+	in := &Installed{Path: dir, Root: root, Origin: OriginFolder, real: real}
 	in.Dev, in.Ino = folderIdentity(real, folder)
 	in.Skill = &Skill{ID: filepath.Base(dir)}
 	data, err := in.ReadFile("SKILL.md")

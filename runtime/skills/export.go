@@ -370,6 +370,14 @@ func (e *exporter) sources() []*Installed {
 		if decided[f.ID] {
 			continue
 		}
+		if !f.IsFolder() {
+			// The clients read Agent Skills folders with YAML front
+			// matter; a reference skill file is neither (docs/skills.md §10).
+			decided[f.ID] = true
+			e.add(ExportItem{ID: f.ID, Folder: f.Path, Action: ExportSkipped, Files: len(f.Files),
+				Reason: fmt.Sprintf("%s is a Vox reference skill file, not an Agent Skills folder: %s reads folders (<id>/SKILL.md); make it one to export it", f.Path, e.opts.Client.Title)})
+			continue
+		}
 		if e.real != "" && sameFolder(f.Root, e.real) {
 			if _, ok := e.ours(filepath.Base(f.Path)); ok {
 				continue // a copy: the skill it copies comes later

@@ -76,6 +76,9 @@ func (in *Installed) ReadVerified(m ManifestFile) ([]byte, fs.FileMode, error) {
 // readFileInfo is ReadFile also returning what the opened file's fstat
 // says of it.
 func (in *Installed) readFileInfo(rel string) ([]byte, fs.FileInfo, error) {
+	if rel == "SKILL.md" && in.doc != "" {
+		rel = in.doc // a reference skill's one file (reference.go)
+	}
 	root, err := safefs.OpenRoot(in.real)
 	if err != nil {
 		return nil, nil, fmt.Errorf("skill %s: %w", in.ID, err)

@@ -345,10 +345,20 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("---\nname = \"x\"\n[metadata]\nvox-tools = [\"a\"]\n---\n"))
 	f.Add([]byte("---\na: &a [x]\nb: [*a, *a]\n---\n"))
+	f.Add([]byte("---\nid = \"Vox Git!\"\nname = \"G\"\ndescription = \"d\"\n---\n"))
+	f.Add([]byte("[plugin]\nname = \"p\"\n[plugin.payload]\nkind = \"skill\"\nskill-md = \"a/b.skill.md\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sk, warnings, err := Parse(data)
 		if err == nil && (sk == nil || warnings == nil || !ValidID(sk.ID) || sk.Description == "") {
 			t.Fatalf("accepted an invalid skill: %+v", sk)
+		}
+		// The reference's leniency still serves only valid ids.
+		sk, warnings, err = ParseReference(data)
+		if err == nil && (sk == nil || warnings == nil || !ValidID(sk.ID) || sk.Description == "") {
+			t.Fatalf("accepted an invalid reference skill: %+v", sk)
+		}
+		if ps, err := ReadPluginManifest(data); err == nil && (ps.SkillMD == "" || !filepath.IsLocal(filepath.FromSlash(ps.SkillMD))) {
+			t.Fatalf("a plugin's skill-md leaves its folder: %+v", ps)
 		}
 	})
 }

@@ -98,7 +98,7 @@ func (r *Registry) hydrate(onlyChanges bool) (bool, []string) {
 	// seen on disk or committed after this hydration, never lost.
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	found, warnings := Scan(r.cfg.SearchRoots())
+	found, warnings := Scan(r.cfg.SearchRoots(), r.cfg.ReferencePlaces()...)
 	prev := r.cur.Load()
 	var winners []*Installed
 	same := true
@@ -148,7 +148,7 @@ type DiscoverEntry struct {
 // which of those folders are installed, and the skill folders it could
 // not load. It changes nothing.
 func (r *Registry) Discover() ([]DiscoverEntry, []Skipped, []string) {
-	found, skipped, warnings := ScanReport(r.cfg.SearchRoots())
+	found, skipped, warnings := ScanReport(r.cfg.SearchRoots(), r.cfg.ReferencePlaces()...)
 	snap := r.Snapshot()
 	entries := make([]DiscoverEntry, 0, len(found))
 	for _, f := range found {
@@ -190,7 +190,10 @@ type Snapshot struct {
 	skills  []*Installed // sorted by id
 	byID    map[string]*Installed
 	byName  map[string]*Installed
-	index   *search.Index
+	// byDeclared holds the dotted ids as written (Skill.DeclaredID): an
+	// id holds no dot, so one never hides another skill's id.
+	byDeclared map[string]*Installed
+	index      *search.Index
 
 	resources []Resource
 	resByURI  map[string]int
@@ -214,12 +217,17 @@ func newSnapshot(version uint64, skills []*Installed) *Snapshot {
 		skills:  sorted,
 		byID:    make(map[string]*Installed, len(sorted)),
 		byName:  make(map[string]*Installed, len(sorted)),
+
+		byDeclared: map[string]*Installed{},
 	}
 	docs := make([]search.Doc, len(sorted))
 	for i, in := range sorted {
 		s.byID[in.ID] = in
 		if _, taken := s.byName[in.Name]; !taken {
 			s.byName[in.Name] = in
+		}
+		if _, taken := s.byDeclared[in.DeclaredID]; in.DeclaredID != "" && !taken {
+			s.byDeclared[in.DeclaredID] = in
 		}
 		docs[i] = search.Doc{Key: in.ID, Fields: []search.Field{
 			{Weight: weightID, Text: in.ID},
@@ -244,12 +252,16 @@ func (s *Snapshot) Skills() []*Installed { return append([]*Installed(nil), s.sk
 // Len is the number of installed skills.
 func (s *Snapshot) Len() int { return len(s.skills) }
 
-// Get finds an installed skill by id, else by name.
+// Get finds an installed skill by id, else by name, else by its id as
+// written when that was not a valid id (a dotted "vox.compiler").
 func (s *Snapshot) Get(idOrName string) (*Installed, bool) {
 	if in, ok := s.byID[idOrName]; ok {
 		return in, true
 	}
-	in, ok := s.byName[idOrName]
+	if in, ok := s.byName[idOrName]; ok {
+		return in, true
+	}
+	in, ok := s.byDeclared[idOrName]
 	return in, ok
 }
 

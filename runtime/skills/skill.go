@@ -28,7 +28,12 @@ import (
 // Vox manifest fields (read from metadata.vox-<key>, else from a top-level
 // <key>). The JSON form is the manifest part of the vox_skill_info result.
 type Skill struct {
-	ID            string   `json:"id"`
+	ID string `json:"id"`
+	// DeclaredID is the id as written when it is not a valid id and the
+	// skill is served under one derived from it (a dotted id of the Vox
+	// plugin convention, "vox.compiler" served as "vox-compiler"): a
+	// lookup by id accepts it too. "" when the id is served as written.
+	DeclaredID    string   `json:"declared_id,omitempty"`
 	Name          string   `json:"name"`
 	Description   string   `json:"description"`
 	Version       string   `json:"version"`
@@ -110,6 +115,32 @@ func PluginID(id string) (string, bool) {
 	return mapped, ValidID(mapped)
 }
 
+// SlugID derives an id from any text, as the reference allows ids
+// ("Git Helper", "vox.git"): NFKC, lowercase, every run of characters
+// other than ASCII letters and digits one hyphen, none at either end, at
+// most 64 characters (cut at a hyphen boundary when it can be). ok is
+// false when nothing of the text is left.
+func SlugID(text string) (string, bool) {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(norm.NFKC.String(text)) {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+			continue
+		}
+		hyphen = true
+	}
+	id := b.String()
+	if len(id) > MaxNameLength {
+		id = strings.TrimRight(id[:MaxNameLength], "-")
+	}
+	return id, ValidID(id)
+}
+
 // ValidToolName reports whether name can be an MCP tool name (and so a
 // macro tool).
 // It is 1 to 64 ASCII letters, digits, underscores and hyphens.
@@ -159,6 +190,19 @@ func NameProblem(name string) string {
 // lesser problem is a warning ("line N: ..." where the line is known).
 // Parse serves discovery, installation and vox_skill_parse alike.
 func Parse(skillMD []byte) (sk *Skill, warnings []string, err error) {
+	return parse(skillMD, false)
+}
+
+// ParseReference is Parse for a skill file of the reference
+// implementation (a *.skill.md, docs/skills.md §1): it is as lenient as
+// the reference about the id, which may be any text there: an id that is
+// neither valid nor dotted is served under its slug (SlugID) with a
+// warning, and only an id with no ASCII letter or digit is refused.
+func ParseReference(skillMD []byte) (sk *Skill, warnings []string, err error) {
+	return parse(skillMD, true)
+}
+
+func parse(skillMD []byte, reference bool) (sk *Skill, warnings []string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			sk, warnings, err = nil, nil, fmt.Errorf("internal error while parsing SKILL.md: %v", v)
@@ -168,7 +212,7 @@ func Parse(skillMD []byte) (sk *Skill, warnings []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := manifestParser{fm: fm}
+	p := manifestParser{fm: fm, reference: reference}
 	sk = p.skill()
 	if p.err != nil {
 		return nil, nil, p.err
@@ -185,6 +229,9 @@ type manifestParser struct {
 	meta     Value
 	warnings []string
 	err      error
+	// reference: the reference's leniency about ids (ParseReference);
+	// plugin: the fields come from a Plugin.toml, not a front matter.
+	reference, plugin bool
 }
 
 func (p *manifestParser) warnf(line int, format string, args ...any) {
@@ -204,7 +251,9 @@ func (p *manifestParser) fail(line int, format string, args ...any) {
 func (p *manifestParser) skill() *Skill {
 	fm := p.fm
 	sk := &Skill{Format: fm.Format, Body: fm.Body, Metadata: map[string]string{}}
-	if fm.Format == FormatTOML {
+	// TOML is the reference's own format (docs/skills.md §1): its files
+	// are not told to change it; the compliance gate says what differs.
+	if fm.Format == FormatTOML && !p.reference {
 		p.warnf(0, "TOML front matter: use YAML front matter, the Agent Skills standard")
 	}
 	for _, f := range fm.Fields {
@@ -262,17 +311,22 @@ func (p *manifestParser) skill() *Skill {
 	}
 	if !ValidID(sk.ID) {
 		mapped, ok := PluginID(sk.ID)
+		why := "follows the Vox plugin convention: it is served as %q, since an Agent Skills name holds no dots"
+		if !ok && p.reference {
+			mapped, ok = SlugID(sk.ID)
+			why = "is the reference's free text: it is served as %q, since a skill:// URI needs lowercase letters, digits and hyphens"
+		}
 		if !ok {
 			p.fail(idLine, "id %q is not valid: an id is 1–64 lowercase letters, digits and single hyphens, "+
 				"starting and ending with a letter or digit (rename the skill or set metadata.vox-id)", sk.ID)
 			return nil
 		}
 		// A skill of the Vox plugin convention (docs/skills.md §1).
-		p.warnf(idLine, "id %q follows the Vox plugin convention: it is served as %q, since an Agent Skills name holds no dots", sk.ID, mapped)
+		p.warnf(idLine, "id %q "+why, sk.ID, mapped)
 		if sk.Name == sk.ID {
 			sk.Name = mapped
 		}
-		sk.ID = mapped
+		sk.DeclaredID, sk.ID = sk.ID, mapped
 	}
 	sk.Version = p.manifestString("version")
 	if sk.Version == "" {

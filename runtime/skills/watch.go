@@ -154,6 +154,14 @@ func (w *skillWatcher) folders() map[string]bool {
 		}
 	}
 	for _, in := range w.r.Snapshot().Skills() {
+		if !in.IsFolder() {
+			// A reference skill file: only the folder holding it (which
+			// may be the workspace itself) is its, not what lies below.
+			if !full() {
+				want[filepath.Dir(filepath.Join(in.RealPath(), filepath.FromSlash(in.doc)))] = true
+			}
+			continue
+		}
 		_ = filepath.WalkDir(in.RealPath(), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return nil

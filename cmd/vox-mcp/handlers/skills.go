@@ -233,6 +233,11 @@ func (h *Handlers) VoxSkillRun(c *toolcall.Call, args catalog.VoxSkillRunArgs) (
 	if err != nil {
 		return nil, err
 	}
+	if !in.IsFolder() {
+		// The folder holding a reference skill file is not the skill's
+		// (it may be the workspace): nothing of it is bound.
+		return nil, fmt.Errorf("skill %s is the single file %s, not a skill folder: vox_skill_run runs commands in a skill folder only; make it one (<id>/SKILL.md) to run commands for it", in.ID, in.Path)
+	}
 	spec := sandbox.Spec{
 		SkillID:  in.ID,
 		SkillDir: in.RealPath(),
