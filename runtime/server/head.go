@@ -25,6 +25,9 @@ import (
 // spelled with an escape or non-ASCII bytes, which encoding/json unescapes
 // and folds by Unicode rules — goes to json.Unmarshal.
 func decodeHead(msg []byte) (rpcMessage, bool) {
+	if decodeHook != nil {
+		decodeHook("head")
+	}
 	if !json.Valid(msg) {
 		return rpcMessage{}, false
 	}

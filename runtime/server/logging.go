@@ -56,6 +56,9 @@ func (s *Server) recordSessionState(ctx context.Context, _ any, message any) err
 	if !ok || !mayRecordSessionState(raw) {
 		return nil
 	}
+	if _, ok := checkedMessage(ctx, raw); ok {
+		return nil // a tools/call the shim decoded: it records nothing
+	}
 	var req sessionRequest
 	if json.Unmarshal(raw, &req) != nil {
 		return nil

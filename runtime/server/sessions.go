@@ -556,6 +556,17 @@ func isModernMessage(h http.Header, m *rpcMessage) bool {
 	if !bytes.Contains(m.Params, []byte("_meta")) && !bytes.Contains(m.Params, []byte(`\`)) {
 		return false
 	}
+	if m.Method == string(mcp.MethodToolsCall) && len(m.ID) > 0 {
+		// The params of a call are decoded once, here, for the checks on
+		// the call too (call_checks.go); a _meta that does not decode
+		// counts as none, as below. Params that do not decode into a
+		// call's fields (which mcp-go refuses) are read below for _meta
+		// alone.
+		if p, ok := decodeCallParams(m.Params); ok {
+			m.call = p
+			return mcp.IsModernProtocol(p.protocolVersion())
+		}
+	}
 	var params struct {
 		Meta *mcp.Meta `json:"_meta"`
 	}

@@ -60,6 +60,9 @@ type rpcMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	// call holds the params of a tools/call once decoded
+	// (decodeCallParams), so that no later look decodes them again.
+	call *callParams
 }
 
 // errorReply is a JSON-RPC error response to the request id (null when
@@ -92,53 +95,64 @@ func rpcReply(id json.RawMessage, result any, e *rpcError) []byte {
 // modern marks a request of protocol 2026-07-28, whose results carry the
 // fields that era requires.
 func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass, reply []byte, answered bool) {
+	_, pass, reply, answered = s.preDispatchCtx(ctx, raw, modern)
+	return pass, reply, answered
+}
+
+// preDispatchCtx is preDispatch returning the context mcp-go is to serve
+// the message in: for a tools/call it carries the verdict of the checks
+// on the call (call_checks.go).
+func (s *Server) preDispatchCtx(ctx context.Context, raw []byte, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	m, ok := decodeHead(raw)
 	if !ok {
-		return raw, nil, false
+		return ctx, raw, nil, false
 	}
 	return s.preDispatchHead(ctx, raw, &m, modern)
 }
 
-// preDispatchHead is preDispatch for a message whose head m is decoded
+// preDispatchHead is preDispatchCtx for a message whose head m is decoded
 // already (nil: it does not decode).
-func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (pass, reply []byte, answered bool) {
+func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	if head == nil {
-		return raw, nil, false
+		return ctx, raw, nil, false
 	}
 	m := *head
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {
-			return nil, nil, true // a notification of a request method: nothing to answer
+			return ctx, nil, nil, true // a notification of a request method: nothing to answer
 		}
 		if !sm.readRole && roleFrom(ctx) == roleRead {
-			return nil, errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("read role may not call %s: use a full-access token", m.Method)), true
+			return ctx, nil, errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("read role may not call %s: use a full-access token", m.Method)), true
 		}
 		result, e := sm.serve(s, m.Params)
 		if e == nil && modern {
 			result = modernResult(result)
 		}
-		return nil, rpcReply(m.ID, result, e), true
+		return ctx, nil, rpcReply(m.ID, result, e), true
 	}
 	if reply, answered := s.keptStateReply(ctx, raw, &m, modern); answered {
-		return nil, reply, true
+		return ctx, nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
-		if modern && len(m.ID) > 0 {
-			if reply, ok := s.missingCapabilityReply(ctx, m.ID, m.Params); ok {
-				return nil, reply, true
+		if len(m.ID) > 0 {
+			// The checks on the call, on its params decoded once
+			// (call_checks.go).
+			cctx, pass, reply, ok := s.shimCall(ctx, raw, &m, modern)
+			if reply != nil {
+				return cctx, nil, reply, true
 			}
-			if reply, ok := s.badStateReply(m.ID, m.Params); ok {
-				return nil, reply, true
+			if ok {
+				return cctx, pass, nil, false
 			}
 		}
-		return nullArgumentsAsEmpty(raw, m.Params), nil, false
+		return ctx, nullArgumentsAsEmpty(raw, m.Params), nil, false
 	}
 	if m.Method == string(mcp.MethodResourcesRead) && len(m.ID) > 0 {
 		if reply, ok := s.unknownResource(ctx, m.ID, m.Params, modern); ok {
-			return nil, reply, true
+			return ctx, nil, reply, true
 		}
 	}
-	return raw, nil, false
+	return ctx, raw, nil, false
 }
 
 // modernResult adds what protocol 2026-07-28 requires of a result: its

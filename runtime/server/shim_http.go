@@ -16,7 +16,7 @@ import (
 // dispatch serves one message: the shim answers it, or mcp-go serves it
 // as the shim passes it on.
 func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, head *rpcMessage, modern bool) {
-	pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
+	ctx, pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
 	if answered {
 		if modern && isMissingCapability(reply) {
 			// 2026-07-28 answers this error with 400 (client_capabilities.go).
@@ -28,9 +28,11 @@ func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte,
 		writeJSONReply(w, reply)
 		return
 	}
-	if modern {
-		r = r.WithContext(e.s.withRequestSkill(r.Context(), pass))
+	if _, checked := checkedCallFrom(ctx); modern && !checked {
+		// A checked call's active skill was read with its params.
+		ctx = e.s.withRequestSkill(ctx, pass)
 	}
+	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(pass))
 	r.ContentLength = int64(len(pass))
 	e.next.ServeHTTP(w, r)
@@ -75,11 +77,11 @@ func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 	ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 	defer open.done()
 	reply := serveBatch(body, func(msg []byte) []byte {
-		pass, reply, answered := e.s.preDispatch(ctx, msg, false)
+		mctx, pass, reply, answered := e.s.preDispatchCtx(ctx, msg, false)
 		if answered {
 			return reply
 		}
-		sub := r.Clone(ctx)
+		sub := r.Clone(mctx)
 		sub.Body = io.NopCloser(bytes.NewReader(pass))
 		sub.ContentLength = int64(len(pass))
 		rec := &bufferedReply{header: http.Header{}}

@@ -142,7 +142,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		if !ok {
 			return nil, ctx.Err()
 		}
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
@@ -153,7 +153,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		}
 		// A value over its bound is refused here, a subscription recorded
 		// (kept_state.go).
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
@@ -182,7 +182,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 			return nil, ctx.Err()
 		}
 		// An unknown URI is answered here, naming it (resources.go).
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
@@ -210,11 +210,11 @@ func (sh *stdioShim) batch(sctx context.Context, line []byte) []byte {
 		return batchRefusal(version)
 	}
 	return serveBatch(line, func(msg []byte) []byte {
-		pass, reply, answered := sh.s.preDispatch(sctx, msg, false)
+		mctx, pass, reply, answered := sh.s.preDispatchCtx(sctx, msg, false)
 		if answered {
 			return reply
 		}
-		resp := sh.s.mcp.HandleMessage(sctx, pass)
+		resp := sh.s.mcp.HandleMessage(mctx, pass)
 		if resp == nil {
 			return nil
 		}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/session"
+)
+
+// TestCallStepsOrder pins the one ordered list of the checks on a call
+// (call_checks.go): a step moved or dropped changes which refusal a
+// client sees first.
+func TestCallStepsOrder(t *testing.T) {
+	var names []string
+	for _, s := range callSteps {
+		names = append(names, s.name)
+	}
+	want := "role, client capability, input state, allowlist, requirements"
+	if got := strings.Join(names, ", "); got != want {
+		t.Errorf("callSteps = %s, want %s", got, want)
+	}
+}
+
+// TestCallSteps makes each step refuse a call that only it refuses, and
+// checks the refusal names that step and has the form the protocol
+// wants: a JSON-RPC error for the client capability (-32021) and the
+// input state (-32602), an error result for the others.
+func TestCallSteps(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox})
+	bg := context.Background()
+	caps := map[string]any{"elicitation": map[string]any{}}
+	modern := func(meta map[string]any, state string) *toolCall {
+		return &toolCall{name: "ask_named", modern: true, params: &callParams{Name: "ask_named",
+			Arguments: []byte(`{"message":"Who?"}`), RequestState: state, Meta: meta}}
+	}
+	allowOther := context.WithValue(bg, requestSkillKey{}, &requestSkill{named: true,
+		skill: session.ActiveSkill{ID: "sk", Name: "sk", Tools: []string{"other_tool"}}})
+	needsNetwork := &toolCall{name: "net_tool", entry: &toolEntry{op: &registry.Operation{MCP: &registry.MCP{Requires: []string{registry.RequireNetwork}}}}}
+	for _, tc := range []struct {
+		step string
+		ctx  context.Context
+		call *toolCall
+		code int    // the JSON-RPC error's, 0 for an error result
+		text string // in the refusal's text
+	}{
+		{"role", withRole(bg, roleRead), modern(map[string]any{mcp.MetaKeyClientCapabilities: caps}, ""), 0, "read role may not call ask_named"},
+		{"client capability", bg, modern(nil, ""), mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, "needs the client capabilities elicitation"},
+		{"input state", bg, modern(map[string]any{mcp.MetaKeyClientCapabilities: caps}, "forged"), mcp.INVALID_PARAMS, "requestState: "},
+		{"allowlist", allowOther, &toolCall{name: "ask_named"}, 0, "ask_named"},
+		{"requirements", bg, needsNetwork, 0, "requirement network not met"},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			r := s.checkCall(tc.ctx, tc.call)
+			if r == nil {
+				t.Fatal("the call passed every step")
+			}
+			if r.step != tc.step {
+				t.Errorf("refused by %q (%s), want %q", r.step, r.resultText(), tc.step)
+			}
+			code := 0
+			if r.rpc != nil {
+				code = r.rpc.Code
+			}
+			if code != tc.code || !strings.Contains(r.resultText(), tc.text) {
+				t.Errorf("refusal = code %d %q, want code %d containing %q", code, r.resultText(), tc.code, tc.text)
+			}
+		})
+	}
+	// The same call with what each step asks for passes them all.
+	if r := s.checkCall(bg, modern(map[string]any{mcp.MetaKeyClientCapabilities: caps}, "")); r != nil {
+		t.Errorf("a call meeting every step was refused by %s: %s", r.step, r.resultText())
+	}
+}
+
+// countDecodes counts the decodes (decodeHook) while f runs. The
+// server's tests run one at a time, so only f's requests are counted.
+func countDecodes(t *testing.T, f func()) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	decodeHook = func(what string) { counts[what]++ }
+	defer func() { decodeHook = nil }()
+	f()
+	return counts
+}
+
+// TestToolCallDecodedOnce: a tools/call is decoded once on its way to
+// mcp-go — its head once (decodeHead) and its params once
+// (decodeCallParams), for every look of the transport and every check —
+// over HTTP in a session, sessionless under 2026-07-28 with a _meta that
+// the checks read (capabilities, the active skill), and over stdio,
+// where the checks run on mcp-go's decode.
+func TestToolCallDecodedOnce(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	c := &httpClient{t: t, url: ts.URL}
+	c.initialize()
+	counts := countDecodes(t, func() {
+		if text, isErr := c.call("vox_tool_search"); isErr {
+			t.Fatalf("session call failed: %s", text)
+		}
+	})
+	if want := map[string]int{"head": 1, "call": 1}; !equalCounts(counts, want) {
+		t.Errorf("HTTP session call: decodes %v, want %v", counts, want)
+	}
+
+	counts = countDecodes(t, func() {
+		r := modernPostRaw(t, ts.URL, "tools/call", "ask_named", `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+			`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"},`+
+			`"io.github.vox-lang/activeSkill":""},"name":"ask_named","arguments":{"message":"Who?"}`)
+		if r["result"] == nil {
+			t.Fatalf("2026-07-28 call: %v", r)
+		}
+	})
+	if want := map[string]int{"head": 1, "call": 1}; !equalCounts(counts, want) {
+		t.Errorf("HTTP 2026-07-28 call: decodes %v, want %v", counts, want)
+	}
+
+	var out bytes.Buffer
+	counts = countDecodes(t, func() {
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_tool_search","arguments":{}}}` + "\n")
+		if err := s.ServeStdio(context.Background(), in, &out); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !strings.Contains(out.String(), `"id":1`) {
+		t.Fatalf("stdio: no answer to the call: %s", out.String())
+	}
+	if want := map[string]int{"head": 3}; !equalCounts(counts, want) {
+		t.Errorf("stdio initialize, notification and call: decodes %v, want %v (one head each, the call's params by mcp-go alone)", counts, want)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range b {
+		if a[k] != v {
+			return false
+		}
+	}
+	return true
+}
