@@ -196,7 +196,7 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 			} `json:"ref"`
 		} `json:"params"`
 	}
-	if err := json.Unmarshal(raw, &req); err != nil {
+	if err := unmarshal(raw, &req); err != nil {
 		return fmt.Errorf("read role: the request could not be inspected (%v): use a full-access token", err)
 	}
 	switch mcp.MCPMethod(req.Method) {

@@ -94,15 +94,25 @@ type callParams struct {
 }
 
 // decodeHook, when set (by tests), is told of every decode of a message
-// or its params on the way to mcp-go: "head" (decodeHead) or "call"
-// (decodeCallParams).
-var decodeHook func(what string)
+// or a part of it in this package: "head" (decodeHead), "call"
+// (decodeCallParams) or "json" (unmarshal, every other), and the bytes
+// decoded.
+var decodeHook func(what string, data []byte)
+
+// unmarshal is json.Unmarshal for the decodes of messages and their parts
+// in this package, so that decodeHook sees each.
+func unmarshal(data []byte, v any) error {
+	if decodeHook != nil {
+		decodeHook("json", data)
+	}
+	return json.Unmarshal(data, v)
+}
 
 // decodeCallParams decodes the params of a tools/call: the one decode of
 // them before mcp-go's.
 func decodeCallParams(params json.RawMessage) (*callParams, bool) {
 	if decodeHook != nil {
-		decodeHook("call")
+		decodeHook("call", params)
 	}
 	p := new(callParams)
 	if len(params) > 0 && json.Unmarshal(params, p) != nil {

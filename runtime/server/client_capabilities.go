@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -84,5 +83,5 @@ func isMissingCapability(reply []byte) bool {
 	var m struct {
 		Error *rpcError `json:"error"`
 	}
-	return json.Unmarshal(reply, &m) == nil && m.Error != nil && m.Error.Code == mcp.MISSING_REQUIRED_CLIENT_CAPABILITY
+	return unmarshal(reply, &m) == nil && m.Error != nil && m.Error.Code == mcp.MISSING_REQUIRED_CLIENT_CAPABILITY
 }

@@ -26,7 +26,7 @@ import (
 // and folds by Unicode rules — goes to json.Unmarshal.
 func decodeHead(msg []byte) (rpcMessage, bool) {
 	if decodeHook != nil {
-		decodeHook("head")
+		decodeHook("head", msg)
 	}
 	if !json.Valid(msg) {
 		return rpcMessage{}, false

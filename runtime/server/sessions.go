@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -542,7 +541,7 @@ func isModern(h http.Header, body []byte) bool {
 			Meta *mcp.Meta `json:"_meta"`
 		} `json:"params"`
 	}
-	return body != nil && json.Unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
+	return body != nil && unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
 }
 
 // isModernMessage is isModern for a message whose head is decoded
@@ -570,7 +569,7 @@ func isModernMessage(h http.Header, m *rpcMessage) bool {
 	var params struct {
 		Meta *mcp.Meta `json:"_meta"`
 	}
-	return json.Unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
+	return unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
 }
 
 // isTimeout reports whether err is a read deadline passing.

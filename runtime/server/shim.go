@@ -163,7 +163,7 @@ func modernResult(result any) any {
 		return result
 	}
 	var fields map[string]any
-	if json.Unmarshal(b, &fields) != nil {
+	if unmarshal(b, &fields) != nil {
 		return result
 	}
 	fields["resultType"] = mcp.ResultTypeComplete
@@ -177,7 +177,7 @@ func modernResult(result any) any {
 // means; any other message is returned as it is.
 func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
 	var p map[string]json.RawMessage
-	if !bytes.Contains(params, []byte("null")) || json.Unmarshal(params, &p) != nil {
+	if !bytes.Contains(params, []byte("null")) || unmarshal(params, &p) != nil {
 		return raw
 	}
 	args, ok := p["arguments"]
@@ -186,7 +186,7 @@ func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
 	}
 	p["arguments"] = json.RawMessage("{}")
 	var msg map[string]json.RawMessage
-	if json.Unmarshal(raw, &msg) != nil {
+	if unmarshal(raw, &msg) != nil {
 		return raw
 	}
 	var err error

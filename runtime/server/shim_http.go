@@ -126,6 +126,6 @@ func (b *bufferedReply) message(msg []byte) []byte {
 		return out
 	}
 	var m rpcMessage
-	_ = json.Unmarshal(msg, &m)
+	_ = unmarshal(msg, &m)
 	return errorReply(m.ID, mcp.INVALID_REQUEST, string(out))
 }

@@ -40,7 +40,7 @@ func (s *Server) withRequestSkill(ctx context.Context, body []byte) context.Cont
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil {
+	if unmarshal(body, &m) != nil {
 		return ctx
 	}
 	raw, ok := m.Params.Meta[MetaActiveSkill]
@@ -48,7 +48,7 @@ func (s *Server) withRequestSkill(ctx context.Context, body []byte) context.Cont
 		return ctx
 	}
 	var name any
-	if json.Unmarshal(raw, &name) != nil {
+	if unmarshal(raw, &name) != nil {
 		return ctx
 	}
 	return s.withRequestSkillMeta(ctx, map[string]any{MetaActiveSkill: name})

@@ -163,7 +163,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
-		_ = json.Unmarshal(head.Params, &p)
+		_ = unmarshal(head.Params, &p)
 		// mcp-go answers with this version (its initialize negotiates so).
 		sh.version = mcp.NegotiateLegacyVersion(p.ProtocolVersion)
 	case head.Method == string(mcp.MethodToolsCall):
@@ -221,7 +221,7 @@ func (sh *stdioShim) batch(sctx context.Context, line []byte) []byte {
 		b, err := json.Marshal(resp)
 		if err != nil {
 			var m rpcMessage
-			_ = json.Unmarshal(msg, &m)
+			_ = unmarshal(msg, &m)
 			return errorReply(m.ID, mcp.INTERNAL_ERROR, "encoding the answer: "+err.Error())
 		}
 		return b
