@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"sync"
@@ -27,7 +26,7 @@ import (
 // whichever read it first, and a client could see progress 100 before 50
 // on another connection. The server therefore writes them itself
 // (toolcall.Stream): over HTTP to the POST's response (postStream), over
-// stdio as a line of the output (lineStream). What is not a call's own —
+// stdio as a line of the output (transport.LineStream). What is not a call's own —
 // list changes, resource updates, sampling, elicitation and roots
 // requests — still goes mcp-go's way.
 
@@ -308,20 +307,4 @@ func (p *postStream) closeStream(pr *primer, chunked bool) bool {
 	_ = conn.Close()
 	p.w, p.closed = nil, true
 	return true
-}
-
-// lineStream is the toolcall.Stream of stdio: a call's notification is
-// written as a line of the output before Notify returns, so that it
-// precedes the call's response, which mcp-go writes once the handler has
-// returned (mcp-go writes what is put on its channel from a goroutine of
-// its own, which may come after).
-type lineStream struct{ out io.Writer }
-
-func (l lineStream) Notify(_ context.Context, n mcp.JSONRPCNotification) (bool, error) {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return true, fmt.Errorf("encoding %s: %w", n.Method, err)
-	}
-	_, err = l.out.Write(append(b, '\n'))
-	return true, err
 }
