@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -117,7 +116,7 @@ func (s *Server) HTTPHandler(auth Auth) http.Handler {
 
 func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Duration) (http.Handler, *mcpserver.StreamableHTTPServer) {
 	s.sessions.announceKey()
-	events := eventStore{store: s.sessions.events, aliases: &sync.Map{}}
+	events := transport.NewEventStore(s.sessions.events)
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp-go")),
 		mcpserver.WithSessionIdManagerResolver(s.sessions),
@@ -126,7 +125,7 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 		// DELETE; an id never outlives its lifetime.
 		mcpserver.WithSessionIdleTTL(s.sessions.ids.Lifetime()),
 		// Every event of a session's SSE streams gets an id and is kept,
-		// bounded, for a GET with Last-Event-ID (shim_events.go).
+		// bounded, for a GET with Last-Event-ID (transport/events.go).
 		mcpserver.WithEventStore(events),
 	}
 	if hs != nil {
@@ -153,7 +152,7 @@ type endpoint struct {
 	s           *Server
 	p           *sessionPlane
 	next        http.Handler
-	events      eventStore
+	events      transport.EventStore
 	readTimeout time.Duration
 }
 
@@ -192,11 +191,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx := withHTTP(r.Context())
 			if modern {
 				// The call's own notifications are written to this
-				// response (call_stream.go); the protocol has no
+				// response (transport/stream.go); the protocol has no
 				// resumability, so they are recorded nowhere.
-				ps := newPostStream(r.Context(), w, nil, nil)
-				defer ps.end()
-				ctx, w = withPostStream(ctx, ps), ps
+				ps := transport.NewPostStream(r.Context(), w, nil, nil)
+				defer ps.End()
+				ctx, w = transport.WithPostStream(ctx, ps), ps
 			}
 			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return
@@ -207,23 +206,23 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer open.done()
-		ctx, w = withPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
+		ctx, w = transport.WithPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
 		// The call's own notifications are written to this response
-		// (call_stream.go), recorded like mcp-go's events.
+		// (transport/stream.go), recorded like mcp-go's events.
 		sessionID := r.Header.Get(mcpserver.HeaderKeySessionID)
-		ps := newPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
+		ps := transport.NewPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
 			return e.events.StoreEvent(ctx, sessionID, stream, data)
-		}, e.events.aliases)
-		defer ps.end()
-		ctx = withPostStream(ctx, ps)
-		fw := &finishedWriter{w: ps}
-		defer fw.finish()
+		}, e.events.Aliases())
+		defer ps.End()
+		ctx = transport.WithPostStream(ctx, ps)
+		fw := transport.NewFinishedWriter(ps)
+		defer fw.Finish()
 		// The call may close its stream for the client to resume it
 		// (toolcall.CloseStream, SSE polling).
-		pr, chunked := primerFrom(ctx), r.ProtoAtLeast(1, 1)
-		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.closeStream(pr, chunked) })
+		pr, chunked := transport.PrimerFrom(ctx), r.ProtoAtLeast(1, 1)
+		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.CloseStream(pr, chunked) })
 		// Sampling and roots requests reach the client only on its GET
-		// stream (listen_streams.go).
+		// stream (transport/listen.go).
 		ctx = toolcall.WithRequestRoute(ctx, e.p.requestRoute(hs))
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
@@ -273,8 +272,8 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if r.Header.Get("Last-Event-ID") == "" {
 		// The session's listening stream (a resume is not one), once
-		// mcp-go accepts it (listen_streams.go).
-		w = &listenWriter{ResponseWriter: w, opened: func() { e.p.listening.opened(hs.id.Key, hs.id.Expires) }}
+		// mcp-go accepts it (transport/listen.go).
+		w = &transport.ListenWriter{ResponseWriter: w, Opened: func() { e.p.listening.Opened(hs.id.Key, hs.id.Expires) }}
 	}
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }

@@ -226,7 +226,7 @@ func New(opts Options) (*Server, error) {
 	// (subscriptions.go) are kept per session.
 	hooks.AddOnRequestInitialization(s.recordSessionState)
 	// The version an HTTP session negotiated decides on priming events
-	// (shim_events.go).
+	// (shim_events.go, transport/events.go).
 	hooks.AddAfterInitialize(s.recordProtocolVersion)
 	name := opts.Name
 	if name == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 	"github.com/vox-lang/vox-mcp/runtime/session"
 )
 
@@ -75,15 +76,15 @@ type sessionPlane struct {
 	revoked session.Revocations
 	state   session.Store
 	// events are the SSE events of the sessions' streams, for resumption
-	// (shim_events.go).
+	// (transport/events.go).
 	events session.EventStore
 	// shared is the fleet's store, nil outside fleet mode.
 	shared SharedStore
 
 	open openRequests
 	// listening knows which sessions opened their GET stream here
-	// (listen_streams.go).
-	listening listenStreams
+	// (transport/listen.go).
+	listening transport.ListenStreams
 }
 
 // openRequest is an HTTP request open in a session. A session's
@@ -471,7 +472,7 @@ func (o *openRequest) done() {
 // closeOpen ends every open request of the session key on this instance
 // (its GET event stream above all).
 func (p *sessionPlane) closeOpen(key string) {
-	p.listening.forget(key)
+	p.listening.Forget(key)
 	sh := p.open.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()

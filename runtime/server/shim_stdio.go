@@ -30,7 +30,7 @@ func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in 
 	sessionCtx := make(chan context.Context, 1)
 	st.SetContextFunc(func(ctx context.Context) context.Context {
 		// A call's own notifications are written here, before its
-		// response (call_stream.go).
+		// response (transport/stream.go).
 		ctx = toolcall.WithStream(ctx, transport.LineStream{Out: lw})
 		sessionCtx <- ctx
 		return ctx
