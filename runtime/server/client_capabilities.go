@@ -30,7 +30,7 @@ func (s *Server) checkClientCapability(_ context.Context, c *toolCall) *refusal 
 	if !c.modern || c.params == nil {
 		return nil
 	}
-	if e := s.missingCapability(c.name, c.params.Meta); e != nil {
+	if e := s.workspace.missingCapability(c.name, c.params.Meta); e != nil {
 		return &refusal{rpc: e}
 	}
 	return nil
@@ -39,19 +39,19 @@ func (s *Server) checkClientCapability(_ context.Context, c *toolCall) *refusal 
 // missingCapability is the -32021 error of a call of the workspace tool
 // name whose request _meta does not declare the client capabilities the
 // tool needs; nil when the call may go on.
-func (s *Server) missingCapability(name string, meta map[string]any) *rpcError {
-	if s.workspace == nil || name == "" {
+func (w *workspaceSource) missingCapability(name string, meta map[string]any) *rpcError {
+	if w == nil || name == "" {
 		return nil
 	}
 	select {
-	case <-s.workspace.ready:
+	case <-w.ready:
 	default:
 		// Before the first scan the tool is not known yet: rather than
 		// hold every call (catalog tools too) until it ends, the check is
 		// left to the call, which fails at its first question.
 		return nil
 	}
-	surface := s.workspace.surface.Load()
+	surface := w.surface.Load()
 	t, found := surface.Tool(name)
 	if !found {
 		return nil

@@ -33,7 +33,7 @@ func (s *Server) checkInputState(_ context.Context, c *toolCall) *refusal {
 	if !c.modern || c.params == nil {
 		return nil
 	}
-	if e := s.badState(c.name, c.params.Arguments, c.params.RequestState); e != nil {
+	if e := s.workspace.badState(c.name, c.params.Arguments, c.params.RequestState); e != nil {
 		return &refusal{rpc: e}
 	}
 	return nil
@@ -43,18 +43,18 @@ func (s *Server) checkInputState(_ context.Context, c *toolCall) *refusal {
 // whose request state this server did not sign for that tool and those
 // arguments (a tampered or foreign state, toolcall.CheckState); nil when
 // the call may go on.
-func (s *Server) badState(name string, args json.RawMessage, state string) *rpcError {
-	if s.workspace == nil || state == "" {
+func (w *workspaceSource) badState(name string, args json.RawMessage, state string) *rpcError {
+	if w == nil || state == "" {
 		return nil
 	}
-	surface := s.workspace.surface.Load()
+	surface := w.surface.Load()
 	if surface == nil {
 		return nil
 	}
 	if _, found := surface.Tool(name); !found {
 		return nil
 	}
-	if err := toolcall.CheckState(s.workspace.inputKey(), name, args, state); err != nil {
+	if err := toolcall.CheckState(w.inputKey(), name, args, state); err != nil {
 		return &rpcError{Code: mcp.INVALID_PARAMS, Message: "requestState: " + err.Error()}
 	}
 	return nil
