@@ -5,13 +5,16 @@
 //
 // What it holds: the head of a message read without reflection, exactly
 // as encoding/json reads it (DecodeHead); JSON-RPC errors and responses
-// (Error, Reply, ErrorReply); the batches of protocol 2025-03-26 (IsBatch,
-// SplitBatch, ServeBatch, BatchRefusal); stdio's framing, one message per
+// (Error, Reply, ErrorReply); the batches of protocol 2025-03-26
+// (IsBatch, ServeBatch, BatchRefusal); stdio's framing, one message per
 // line written whole (LineWriter, WithNewline, LineStream); HTTP's — the
 // bound on a body and its read (MaxRequestBody, ReadAllSized), the
 // DNS-rebinding check (RejectRebinding), a JSON-RPC answer as a response
-// (WriteJSONReply) and the recorder of one batched message's answer
-// (BufferedReply).
+// (WriteJSONReply), the recorder of one batched message's answer
+// (BufferedReply); a call's own notifications on the stream of its POST
+// (PostStream), the event store's adapter to mcp-go with the priming
+// event (EventStore, Primer, FinishedWriter), and which sessions opened
+// their GET stream (ListenStreams, ListenWriter).
 //
 // The interface between the two (docs/architecture.md §4): the transport
 // hands the plane a message as its bytes and its decoded Head, and takes

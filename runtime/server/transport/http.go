@@ -75,7 +75,7 @@ func ReadAllSized(r io.Reader, size int64) ([]byte, error) {
 func RejectRebinding(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-			if isLoopbackListener(local) && !IsLoopbackAddr(r.Host) {
+			if isLoopbackListener(local) && !isLoopbackAddr(r.Host) {
 				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 				return
 			}
@@ -86,16 +86,16 @@ func RejectRebinding(next http.Handler) http.Handler {
 
 // isLoopbackListener reports whether the address a request reached is
 // loopback. A TCP address is read as it is: formatting it to text for
-// IsLoopbackAddr cost an allocation and a parse on every request.
+// isLoopbackAddr cost an allocation and a parse on every request.
 func isLoopbackListener(local net.Addr) bool {
 	if tcp, ok := local.(*net.TCPAddr); ok {
 		return tcp.IP.IsLoopback()
 	}
-	return IsLoopbackAddr(local.String())
+	return isLoopbackAddr(local.String())
 }
 
-// IsLoopbackAddr reports whether HOST[:PORT] names a loopback host.
-func IsLoopbackAddr(addr string) bool {
+// isLoopbackAddr reports whether HOST[:PORT] names a loopback host.
+func isLoopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = strings.Trim(addr, "[]")

@@ -13,9 +13,9 @@ import (
 // JSON-RPC framing: error objects, responses, and the batches of protocol
 // 2025-03-26, split into messages and their replies joined into one.
 
-// MaxBatch is how many messages one batch may hold: far above what a
+// maxBatch is how many messages one batch may hold: far above what a
 // client batches, low enough that one request cannot queue unbounded work.
-const MaxBatch = 100
+const maxBatch = 100
 
 // BatchVersion is the only protocol version with JSON-RPC batches.
 const BatchVersion = mcp.ProtocolVersion20250326
@@ -67,18 +67,18 @@ func BatchRefusal(version string) []byte {
 // errBatchTooLarge stops reading a batch at its limit.
 var errBatchTooLarge = errors.New("batch too large")
 
-// SplitBatch reads the messages of a batch, stopping past MaxBatch so that
+// splitBatch reads the messages of a batch, stopping past maxBatch so that
 // a batch of 100,000 costs no more than one of 101. A reply is set (and
 // the messages nil) when the batch as a whole is refused: it does not
 // decode, is empty, or is too large.
-func SplitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
+func splitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil { // the opening bracket
 		return nil, ErrorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
 	}
 	err := func() error {
 		for dec.More() {
-			if len(msgs) == MaxBatch {
+			if len(msgs) == maxBatch {
 				return errBatchTooLarge
 			}
 			var m json.RawMessage
@@ -97,7 +97,7 @@ func SplitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
 	}()
 	switch {
 	case errors.Is(err, errBatchTooLarge):
-		return nil, ErrorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("a batch of more than %d messages: send at most %d per batch", MaxBatch, MaxBatch))
+		return nil, ErrorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("a batch of more than %d messages: send at most %d per batch", maxBatch, maxBatch))
 	case err != nil:
 		return nil, ErrorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
 	case len(msgs) == 0:
@@ -111,7 +111,7 @@ func SplitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
 // in order, one at a time; the replies form the array answered (nil when every message was
 // a notification or a response, which get none).
 func ServeBatch(body []byte, one func(msg []byte) []byte) []byte {
-	msgs, reply := SplitBatch(body)
+	msgs, reply := splitBatch(body)
 	if reply != nil {
 		return reply
 	}
