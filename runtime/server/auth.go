@@ -143,7 +143,7 @@ func readRoleDenial(tool string) string {
 // checkReadRole is the role step (call_checks.go): the read role may call only catalog tools
 // whose row has http_read_role_eligible: true — never workspace or skill
 // macro tools, which have no catalog row.
-func (s *Server) checkReadRole(ctx context.Context, c *toolCall) *refusal {
+func (s *Server) checkReadRole(ctx context.Context, c toolCall) *refusal {
 	if roleFrom(ctx) != roleRead {
 		return nil
 	}

@@ -22,16 +22,19 @@ import (
 //  4. allowlist: the active skill's allowlist (skills.go);
 //  5. requirements: a catalog tool's mcp.requires (middleware.go).
 //
-// The list runs where the call is first decoded whole. On HTTP (one
-// message or a batch) and in a stdio batch that is the shim, which
-// decodes the params once (decodeCallParams) and hands the verdict to
-// mcp-go in the request's context (withCheckedCall): a refusal the
-// protocol answers with a JSON-RPC error (-32021, -32602) is answered
-// there and nothing of the call runs; any other refusal is the error
-// result the middleware returns in place of the handler. A single stdio
-// line and a program calling MCP().HandleMessage reach mcp-go without
-// the shim's decode: the middleware runs the list on mcp-go's decoded
-// request. Either way a call passes the list exactly once.
+// The list runs once per call, where the call's params are first
+// decoded. A call of protocol 2026-07-28 over HTTP is decoded by the shim
+// (decodeCallParams: its _meta declares the client's capabilities and
+// names its active skill, and two steps answer with a JSON-RPC error),
+// which hands the verdict to mcp-go in the request's context
+// (withCheckedCall): a refusal the protocol answers with a JSON-RPC error
+// (-32021, -32602) is answered there and nothing of the call runs; any
+// other refusal is the error result the middleware returns in place of
+// the handler. Every other call — a session's over HTTP, a batched one,
+// stdio's, a program's calling MCP().HandleMessage — reaches mcp-go with
+// its params not decoded (the shim reads its head only): the middleware
+// runs the list on mcp-go's decoded request, where the two steps of
+// 2026-07-28 have nothing to check.
 //
 // What the consent model withholds (docs/security.md, "Consent: a
 // repository grants itself nothing") is no step here: a call without a
@@ -41,7 +44,7 @@ import (
 // callStep is one named check of the list.
 type callStep struct {
 	name  string
-	check func(s *Server, ctx context.Context, c *toolCall) *refusal
+	check func(s *Server, ctx context.Context, c toolCall) *refusal
 }
 
 // callSteps is the one ordered list of the checks on a tools/call.
@@ -75,8 +78,7 @@ type toolCall struct {
 	name  string
 	entry *toolEntry
 	// params are the call's params as the shim decoded them once (nil
-	// when the middleware runs the list on mcp-go's decode: a single
-	// stdio line or an embedding program).
+	// when the middleware runs the list on mcp-go's decode).
 	params *callParams
 	// modern: the request is of protocol 2026-07-28.
 	modern bool
@@ -129,8 +131,9 @@ func (p *callParams) protocolVersion() string {
 }
 
 // checkCall runs callSteps in order and returns the first refusal (nil:
-// the call may run).
-func (s *Server) checkCall(ctx context.Context, c *toolCall) *refusal {
+// the call may run). The call is passed by value, so that running the
+// list allocates nothing for a call it lets through.
+func (s *Server) checkCall(ctx context.Context, c toolCall) *refusal {
 	for _, step := range callSteps {
 		if r := step.check(s, ctx, c); r != nil {
 			r.step = step.name
@@ -172,7 +175,8 @@ func checkedMessage(ctx context.Context, raw []byte) (*checkedCall, bool) {
 	return cc, true
 }
 
-// shimCall decodes a tools/call request once and runs the list on it:
+// shimCall decodes a tools/call request of protocol 2026-07-28 once and
+// runs the list on it:
 // ctx then carries the verdict for mcp-go (and, under 2026-07-28, the
 // active skill the request names), and reply is set when the call is
 // answered here with a JSON-RPC error. ok is false when the params do
@@ -189,7 +193,7 @@ func (s *Server) shimCall(ctx context.Context, raw []byte, m *rpcMessage, modern
 	}
 	c := &toolCall{name: p.Name, params: p, modern: modern}
 	c.entry, _ = s.currentTools().lookup(p.Name)
-	r := s.checkCall(ctx, c)
+	r := s.checkCall(ctx, *c)
 	if r != nil && r.rpc != nil {
 		return ctx, nil, rpcReply(m.ID, nil, r.rpc), true
 	}

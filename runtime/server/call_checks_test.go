@@ -37,24 +37,24 @@ func TestCallSteps(t *testing.T) {
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox})
 	bg := context.Background()
 	caps := map[string]any{"elicitation": map[string]any{}}
-	modern := func(meta map[string]any, state string) *toolCall {
-		return &toolCall{name: "ask_named", modern: true, params: &callParams{Name: "ask_named",
+	modern := func(meta map[string]any, state string) toolCall {
+		return toolCall{name: "ask_named", modern: true, params: &callParams{Name: "ask_named",
 			Arguments: []byte(`{"message":"Who?"}`), RequestState: state, Meta: meta}}
 	}
 	allowOther := context.WithValue(bg, requestSkillKey{}, &requestSkill{named: true,
 		skill: session.ActiveSkill{ID: "sk", Name: "sk", Tools: []string{"other_tool"}}})
-	needsNetwork := &toolCall{name: "net_tool", entry: &toolEntry{op: &registry.Operation{MCP: &registry.MCP{Requires: []string{registry.RequireNetwork}}}}}
+	needsNetwork := toolCall{name: "net_tool", entry: &toolEntry{op: &registry.Operation{MCP: &registry.MCP{Requires: []string{registry.RequireNetwork}}}}}
 	for _, tc := range []struct {
 		step string
 		ctx  context.Context
-		call *toolCall
+		call toolCall
 		code int    // the JSON-RPC error's, 0 for an error result
 		text string // in the refusal's text
 	}{
 		{"role", withRole(bg, roleRead), modern(map[string]any{mcp.MetaKeyClientCapabilities: caps}, ""), 0, "read role may not call ask_named"},
 		{"client capability", bg, modern(nil, ""), mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, "needs the client capabilities elicitation"},
 		{"input state", bg, modern(map[string]any{mcp.MetaKeyClientCapabilities: caps}, "forged"), mcp.INVALID_PARAMS, "requestState: "},
-		{"allowlist", allowOther, &toolCall{name: "ask_named"}, 0, "ask_named"},
+		{"allowlist", allowOther, toolCall{name: "ask_named"}, 0, "ask_named"},
 		{"requirements", bg, needsNetwork, 0, "requirement network not met"},
 	} {
 		t.Run(tc.step, func(t *testing.T) {
@@ -100,11 +100,12 @@ func countDecodes(t *testing.T, marker string, f func()) map[string]int {
 }
 
 // TestToolCallDecodedOnce: a tools/call is decoded once on its way to
-// mcp-go — its head once (decodeHead) and its params once
-// (decodeCallParams), for every look of the transport and every check —
-// over HTTP in a session, sessionless under 2026-07-28 with a _meta that
-// the checks read (capabilities, the active skill), and over stdio,
-// where the checks run on mcp-go's decode.
+// mcp-go — its head once (decodeHead, a scan that allocates nothing) and
+// its params once, for every look of the transport and every check: by
+// mcp-go alone over HTTP in a session and over stdio, where the checks
+// run on mcp-go's decode, and by the shim (decodeCallParams) for a
+// sessionless call of 2026-07-28, whose _meta the checks read
+// (capabilities, the active skill) before mcp-go.
 func TestToolCallDecodedOnce(t *testing.T) {
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askVox})
 	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
@@ -117,8 +118,8 @@ func TestToolCallDecodedOnce(t *testing.T) {
 			t.Fatalf("session call failed: %s", text)
 		}
 	})
-	if want := map[string]int{"head": 1, "call": 1}; !equalCounts(counts, want) {
-		t.Errorf("HTTP session call: decodes %v, want %v", counts, want)
+	if want := map[string]int{"head": 1}; !equalCounts(counts, want) {
+		t.Errorf("HTTP session call: decodes %v, want %v (the head, and the params by mcp-go alone)", counts, want)
 	}
 
 	counts = countDecodes(t, "Who?", func() {

@@ -26,7 +26,7 @@ import (
 // (client_capabilities.go): under 2026-07-28, a workspace tool that asks
 // its client is answered -32021 unless the request declares what it
 // needs.
-func (s *Server) checkClientCapability(_ context.Context, c *toolCall) *refusal {
+func (s *Server) checkClientCapability(_ context.Context, c toolCall) *refusal {
 	if !c.modern || c.params == nil {
 		return nil
 	}

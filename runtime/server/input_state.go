@@ -29,7 +29,7 @@ func inputStateKey(sessionKeys [][]byte) []byte {
 // tool and those arguments is answered -32602. Without the shim's decode
 // the state is checked where the call reads it (toolcall.NewRounds),
 // failing the call.
-func (s *Server) checkInputState(_ context.Context, c *toolCall) *refusal {
+func (s *Server) checkInputState(_ context.Context, c toolCall) *refusal {
 	if !c.modern || c.params == nil {
 		return nil
 	}

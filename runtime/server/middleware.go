@@ -34,7 +34,7 @@ func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandle
 		if cc, ok := checkedCallFrom(ctx); ok && cc.call.name == name {
 			denied = cc.refusal
 		} else {
-			c := &toolCall{name: name}
+			c := toolCall{name: name}
 			c.entry, _ = s.currentTools().lookup(name)
 			denied = s.checkCall(ctx, c)
 		}
@@ -62,7 +62,7 @@ func errorResult(text string) *mcp.CallToolResult {
 // checkRequirements is the requirements step (call_checks.go): a catalog tool whose
 // mcp.requires are not met is refused (docs/contracts.md §1, the MCP
 // projection).
-func (s *Server) checkRequirements(_ context.Context, c *toolCall) *refusal {
+func (s *Server) checkRequirements(_ context.Context, c toolCall) *refusal {
 	if c.entry == nil || c.entry.op == nil {
 		return nil
 	}

@@ -85,9 +85,10 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 		return ctx, nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
-		if len(m.ID) > 0 {
-			// The checks on the call, on its params decoded once
-			// (call_checks.go).
+		if modern && len(m.ID) > 0 {
+			// The checks on a 2026-07-28 call, on its params decoded
+			// once (call_checks.go); any other call is checked by the
+			// middleware on mcp-go's decode.
 			cctx, pass, reply, ok := s.shimCall(ctx, raw, &m, modern)
 			if reply != nil {
 				return cctx, nil, reply, true

@@ -33,7 +33,9 @@ func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte,
 		// A checked call's active skill was read with its params.
 		ctx = e.s.withRequestSkill(ctx, pass)
 	}
-	r = r.WithContext(ctx)
+	if ctx != r.Context() {
+		r = r.WithContext(ctx) // a copy of the request: only when it changed
+	}
 	r.Body = io.NopCloser(bytes.NewReader(pass))
 	r.ContentLength = int64(len(pass))
 	e.next.ServeHTTP(w, r)

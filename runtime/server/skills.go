@@ -300,7 +300,7 @@ func (p *skillPlane) readResource(_ context.Context, req mcp.ReadResourceRequest
 // tools whose row sets mcp.allowlist_exempt. The exemption is read from
 // the row, never inferred from a name: a workspace or macro tool has no
 // row and is never exempt, whatever it is called.
-func (s *Server) checkSkillAllowlist(ctx context.Context, c *toolCall) *refusal {
+func (s *Server) checkSkillAllowlist(ctx context.Context, c toolCall) *refusal {
 	if s.skills == nil {
 		return nil
 	}
