@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -99,13 +100,14 @@ type callParams struct {
 // or a part of it in this package: "head" (decodeHead), "call"
 // (decodeCallParams) or "json" (unmarshal, every other), and the bytes
 // decoded.
-var decodeHook func(what string, data []byte)
+// Atomic: a test sets it while servers of earlier tests may still read.
+var decodeHook atomic.Pointer[func(what string, data []byte)]
 
 // unmarshal is json.Unmarshal for the decodes of messages and their parts
 // in this package, so that decodeHook sees each.
 func unmarshal(data []byte, v any) error {
-	if decodeHook != nil {
-		decodeHook("json", data)
+	if hook := decodeHook.Load(); hook != nil {
+		(*hook)("json", data)
 	}
 	return json.Unmarshal(data, v)
 }
@@ -113,8 +115,8 @@ func unmarshal(data []byte, v any) error {
 // decodeCallParams decodes the params of a tools/call: the one decode of
 // them before mcp-go's.
 func decodeCallParams(params json.RawMessage) (*callParams, bool) {
-	if decodeHook != nil {
-		decodeHook("call", params)
+	if hook := decodeHook.Load(); hook != nil {
+		(*hook)("call", params)
 	}
 	p := new(callParams)
 	if len(params) > 0 && json.Unmarshal(params, p) != nil {

@@ -87,14 +87,15 @@ func countDecodes(t *testing.T, marker string, f func()) map[string]int {
 	t.Helper()
 	var mu sync.Mutex
 	counts := map[string]int{}
-	decodeHook = func(what string, data []byte) {
+	hook := func(what string, data []byte) {
 		if bytes.Contains(data, []byte(marker)) {
 			mu.Lock()
 			counts[what]++
 			mu.Unlock()
 		}
 	}
-	defer func() { decodeHook = nil }()
+	decodeHook.Store(&hook)
+	defer decodeHook.Store(nil)
 	f()
 	return counts
 }

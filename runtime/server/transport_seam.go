@@ -24,8 +24,8 @@ type rpcMessage struct {
 
 // decodeHead is transport.DecodeHead, seen by decodeHook.
 func decodeHead(msg []byte) (rpcMessage, bool) {
-	if decodeHook != nil {
-		decodeHook("head", msg)
+	if hook := decodeHook.Load(); hook != nil {
+		(*hook)("head", msg)
 	}
 	h, ok := transport.DecodeHead(msg)
 	return rpcMessage{Head: h}, ok
