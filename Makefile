@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin
 # Fuzz targets run briefly by `make fuzz` (and so by `make test`), as
 # package:FuzzName. Add yours here.
-FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./runtime/vox/format:FuzzFormat ./runtime/vox:FuzzCall ./runtime/vox/check:FuzzCheck ./runtime/vox/eval:FuzzDecodeJSON ./runtime/skills:FuzzParse ./runtime/skills:FuzzResourceURI ./runtime/workspace:FuzzParseConfig ./runtime/workspace:FuzzParseFixtures ./runtime/contractdoc:FuzzReadYAML ./runtime/lsp:FuzzReadMessage ./runtime/lsp:FuzzHandle ./runtime/lsp:FuzzApplyChanges ./runtime/server:FuzzDecodeHead
+FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./runtime/vox/format:FuzzFormat ./runtime/vox:FuzzCall ./runtime/vox/check:FuzzCheck ./runtime/vox/eval:FuzzDecodeJSON ./runtime/skills:FuzzParse ./runtime/skills:FuzzResourceURI ./runtime/workspace:FuzzParseConfig ./runtime/workspace:FuzzParseFixtures ./runtime/contractdoc:FuzzReadYAML ./runtime/lsp:FuzzReadMessage ./runtime/lsp:FuzzHandle ./runtime/lsp:FuzzApplyChanges ./runtime/server/transport:FuzzDecodeHead
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help

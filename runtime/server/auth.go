@@ -140,17 +140,17 @@ func readRoleDenial(tool string) string {
 	return fmt.Sprintf("read role may not call %s: use a full-access token", tool)
 }
 
-// checkReadRole is the first callCheck: the read role may call only
-// catalog tools whose row has http_read_role_eligible: true — never
-// workspace or skill macro tools, which have no catalog row.
-func (s *Server) checkReadRole(ctx context.Context, name string, entry *toolEntry) string {
+// checkReadRole is the role step (call_checks.go): the read role may call only catalog tools
+// whose row has http_read_role_eligible: true — never workspace or skill
+// macro tools, which have no catalog row.
+func (s *Server) checkReadRole(ctx context.Context, c toolCall) *refusal {
 	if roleFrom(ctx) != roleRead {
-		return ""
+		return nil
 	}
-	if entry != nil && entry.op != nil && entry.op.MCP != nil && entry.op.MCP.HTTPReadRoleEligible {
-		return ""
+	if e := c.entry; e != nil && e.op != nil && e.op.MCP != nil && e.op.MCP.HTTPReadRoleEligible {
+		return nil
 	}
-	return readRoleDenial(name)
+	return &refusal{text: readRoleDenial(c.name)}
 }
 
 // readRoleRequest is an OnRequestInitialization hook: it refuses the
@@ -178,6 +178,9 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 	if !ok {
 		return errors.New("read role: the request could not be inspected: use a full-access token")
 	}
+	if _, ok := checkedMessage(ctx, raw); ok {
+		return nil // a tools/call the shim decoded and checked (checkReadRole)
+	}
 	// mcp-go decodes the same bytes with encoding/json into fields of the
 	// same names, so this sees the method, URI and name that mcp-go
 	// dispatches on.
@@ -193,7 +196,7 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 			} `json:"ref"`
 		} `json:"params"`
 	}
-	if err := json.Unmarshal(raw, &req); err != nil {
+	if err := unmarshal(raw, &req); err != nil {
 		return fmt.Errorf("read role: the request could not be inspected (%v): use a full-access token", err)
 	}
 	switch mcp.MCPMethod(req.Method) {

@@ -10,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 )
 
 // syntheticCatalog has n MCP tools shaped like the product's rows.
@@ -63,14 +65,14 @@ func BenchmarkToolsListPrepared500(b *testing.B) {
 	if err := json.Unmarshal(listRequest, &head); err != nil {
 		b.Fatal(err)
 	}
-	out := &lineWriter{w: io.Discard}
+	out := transport.NewLineWriter(io.Discard)
 	b.ReportAllocs()
 	for b.Loop() {
 		reply, ok := s.preparedToolsList(listRequest, &head)
 		if !ok {
 			b.Fatal("not answered from the prepared list")
 		}
-		if err := out.writeParts(reply.head, reply.result, []byte("}\n")); err != nil {
+		if err := out.WriteParts(reply.head, reply.result, []byte("}\n")); err != nil {
 			b.Fatal(err)
 		}
 	}

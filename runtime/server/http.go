@@ -5,19 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 )
 
 // EndpointPath is the path of the streamable HTTP endpoint.
@@ -29,10 +28,6 @@ const EnvHTTPReadTimeout = "VOX_MCP_HTTP_READ_TIMEOUT"
 
 // HTTP transport limits (docs/federation.md §8).
 const (
-	// maxRequestBody bounds one POST body: far above any real call (a
-	// 10 MB argument still reaches the tool, which answers with an error
-	// result), low enough that one request cannot exhaust memory.
-	maxRequestBody = 64 << 20
 	// defaultReadTimeout bounds the time to receive one request, its body
 	// included: a 64 MiB body still arrives at 2.2 MB/s, while a client
 	// that trickles its body holds a connection for at most this long.
@@ -86,7 +81,7 @@ func CheckListenAddr(addr string, auth Auth) error {
 	if err != nil {
 		return fmt.Errorf("--http %s: want HOST:PORT, for example 127.0.0.1:8080 (%v)", addr, err)
 	}
-	if isLoopback(host) || auth.Enabled() {
+	if transport.IsLoopback(host) || auth.Enabled() {
 		return nil
 	}
 	where := host
@@ -101,16 +96,6 @@ func CheckListenAddr(addr string, auth Auth) error {
 func portOf(addr string) string {
 	_, port, _ := net.SplitHostPort(addr)
 	return port
-}
-
-// isLoopback reports whether a listen host is loopback: "localhost", an
-// address in 127.0.0.0/8, or ::1 (IPv4-mapped forms included).
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // HTTPHandler is the streamable HTTP endpoint with authentication, for
@@ -131,7 +116,7 @@ func (s *Server) HTTPHandler(auth Auth) http.Handler {
 
 func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Duration) (http.Handler, *mcpserver.StreamableHTTPServer) {
 	s.sessions.announceKey()
-	events := eventStore{store: s.sessions.events, aliases: &sync.Map{}}
+	events := transport.NewEventStore(s.sessions.events)
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp-go")),
 		mcpserver.WithSessionIdManagerResolver(s.sessions),
@@ -140,7 +125,7 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 		// DELETE; an id never outlives its lifetime.
 		mcpserver.WithSessionIdleTTL(s.sessions.ids.Lifetime()),
 		// Every event of a session's SSE streams gets an id and is kept,
-		// bounded, for a GET with Last-Event-ID (shim_events.go).
+		// bounded, for a GET with Last-Event-ID (transport/events.go).
 		mcpserver.WithEventStore(events),
 	}
 	if hs != nil {
@@ -153,7 +138,7 @@ func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Durati
 		readTimeout = defaultReadTimeout
 	}
 	ep := &endpoint{s: s, p: s.sessions, next: streamable, events: events, readTimeout: readTimeout}
-	return rejectRebinding(s.requireToken(auth, ep)), streamable
+	return transport.RejectRebinding(s.requireToken(auth, ep)), streamable
 }
 
 // endpoint is the MCP endpoint in front of mcp-go's streamable server: it
@@ -167,7 +152,7 @@ type endpoint struct {
 	s           *Server
 	p           *sessionPlane
 	next        http.Handler
-	events      eventStore
+	events      transport.EventStore
 	readTimeout time.Duration
 }
 
@@ -186,7 +171,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // lift it
-		if isBatch(body) {
+		if transport.IsBatch(body) {
 			e.serveBatch(w, r, body)
 			return
 		}
@@ -206,11 +191,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx := withHTTP(r.Context())
 			if modern {
 				// The call's own notifications are written to this
-				// response (call_stream.go); the protocol has no
+				// response (transport/stream.go); the protocol has no
 				// resumability, so they are recorded nowhere.
-				ps := newPostStream(r.Context(), w, nil, nil)
-				defer ps.end()
-				ctx, w = withPostStream(ctx, ps), ps
+				ps := transport.NewPostStream(r.Context(), w, nil, nil)
+				defer ps.End()
+				ctx, w = transport.WithPostStream(ctx, ps), ps
 			}
 			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return
@@ -221,23 +206,23 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 		defer open.done()
-		ctx, w = withPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
+		ctx, w = transport.WithPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
 		// The call's own notifications are written to this response
-		// (call_stream.go), recorded like mcp-go's events.
+		// (transport/stream.go), recorded like mcp-go's events.
 		sessionID := r.Header.Get(mcpserver.HeaderKeySessionID)
-		ps := newPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
+		ps := transport.NewPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
 			return e.events.StoreEvent(ctx, sessionID, stream, data)
-		}, e.events.aliases)
-		defer ps.end()
-		ctx = withPostStream(ctx, ps)
-		fw := &finishedWriter{w: ps}
-		defer fw.finish()
+		}, e.events.Aliases())
+		defer ps.End()
+		ctx = transport.WithPostStream(ctx, ps)
+		fw := transport.NewFinishedWriter(ps)
+		defer fw.Finish()
 		// The call may close its stream for the client to resume it
 		// (toolcall.CloseStream, SSE polling).
-		pr, chunked := primerFrom(ctx), r.ProtoAtLeast(1, 1)
-		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.closeStream(pr, chunked) })
+		pr, chunked := transport.PrimerFrom(ctx), r.ProtoAtLeast(1, 1)
+		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.CloseStream(pr, chunked) })
 		// Sampling and roots requests reach the client only on its GET
-		// stream (listen_streams.go).
+		// stream (transport/listen.go).
 		ctx = toolcall.WithRequestRoute(ctx, e.p.requestRoute(hs))
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
@@ -287,8 +272,8 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if r.Header.Get("Last-Event-ID") == "" {
 		// The session's listening stream (a resume is not one), once
-		// mcp-go accepts it (listen_streams.go).
-		w = &listenWriter{ResponseWriter: w, opened: func() { e.p.listening.opened(hs.id.Key, hs.id.Expires) }}
+		// mcp-go accepts it (transport/listen.go).
+		w = &transport.ListenWriter{ResponseWriter: w, Opened: func() { e.p.listening.Opened(hs.id.Key, hs.id.Expires) }}
 	}
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }
@@ -297,7 +282,7 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 // read deadline. On failure it answers 413, 408 or 400 and closes the
 // connection, which holds the rest of the body.
 func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, maxRequestBody), r.ContentLength)
+	body, err := transport.ReadAllSized(http.MaxBytesReader(w, r.Body, maxRequestBody), r.ContentLength)
 	if err == nil {
 		return body, true
 	}
@@ -313,77 +298,6 @@ func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 	}
 	return nil, false
-}
-
-// readAllSized is io.ReadAll for a body whose Content-Length is size (-1
-// when unknown): a body of known size is read into a buffer of exactly
-// that size — io.ReadAll starts at 512 bytes and grows, which for the
-// typical 100-byte call allocated five times what it kept, on every
-// call. A body that is shorter or longer than it said is read on as
-// io.ReadAll would, so the outcome is the same.
-func readAllSized(r io.Reader, size int64) ([]byte, error) {
-	if size <= 0 || size > maxRequestBody {
-		return io.ReadAll(r)
-	}
-	// One byte of room beyond size, to see the end without another
-	// buffer.
-	buf := make([]byte, size, size+1)
-	n, err := io.ReadFull(r, buf)
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return buf[:n], nil // shorter than announced: what came, as io.ReadAll
-	case err != nil:
-		return buf[:n], err
-	}
-	// Read on to the end, as io.ReadAll does: net/http notices a client
-	// that goes away only once the body is read to its end.
-	for {
-		m, err := r.Read(buf[size : size+1])
-		switch {
-		case m > 0:
-			rest, err := io.ReadAll(r)
-			return append(buf[:size+1], rest...), err
-		case err == io.EOF:
-			return buf, nil
-		case err != nil:
-			return buf, err
-		}
-	}
-}
-
-// rejectRebinding answers 403 to a request that reached a loopback
-// listener with a Host that is not loopback: the DNS-rebinding check
-// mcp-go makes too, made here first so that such a request changes no
-// session (a DELETE would otherwise revoke before mcp-go refused it).
-func rejectRebinding(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-			if isLoopbackListener(local) && !isLoopbackAddr(r.Host) {
-				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// isLoopbackListener reports whether the address a request reached is
-// loopback. A TCP address is read as it is: formatting it to text for
-// isLoopbackAddr cost an allocation and a parse on every request.
-func isLoopbackListener(local net.Addr) bool {
-	if tcp, ok := local.(*net.TCPAddr); ok {
-		return tcp.IP.IsLoopback()
-	}
-	return isLoopbackAddr(local.String())
-}
-
-// isLoopbackAddr reports whether HOST[:PORT] names a loopback host.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	return isLoopback(host)
 }
 
 // ListenAndServeHTTP serves streamable HTTP on opts.Addr until ctx is

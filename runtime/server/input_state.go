@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 
@@ -23,32 +24,38 @@ func inputStateKey(sessionKeys [][]byte) []byte {
 	return sum[:]
 }
 
-// badStateReply answers -32602 to a tools/call of protocol 2026-07-28
-// that retries a workspace tool with a request state this server did not
-// sign for that tool and those arguments (a tampered or foreign state,
-// toolcall.CheckState), before the tool runs; ok is false when the call
-// may go on.
-func (s *Server) badStateReply(id, params json.RawMessage) (reply []byte, ok bool) {
-	if s.workspace == nil {
-		return nil, false
+// checkInputState is the input state step (input_state.go): under
+// 2026-07-28, a retry's requestState this server did not sign for that
+// tool and those arguments is answered -32602. Without the shim's decode
+// the state is checked where the call reads it (toolcall.NewRounds),
+// failing the call.
+func (s *Server) checkInputState(_ context.Context, c toolCall) *refusal {
+	if !c.modern || c.params == nil {
+		return nil
 	}
-	var p struct {
-		Name         string          `json:"name"`
-		Arguments    json.RawMessage `json:"arguments"`
-		RequestState string          `json:"requestState"`
+	if e := s.workspace.badState(c.name, c.params.Arguments, c.params.RequestState); e != nil {
+		return &refusal{rpc: e}
 	}
-	if json.Unmarshal(params, &p) != nil || p.RequestState == "" {
-		return nil, false
+	return nil
+}
+
+// badState is the -32602 error of a retry of the workspace tool name
+// whose request state this server did not sign for that tool and those
+// arguments (a tampered or foreign state, toolcall.CheckState); nil when
+// the call may go on.
+func (w *workspaceSource) badState(name string, args json.RawMessage, state string) *rpcError {
+	if w == nil || state == "" {
+		return nil
 	}
-	surface := s.workspace.surface.Load()
+	surface := w.surface.Load()
 	if surface == nil {
-		return nil, false
+		return nil
 	}
-	if _, found := surface.Tool(p.Name); !found {
-		return nil, false
+	if _, found := surface.Tool(name); !found {
+		return nil
 	}
-	if err := toolcall.CheckState(s.workspace.inputKey(), p.Name, p.Arguments, p.RequestState); err != nil {
-		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: "requestState: " + err.Error()}), true
+	if err := toolcall.CheckState(w.inputKey(), name, args, state); err != nil {
+		return &rpcError{Code: mcp.INVALID_PARAMS, Message: "requestState: " + err.Error()}
 	}
-	return nil, false
+	return nil
 }

@@ -57,7 +57,7 @@ func (s *Server) keptStateReply(ctx context.Context, raw []byte, m *rpcMessage, 
 			ClientInfo   json.RawMessage `json:"clientInfo"`
 			Capabilities json.RawMessage `json:"capabilities"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil {
+		if unmarshal(m.Params, &p) != nil {
 			return nil, false // mcp-go refuses it
 		}
 		if n := len(p.ClientInfo) + len(p.Capabilities); n > session.MaxClientInfoBytes {
@@ -69,7 +69,7 @@ func (s *Server) keptStateReply(ctx context.Context, raw []byte, m *rpcMessage, 
 				ResourceSubscriptions []string `json:"resourceSubscriptions"`
 			} `json:"notifications"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil {
+		if unmarshal(m.Params, &p) != nil {
 			return nil, false
 		}
 		if err := checkListenedURIs(p.Notifications.ResourceSubscriptions); err != nil {

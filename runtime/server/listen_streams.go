@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -25,77 +23,6 @@ import (
 // a tool before it is up.
 const listenGrace = 2 * time.Second
 
-// listenStreams records, per session key, whether the session opened its
-// GET stream on this instance. An entry lasts until the session ends or
-// its id expires (dropped at most a minute after).
-type listenStreams struct {
-	mu        sync.Mutex
-	by        map[string]*listenState
-	nextPurge time.Time
-}
-
-type listenState struct {
-	opened  chan struct{} // closed by the session's first GET stream here
-	isOpen  bool
-	expires time.Time
-}
-
-// state returns the entry of key, made when there is none. l.mu is held.
-func (l *listenStreams) state(key string, expires time.Time) *listenState {
-	now := time.Now()
-	if l.by == nil {
-		l.by = map[string]*listenState{}
-	}
-	if !now.Before(l.nextPurge) {
-		l.nextPurge = now.Add(time.Minute)
-		for k, st := range l.by {
-			if !st.expires.IsZero() && !now.Before(st.expires) {
-				delete(l.by, k)
-			}
-		}
-	}
-	st := l.by[key]
-	if st == nil {
-		st = &listenState{opened: make(chan struct{}), expires: expires}
-		l.by[key] = st
-	}
-	return st
-}
-
-// opened records that the session key opened its GET stream here.
-func (l *listenStreams) opened(key string, expires time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if st := l.state(key, expires); !st.isOpen {
-		st.isOpen = true
-		close(st.opened)
-	}
-}
-
-// await reports whether the session key has opened its GET stream here,
-// waiting up to grace for it (or until ctx ends).
-func (l *listenStreams) await(ctx context.Context, key string, expires time.Time, grace time.Duration) bool {
-	l.mu.Lock()
-	st := l.state(key, expires)
-	l.mu.Unlock()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-st.opened:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
-}
-
-// forget drops what is known of the session key: it ended.
-func (l *listenStreams) forget(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.by, key)
-}
-
 // requestRoute is the toolcall.WithRequestRoute check of a call of the
 // HTTP session hs.
 func (p *sessionPlane) requestRoute(hs *httpSession) func(context.Context, string) error {
@@ -103,7 +30,7 @@ func (p *sessionPlane) requestRoute(hs *httpSession) func(context.Context, strin
 		if method == string(mcp.MethodElicitationCreate) {
 			return nil // it travels on the call's own stream
 		}
-		if p.listening.await(ctx, hs.id.Key, hs.id.Expires, listenGrace) {
+		if p.listening.Await(ctx, hs.id.Key, hs.id.Expires, listenGrace) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -113,26 +40,3 @@ func (p *sessionPlane) requestRoute(hs *httpSession) func(context.Context, strin
 			method, method, mcpserver.HeaderKeySessionID)
 	}
 }
-
-// listenWriter tells opened when mcp-go accepts a GET as the session's
-// listening stream: it answers 200 once the stream's pump runs.
-type listenWriter struct {
-	http.ResponseWriter
-	opened func()
-}
-
-func (w *listenWriter) WriteHeader(status int) {
-	if status == http.StatusOK && w.opened != nil {
-		w.opened()
-		w.opened = nil
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *listenWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *listenWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

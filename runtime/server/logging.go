@@ -56,8 +56,11 @@ func (s *Server) recordSessionState(ctx context.Context, _ any, message any) err
 	if !ok || !mayRecordSessionState(raw) {
 		return nil
 	}
+	if _, ok := checkedMessage(ctx, raw); ok {
+		return nil // a tools/call the shim decoded: it records nothing
+	}
 	var req sessionRequest
-	if json.Unmarshal(raw, &req) != nil {
+	if unmarshal(raw, &req) != nil {
 		return nil
 	}
 	switch mcp.MCPMethod(req.Method) {
@@ -93,7 +96,7 @@ func (r sessionRequest) params(v any) bool {
 	if len(r.Params) == 0 {
 		return true
 	}
-	return json.Unmarshal(r.Params, v) == nil
+	return unmarshal(r.Params, v) == nil
 }
 
 func validLogLevel(l mcp.LoggingLevel) bool {

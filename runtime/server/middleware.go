@@ -15,13 +15,10 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
-// A callCheck runs before a tool's handler. It returns "" to let the call
-// through, or the text of the error result that replaces the call.
-type callCheck func(ctx context.Context, name string, entry *toolEntry) string
-
 // middleware is the one tool middleware of the server, applied by mcp-go
-// to every tool: it recovers panics into error results, runs the checks in
-// order (read role, skill allowlist, requirements) and turns handler
+// to every tool: it recovers panics into error results, applies the
+// verdict of the checks on the call (call_checks.go: the shim's, or runs
+// them itself when the call did not pass the shim) and turns handler
 // errors into error results, so no tool failure ever becomes JSON-RPC
 // -32603 or stops the server.
 func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
@@ -33,11 +30,16 @@ func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandle
 				res, err = errorResult(fmt.Sprintf("internal error in tool %s: %v; the server keeps running, please report this", name, r)), nil
 			}
 		}()
-		entry, _ := s.currentTools().lookup(name)
-		for _, check := range s.checks {
-			if denial := check(ctx, name, entry); denial != "" {
-				return errorResult(denial), nil
-			}
+		var denied *refusal
+		if cc, ok := checkedCallFrom(ctx); ok && cc.call.name == name {
+			denied = cc.refusal
+		} else {
+			c := toolCall{name: name}
+			c.entry, _ = s.currentTools().lookup(name)
+			denied = s.checkCall(ctx, c)
+		}
+		if denied != nil {
+			return errorResult(denied.resultText()), nil
 		}
 		// The call talks back to its own session only (logging.go).
 		ctx = toolcall.WithClient(ctx, s.clientOf(ctx, req.Params.Meta))
@@ -57,22 +59,23 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(text)}}
 }
 
-// checkRequirements refuses a catalog tool whose mcp.requires are not met
-// (docs/contracts.md §1, the MCP projection).
-func (s *Server) checkRequirements(_ context.Context, _ string, entry *toolEntry) string {
-	if entry == nil || entry.op == nil {
-		return ""
+// checkRequirements is the requirements step (call_checks.go): a catalog tool whose
+// mcp.requires are not met is refused (docs/contracts.md §1, the MCP
+// projection).
+func (s *Server) checkRequirements(_ context.Context, c toolCall) *refusal {
+	if c.entry == nil || c.entry.op == nil {
+		return nil
 	}
-	for _, r := range entry.op.MCP.Requires {
+	for _, r := range c.entry.op.MCP.Requires {
 		met := s.requirements[r]
 		if met == nil {
-			return fmt.Sprintf("requirement %s not met: this server does not provide it; use a vox-mcp build that supports %s", r, r)
+			return &refusal{text: fmt.Sprintf("requirement %s not met: this server does not provide it; use a vox-mcp build that supports %s", r, r)}
 		}
 		if ok, why := met(); !ok {
-			return fmt.Sprintf("requirement %s not met: %s", r, why)
+			return &refusal{text: fmt.Sprintf("requirement %s not met: %s", r, why)}
 		}
 	}
-	return ""
+	return nil
 }
 
 // defaultRequirements evaluates the requirements this package knows;

@@ -98,7 +98,7 @@ func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage
 	var p struct {
 		URI string `json:"uri"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.URI == "" || s.resourceRegistered(p.URI) ||
+	if unmarshal(params, &p) != nil || p.URI == "" || s.resourceRegistered(p.URI) ||
 		roleFrom(ctx) == roleRead && !workspace.ReservedURI(p.URI) {
 		return nil, false
 	}

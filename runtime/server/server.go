@@ -1,8 +1,8 @@
 // Package server is the MCP plane of vox-mcp: it registers every tool the
 // product serves with mcp-go — the catalog tools of the catalog it is
 // given, the workspace tools written in Vox, the skill macro tools —
-// behind one tool middleware chain (recovery, read role, skill allowlist,
-// requirements), decides what tools/list advertises with an
+// behind one tool middleware (recovery, and the one ordered list of checks
+// on a call of call_checks.go), decides what tools/list advertises with an
 // AfterListTools hook, and serves stdio and streamable HTTP (http.go, with
 // bearer tokens and the read role in auth.go, and signed session ids, the
 // revoked set and the per-session state in sessions.go).
@@ -158,8 +158,6 @@ type Server struct {
 
 	// sources contribute tools besides the catalog (workspace, skills).
 	sources []toolSource
-	// checks run in order before every tool call.
-	checks []callCheck
 	// requirements evaluate the catalog's mcp.requires at call time.
 	requirements map[string]func() (bool, string)
 	// skills is the skills system: registry, resources, macro tools and
@@ -228,7 +226,7 @@ func New(opts Options) (*Server, error) {
 	// (subscriptions.go) are kept per session.
 	hooks.AddOnRequestInitialization(s.recordSessionState)
 	// The version an HTTP session negotiated decides on priming events
-	// (shim_events.go).
+	// (shim_events.go, transport/events.go).
 	hooks.AddAfterInitialize(s.recordProtocolVersion)
 	name := opts.Name
 	if name == "" {
@@ -250,9 +248,6 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithExtensions(shimExtensions(opts)),
 	)
 	s.requirements = s.defaultRequirements()
-	// Order matters: the read role first (auth.go), then the skill
-	// allowlist, then the catalog requirements.
-	s.checks = []callCheck{s.checkReadRole, s.checkSkillAllowlist, s.checkRequirements}
 
 	if s.sessions, err = newSessionPlane(s, opts); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -18,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 	"github.com/vox-lang/vox-mcp/runtime/session"
 )
 
@@ -76,15 +76,15 @@ type sessionPlane struct {
 	revoked session.Revocations
 	state   session.Store
 	// events are the SSE events of the sessions' streams, for resumption
-	// (shim_events.go).
+	// (transport/events.go).
 	events session.EventStore
 	// shared is the fleet's store, nil outside fleet mode.
 	shared SharedStore
 
 	open openRequests
 	// listening knows which sessions opened their GET stream here
-	// (listen_streams.go).
-	listening listenStreams
+	// (transport/listen.go).
+	listening transport.ListenStreams
 }
 
 // openRequest is an HTTP request open in a session. A session's
@@ -472,7 +472,7 @@ func (o *openRequest) done() {
 // closeOpen ends every open request of the session key on this instance
 // (its GET event stream above all).
 func (p *sessionPlane) closeOpen(key string) {
-	p.listening.forget(key)
+	p.listening.Forget(key)
 	sh := p.open.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -542,7 +542,7 @@ func isModern(h http.Header, body []byte) bool {
 			Meta *mcp.Meta `json:"_meta"`
 		} `json:"params"`
 	}
-	return body != nil && json.Unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
+	return body != nil && unmarshal(body, &wrapper) == nil && mcp.IsModernProtocol(wrapper.Params.Meta.ProtocolVersion())
 }
 
 // isModernMessage is isModern for a message whose head is decoded
@@ -556,10 +556,21 @@ func isModernMessage(h http.Header, m *rpcMessage) bool {
 	if !bytes.Contains(m.Params, []byte("_meta")) && !bytes.Contains(m.Params, []byte(`\`)) {
 		return false
 	}
+	if m.Method == string(mcp.MethodToolsCall) && len(m.ID) > 0 {
+		// The params of a call are decoded once, here, for the checks on
+		// the call too (call_checks.go); a _meta that does not decode
+		// counts as none, as below. Params that do not decode into a
+		// call's fields (which mcp-go refuses) are read below for _meta
+		// alone.
+		if p, ok := decodeCallParams(m.Params); ok {
+			m.call = p
+			return mcp.IsModernProtocol(p.protocolVersion())
+		}
+	}
 	var params struct {
 		Meta *mcp.Meta `json:"_meta"`
 	}
-	return json.Unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
+	return unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
 }
 
 // isTimeout reports whether err is a read deadline passing.

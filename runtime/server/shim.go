@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -27,13 +25,6 @@ import (
 //     splits a batch, dispatches each message, and answers as an array;
 //     later versions get the error the specification asks for.
 
-// maxBatch is how many messages one batch may hold: far above what a
-// client batches, low enough that one request cannot queue unbounded work.
-const maxBatch = 100
-
-// batchVersion is the only protocol version with JSON-RPC batches.
-const batchVersion = mcp.ProtocolVersion20250326
-
 // shimMethod is a method the shim serves itself.
 type shimMethod struct {
 	// readRole says whether the HTTP read role may call it
@@ -48,43 +39,6 @@ var shimMethods = map[string]shimMethod{
 	methodSkillsGet:  {readRole: true, serve: (*Server).skillsGet},
 }
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-// rpcMessage is what the shim reads of a message.
-type rpcMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-// errorReply is a JSON-RPC error response to the request id (null when
-// it has none or is unknown).
-func errorReply(id json.RawMessage, code int, message string) []byte {
-	return rpcReply(id, nil, &rpcError{Code: code, Message: message})
-}
-
-func rpcReply(id json.RawMessage, result any, e *rpcError) []byte {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	msg := map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": id}
-	if e != nil {
-		msg["error"] = e
-	} else {
-		msg["result"] = result
-	}
-	b, err := json.Marshal(msg)
-	if err != nil {
-		b = errorReply(id, mcp.INTERNAL_ERROR, "encoding the result: "+err.Error())
-	}
-	return b
-}
-
 // preDispatch looks at one message before mcp-go. A method the shim serves
 // is answered here (answered; reply is nil for a notification); anything
 // else is passed on as pass, rewritten where mcp-go would misread it. A
@@ -92,53 +46,65 @@ func rpcReply(id json.RawMessage, result any, e *rpcError) []byte {
 // modern marks a request of protocol 2026-07-28, whose results carry the
 // fields that era requires.
 func (s *Server) preDispatch(ctx context.Context, raw []byte, modern bool) (pass, reply []byte, answered bool) {
+	_, pass, reply, answered = s.preDispatchCtx(ctx, raw, modern)
+	return pass, reply, answered
+}
+
+// preDispatchCtx is preDispatch returning the context mcp-go is to serve
+// the message in: for a tools/call it carries the verdict of the checks
+// on the call (call_checks.go).
+func (s *Server) preDispatchCtx(ctx context.Context, raw []byte, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	m, ok := decodeHead(raw)
 	if !ok {
-		return raw, nil, false
+		return ctx, raw, nil, false
 	}
 	return s.preDispatchHead(ctx, raw, &m, modern)
 }
 
-// preDispatchHead is preDispatch for a message whose head m is decoded
+// preDispatchHead is preDispatchCtx for a message whose head m is decoded
 // already (nil: it does not decode).
-func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (pass, reply []byte, answered bool) {
+func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	if head == nil {
-		return raw, nil, false
+		return ctx, raw, nil, false
 	}
 	m := *head
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {
-			return nil, nil, true // a notification of a request method: nothing to answer
+			return ctx, nil, nil, true // a notification of a request method: nothing to answer
 		}
 		if !sm.readRole && roleFrom(ctx) == roleRead {
-			return nil, errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("read role may not call %s: use a full-access token", m.Method)), true
+			return ctx, nil, errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("read role may not call %s: use a full-access token", m.Method)), true
 		}
 		result, e := sm.serve(s, m.Params)
 		if e == nil && modern {
 			result = modernResult(result)
 		}
-		return nil, rpcReply(m.ID, result, e), true
+		return ctx, nil, rpcReply(m.ID, result, e), true
 	}
 	if reply, answered := s.keptStateReply(ctx, raw, &m, modern); answered {
-		return nil, reply, true
+		return ctx, nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
 		if modern && len(m.ID) > 0 {
-			if reply, ok := s.missingCapabilityReply(ctx, m.ID, m.Params); ok {
-				return nil, reply, true
+			// The checks on a 2026-07-28 call, on its params decoded
+			// once (call_checks.go); any other call is checked by the
+			// middleware on mcp-go's decode.
+			cctx, pass, reply, ok := s.shimCall(ctx, raw, &m, modern)
+			if reply != nil {
+				return cctx, nil, reply, true
 			}
-			if reply, ok := s.badStateReply(m.ID, m.Params); ok {
-				return nil, reply, true
+			if ok {
+				return cctx, pass, nil, false
 			}
 		}
-		return nullArgumentsAsEmpty(raw, m.Params), nil, false
+		return ctx, nullArgumentsAsEmpty(raw, m.Params), nil, false
 	}
 	if m.Method == string(mcp.MethodResourcesRead) && len(m.ID) > 0 {
 		if reply, ok := s.unknownResource(ctx, m.ID, m.Params, modern); ok {
-			return nil, reply, true
+			return ctx, nil, reply, true
 		}
 	}
-	return raw, nil, false
+	return ctx, raw, nil, false
 }
 
 // modernResult adds what protocol 2026-07-28 requires of a result: its
@@ -149,7 +115,7 @@ func modernResult(result any) any {
 		return result
 	}
 	var fields map[string]any
-	if json.Unmarshal(b, &fields) != nil {
+	if unmarshal(b, &fields) != nil {
 		return result
 	}
 	fields["resultType"] = mcp.ResultTypeComplete
@@ -163,7 +129,7 @@ func modernResult(result any) any {
 // means; any other message is returned as it is.
 func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
 	var p map[string]json.RawMessage
-	if !bytes.Contains(params, []byte("null")) || json.Unmarshal(params, &p) != nil {
+	if !bytes.Contains(params, []byte("null")) || unmarshal(params, &p) != nil {
 		return raw
 	}
 	args, ok := p["arguments"]
@@ -172,7 +138,7 @@ func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
 	}
 	p["arguments"] = json.RawMessage("{}")
 	var msg map[string]json.RawMessage
-	if json.Unmarshal(raw, &msg) != nil {
+	if unmarshal(raw, &msg) != nil {
 		return raw
 	}
 	var err error
@@ -184,87 +150,4 @@ func nullArgumentsAsEmpty(raw, params json.RawMessage) []byte {
 		return raw
 	}
 	return out
-}
-
-// isBatch reports whether a body is a JSON array (a JSON-RPC batch).
-func isBatch(body []byte) bool {
-	b := bytes.TrimLeft(body, " \t\r\n")
-	return len(b) > 0 && b[0] == '['
-}
-
-// batchRefusal is the error answering a batch in a protocol version that
-// has none: protocol 2025-06-18 removed batches.
-func batchRefusal(version string) []byte {
-	return errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("JSON-RPC batches are not part of protocol %s (only %s has them): send one message per request", version, batchVersion))
-}
-
-// errBatchTooLarge stops reading a batch at its limit.
-var errBatchTooLarge = errors.New("batch too large")
-
-// splitBatch reads the messages of a batch, stopping past maxBatch so that
-// a batch of 100,000 costs no more than one of 101. A reply is set (and
-// the messages nil) when the batch as a whole is refused: it does not
-// decode, is empty, or is too large.
-func splitBatch(body []byte) (msgs []json.RawMessage, reply []byte) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if _, err := dec.Token(); err != nil { // the opening bracket
-		return nil, errorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
-	}
-	err := func() error {
-		for dec.More() {
-			if len(msgs) == maxBatch {
-				return errBatchTooLarge
-			}
-			var m json.RawMessage
-			if err := dec.Decode(&m); err != nil {
-				return err
-			}
-			msgs = append(msgs, m)
-		}
-		if _, err := dec.Token(); err != nil { // the closing bracket
-			return err
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return errors.New("data after the batch")
-		}
-		return nil
-	}()
-	switch {
-	case errors.Is(err, errBatchTooLarge):
-		return nil, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("a batch of more than %d messages: send at most %d per batch", maxBatch, maxBatch))
-	case err != nil:
-		return nil, errorReply(nil, mcp.PARSE_ERROR, "the batch is not valid JSON: "+err.Error())
-	case len(msgs) == 0:
-		return nil, errorReply(nil, mcp.INVALID_REQUEST, "an empty batch: send at least one message")
-	}
-	return msgs, nil
-}
-
-// serveBatch answers a batch of a 2025-03-26 session: each message is
-// checked, then served by one (the shim and mcp-go), in order, one at a
-// time; the replies form the array answered (nil when every message was
-// a notification or a response, which get none).
-func serveBatch(body []byte, one func(msg []byte) []byte) []byte {
-	msgs, reply := splitBatch(body)
-	if reply != nil {
-		return reply
-	}
-	var replies [][]byte
-	for i, raw := range msgs {
-		m, ok := decodeHead(raw)
-		switch {
-		case !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || !ok:
-			replies = append(replies, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message %d of the batch is not a JSON-RPC message object", i+1)))
-		case m.Method == string(mcp.MethodInitialize):
-			replies = append(replies, errorReply(m.ID, mcp.INVALID_REQUEST, "initialize must not be part of a batch: send it alone"))
-		default:
-			if r := one(raw); len(r) > 0 {
-				replies = append(replies, r)
-			}
-		}
-	}
-	if len(replies) == 0 {
-		return nil
-	}
-	return append(append([]byte("["), bytes.Join(replies, []byte(","))...), ']')
 }

@@ -2,11 +2,12 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 )
 
 // The shim on the streamable HTTP transport (shim.go): the endpoint has
@@ -16,7 +17,7 @@ import (
 // dispatch serves one message: the shim answers it, or mcp-go serves it
 // as the shim passes it on.
 func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, head *rpcMessage, modern bool) {
-	pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
+	ctx, pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
 	if answered {
 		if modern && isMissingCapability(reply) {
 			// 2026-07-28 answers this error with 400 (client_capabilities.go).
@@ -25,27 +26,19 @@ func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte,
 			_, _ = w.Write(reply)
 			return
 		}
-		writeJSONReply(w, reply)
+		transport.WriteJSONReply(w, reply)
 		return
 	}
-	if modern {
-		r = r.WithContext(e.s.withRequestSkill(r.Context(), pass))
+	if _, checked := checkedCallFrom(ctx); modern && !checked {
+		// A checked call's active skill was read with its params.
+		ctx = e.s.withRequestSkill(ctx, pass)
+	}
+	if ctx != r.Context() {
+		r = r.WithContext(ctx) // a copy of the request: only when it changed
 	}
 	r.Body = io.NopCloser(bytes.NewReader(pass))
 	r.ContentLength = int64(len(pass))
 	e.next.ServeHTTP(w, r)
-}
-
-// writeJSONReply answers with one JSON-RPC message, or 202 when there is
-// none (a notification).
-func writeJSONReply(w http.ResponseWriter, reply []byte) {
-	if reply == nil {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(reply)
 }
 
 // serveBatch answers a POST whose body is a JSON-RPC batch. Batches exist
@@ -65,7 +58,7 @@ func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 	if version != "" && version != batchVersion {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(batchRefusal(version))
+		_, _ = w.Write(transport.BatchRefusal(version))
 		return
 	}
 	hs, ok := e.session(w, r)
@@ -74,56 +67,17 @@ func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
 	defer open.done()
-	reply := serveBatch(body, func(msg []byte) []byte {
-		pass, reply, answered := e.s.preDispatch(ctx, msg, false)
+	reply := transport.ServeBatch(body, func(msg []byte) []byte {
+		mctx, pass, reply, answered := e.s.preDispatchCtx(ctx, msg, false)
 		if answered {
 			return reply
 		}
-		sub := r.Clone(ctx)
+		sub := r.Clone(mctx)
 		sub.Body = io.NopCloser(bytes.NewReader(pass))
 		sub.ContentLength = int64(len(pass))
-		rec := &bufferedReply{header: http.Header{}}
+		rec := &transport.BufferedReply{}
 		e.next.ServeHTTP(rec, sub)
-		return rec.message(msg)
+		return rec.Message(msg)
 	})
-	writeJSONReply(w, reply)
-}
-
-// bufferedReply records mcp-go's answer to one message of a batch. It is
-// no http.Flusher, so mcp-go answers with JSON, never a stream.
-type bufferedReply struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedReply) Header() http.Header { return b.header }
-
-func (b *bufferedReply) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
-}
-
-func (b *bufferedReply) WriteHeader(status int) {
-	if b.status == 0 {
-		b.status = status
-	}
-}
-
-// message is the JSON-RPC answer to msg: mcp-go's, nil for a notification
-// (202), or an error carrying msg's id when mcp-go answered with a
-// non-JSON HTTP error.
-func (b *bufferedReply) message(msg []byte) []byte {
-	out := bytes.TrimSpace(b.body.Bytes())
-	switch {
-	case b.status == http.StatusAccepted || (len(out) == 0 && b.status < 300):
-		return nil
-	case json.Valid(out) && bytes.HasPrefix(out, []byte("{")):
-		return out
-	}
-	var m rpcMessage
-	_ = json.Unmarshal(msg, &m)
-	return errorReply(m.ID, mcp.INVALID_REQUEST, string(out))
+	transport.WriteJSONReply(w, reply)
 }

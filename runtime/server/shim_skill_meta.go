@@ -40,17 +40,34 @@ func (s *Server) withRequestSkill(ctx context.Context, body []byte) context.Cont
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil {
+	if unmarshal(body, &m) != nil {
 		return ctx
 	}
 	raw, ok := m.Params.Meta[MetaActiveSkill]
 	if !ok {
 		return ctx
 	}
+	var name any
+	if unmarshal(raw, &name) != nil {
+		return ctx
+	}
+	return s.withRequestSkillMeta(ctx, map[string]any{MetaActiveSkill: name})
+}
+
+// withRequestSkillMeta reads the active skill a sessionless request names
+// in its decoded _meta.
+func (s *Server) withRequestSkillMeta(ctx context.Context, meta map[string]any) context.Context {
+	v, ok := meta[MetaActiveSkill]
+	if !ok {
+		return ctx
+	}
 	rs := &requestSkill{}
-	var name string
+	name, isString := v.(string)
+	if v == nil {
+		name, isString = "", true // null reads as "", as into a string
+	}
 	switch {
-	case json.Unmarshal(raw, &name) != nil:
+	case !isString:
 		rs.err = fmt.Errorf("_meta[%q] must be a skill's id or name as a string", MetaActiveSkill)
 	case name == "":
 		// no skill, as vox_skill_use {id: ""} clears one

@@ -111,7 +111,7 @@ func valueJSON(v skills.Value) any {
 		return v.Text
 	case skills.KindScalar:
 		var x any
-		if json.Unmarshal([]byte(v.Text), &x) == nil {
+		if unmarshal([]byte(v.Text), &x) == nil {
 			if _, isString := x.(string); !isString {
 				return x
 			}
@@ -135,7 +135,7 @@ func (s *Server) skillsList(params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+	if len(params) > 0 && unmarshal(params, &p) != nil {
 		return nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: "skills/list params must be an object, such as {}"}
 	}
 	if p.Cursor != nil {
@@ -151,7 +151,7 @@ func (s *Server) skillsGet(params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		URI string `json:"uri"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.URI == "" {
+	if unmarshal(params, &p) != nil || p.URI == "" {
 		return nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: `skills/get needs params {"uri": "skill://<id>/SKILL.md"}: skills/list gives each skill's uri`}
 	}
 	entries, byURI := s.skills.manifests()

@@ -6,12 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+
+	"github.com/vox-lang/vox-mcp/runtime/server/transport"
 )
 
 // listenStdio serves stdio through the shim (shim.go): mcp-go reads its
@@ -22,15 +23,15 @@ import (
 // goroutine hand-off as in bare mcp-go (docs/benchmarks.md). Both write
 // whole lines to out under one lock.
 func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in io.Reader, out io.Writer) error {
-	lw := &lineWriter{w: out}
+	lw := transport.NewLineWriter(out)
 	// mcp-go builds the context of its stdio session (the process
 	// session) when it starts listening, before its first read; the shim
 	// serves in it too.
 	sessionCtx := make(chan context.Context, 1)
 	st.SetContextFunc(func(ctx context.Context) context.Context {
 		// A call's own notifications are written here, before its
-		// response (call_stream.go).
-		ctx = toolcall.WithStream(ctx, lineStream{out: lw})
+		// response (transport/stream.go).
+		ctx = toolcall.WithStream(ctx, transport.LineStream{Out: lw})
 		sessionCtx <- ctx
 		return ctx
 	})
@@ -70,36 +71,10 @@ func (r *shimReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// lineWriter serialises whole writes to w: mcp-go writes each message with
-// one Write, and so does the shim.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// writeParts writes parts one after the other with no other write
-// between them: one line written in pieces.
-func (l *lineWriter) writeParts(parts ...[]byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, p := range parts {
-		if _, err := l.w.Write(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // stdioShim is the shim of the stdio transport.
 type stdioShim struct {
 	s          *Server
-	out        *lineWriter
+	out        *transport.LineWriter
 	sessionCtx chan context.Context
 	ctx        context.Context // the session's, once known
 	// version is the protocol version negotiated by the initialize the
@@ -123,7 +98,7 @@ func (sh *stdioShim) session(ctx context.Context) (context.Context, bool) {
 // line runs one line through the shim: it answers the line itself (pass
 // is nil) or returns what mcp-go is to read instead, ending in a newline.
 func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err error) {
-	if isBatch(line) {
+	if transport.IsBatch(line) {
 		sctx, ok := sh.session(ctx)
 		if !ok {
 			return nil, ctx.Err()
@@ -133,7 +108,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 	}
 	head, ok := decodeHead(line)
 	if !ok {
-		return withNewline(line), nil // a line that does not decode is mcp-go's to refuse
+		return transport.WithNewline(line), nil // a line that does not decode is mcp-go's to refuse
 	}
 	pass = line
 	switch _, shimmed := shimMethods[head.Method]; {
@@ -142,7 +117,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		if !ok {
 			return nil, ctx.Err()
 		}
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
@@ -153,7 +128,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		}
 		// A value over its bound is refused here, a subscription recorded
 		// (kept_state.go).
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
@@ -163,7 +138,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
-		_ = json.Unmarshal(head.Params, &p)
+		_ = unmarshal(head.Params, &p)
 		// mcp-go answers with this version (its initialize negotiates so).
 		sh.version = mcp.NegotiateLegacyVersion(p.ProtocolVersion)
 	case head.Method == string(mcp.MethodToolsCall):
@@ -171,7 +146,7 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 	case head.Method == string(mcp.MethodToolsList):
 		// A plain list is the prepared bytes behind the id (tools_list.go).
 		if reply, ok := sh.s.preparedToolsList(line, &head); ok {
-			if err := sh.out.writeParts(reply.head, reply.result, []byte("}\n")); err != nil {
+			if err := sh.out.WriteParts(reply.head, reply.result, []byte("}\n")); err != nil {
 				sh.s.log.Error("stdio: writing an answer of the shim", "err", err)
 			}
 			return nil, nil
@@ -182,20 +157,12 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 			return nil, ctx.Err()
 		}
 		// An unknown URI is answered here, naming it (resources.go).
-		if _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
+		if _, _, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false); answered {
 			sh.reply(reply)
 			return nil, nil
 		}
 	}
-	return withNewline(pass), nil
-}
-
-// withNewline is line ending in exactly the newline mcp-go reads up to.
-func withNewline(line []byte) []byte {
-	if !bytes.HasSuffix(line, []byte("\n")) {
-		line = append(line, '\n')
-	}
-	return line
+	return transport.WithNewline(pass), nil
 }
 
 // batch answers a batch: refused before a 2025-03-26 session is
@@ -207,21 +174,21 @@ func (sh *stdioShim) batch(sctx context.Context, line []byte) []byte {
 		if version == "" {
 			version = "(none: send initialize first)"
 		}
-		return batchRefusal(version)
+		return transport.BatchRefusal(version)
 	}
-	return serveBatch(line, func(msg []byte) []byte {
-		pass, reply, answered := sh.s.preDispatch(sctx, msg, false)
+	return transport.ServeBatch(line, func(msg []byte) []byte {
+		mctx, pass, reply, answered := sh.s.preDispatchCtx(sctx, msg, false)
 		if answered {
 			return reply
 		}
-		resp := sh.s.mcp.HandleMessage(sctx, pass)
+		resp := sh.s.mcp.HandleMessage(mctx, pass)
 		if resp == nil {
 			return nil
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {
 			var m rpcMessage
-			_ = json.Unmarshal(msg, &m)
+			_ = unmarshal(msg, &m)
 			return errorReply(m.ID, mcp.INTERNAL_ERROR, "encoding the answer: "+err.Error())
 		}
 		return b

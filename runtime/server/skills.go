@@ -371,31 +371,33 @@ func (p *skillPlane) readResource(_ context.Context, req mcp.ReadResourceRequest
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}}, nil
 }
 
-// checkSkillAllowlist is the allowlist step of the middleware: while the
-// session's active skill lists tools, every other tool — catalog,
-// workspace or macro — is refused with the exact text of docs/skills.md
-// §6, except the catalog tools whose row sets mcp.allowlist_exempt. The
-// exemption is read from the row, never inferred from a name: a workspace
-// or macro tool has no row and is never exempt, whatever it is called.
-func (s *Server) checkSkillAllowlist(ctx context.Context, name string, entry *toolEntry) string {
+// checkSkillAllowlist is the allowlist step (call_checks.go): while the session's active skill
+// lists tools, every other tool — catalog, workspace or macro — is
+// refused with the exact text of docs/skills.md §6, except the catalog
+// tools whose row sets mcp.allowlist_exempt. The exemption is read from
+// the row, never inferred from a name: a workspace or macro tool has no
+// row and is never exempt, whatever it is called.
+func (s *Server) checkSkillAllowlist(ctx context.Context, c toolCall) *refusal {
 	if s.skills == nil {
-		return ""
+		return nil
 	}
-	if entry != nil && entry.op != nil && entry.op.MCP != nil && entry.op.MCP.AllowlistExempt {
-		return ""
+	if e := c.entry; e != nil && e.op != nil && e.op.MCP != nil && e.op.MCP.AllowlistExempt {
+		return nil
 	}
 	a, ok, err := s.sessions.activeSkill(ctx)
 	if err != nil {
 		// Fail closed: an allowlist that cannot be read must not stop
 		// applying.
-		s.log.Error("the session's active skill cannot be read; refusing the call", "tool", name, "err", err)
-		return fmt.Sprintf("the session's active skill cannot be read (%v), so %s is refused to keep its allowlist applying; try again", err, name)
+		s.log.Error("the session's active skill cannot be read; refusing the call", "tool", c.name, "err", err)
+		return &refusal{text: fmt.Sprintf("the session's active skill cannot be read (%v), so %s is refused to keep its allowlist applying; try again", err, c.name)}
 	}
 	if !ok {
-		return ""
+		return nil
 	}
-	_, denial := skills.Allow(a.ID, a.Tools, name)
-	return denial
+	if _, denial := skills.Allow(a.ID, a.Tools, c.name); denial != "" {
+		return &refusal{text: denial}
+	}
+	return nil
 }
 
 // skillsRequirement is met when at least one skill root exists. The roots

@@ -28,7 +28,7 @@ func (s *Server) recordSubscription(ctx context.Context, raw, rawParams json.Raw
 	var params struct {
 		URI string `json:"uri"`
 	}
-	if len(rawParams) > 0 && json.Unmarshal(rawParams, &params) != nil || params.URI == "" {
+	if len(rawParams) > 0 && unmarshal(rawParams, &params) != nil || params.URI == "" {
 		return nil // mcp-go refuses it
 	}
 	ref, ok := sessionOf(ctx)

@@ -125,7 +125,7 @@ func plainID(id json.RawMessage) bool {
 // null or {}.
 func plainListRequest(raw []byte) bool {
 	var msg map[string]json.RawMessage
-	if json.Unmarshal(raw, &msg) != nil || len(msg) > 4 {
+	if unmarshal(raw, &msg) != nil || len(msg) > 4 {
 		return false
 	}
 	if !bytes.Equal(msg["jsonrpc"], []byte(`"2.0"`)) {
@@ -140,7 +140,7 @@ func plainListRequest(raw []byte) bool {
 				continue
 			}
 			var params map[string]json.RawMessage
-			if json.Unmarshal(p, &params) != nil || len(params) > 0 {
+			if unmarshal(p, &params) != nil || len(params) > 0 {
 				return false
 			}
 		default:

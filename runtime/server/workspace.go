@@ -587,7 +587,7 @@ func (s *Server) waitFirstScan(ctx context.Context, _ any, message any) error {
 			URI  string `json:"uri"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(raw, &req) != nil {
+	if unmarshal(raw, &req) != nil {
 		return nil
 	}
 	switch mcp.MCPMethod(req.Method) {

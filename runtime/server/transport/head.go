@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"encoding/json"
@@ -6,8 +6,16 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// decodeHead reads the head of a JSON-RPC message — id, method and params
-// — exactly as json.Unmarshal(msg, &rpcMessage{}) would, and reports
+// Head is what the transport and the plane read of a message before
+// mcp-go: its id, method and params.
+type Head struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// DecodeHead reads the head of a JSON-RPC message — id, method and params
+// — exactly as json.Unmarshal(msg, &Head{}) would, and reports
 // whether that Unmarshal would have succeeded. The head decides which
 // method the shim and the trust plane see (docs/federation.md §8, "The
 // shim"), so it must never read a message otherwise than mcp-go, which
@@ -24,9 +32,9 @@ import (
 // allocating. The rare message it does not read itself — a key or method
 // spelled with an escape or non-ASCII bytes, which encoding/json unescapes
 // and folds by Unicode rules — goes to json.Unmarshal.
-func decodeHead(msg []byte) (rpcMessage, bool) {
+func DecodeHead(msg []byte) (Head, bool) {
 	if !json.Valid(msg) {
-		return rpcMessage{}, false
+		return Head{}, false
 	}
 	if head, fast, ok := scanHead(msg); fast {
 		return head, ok
@@ -34,24 +42,24 @@ func decodeHead(msg []byte) (rpcMessage, bool) {
 	return unmarshalHead(msg)
 }
 
-// unmarshalHead is decodeHead by encoding/json. Its own function: the
+// unmarshalHead is DecodeHead by encoding/json. Its own function: the
 // head it decodes into escapes, and decodeHead's must not.
-func unmarshalHead(msg []byte) (rpcMessage, bool) {
-	head := new(rpcMessage)
+func unmarshalHead(msg []byte) (Head, bool) {
+	head := new(Head)
 	ok := json.Unmarshal(msg, head) == nil
 	return *head, ok
 }
 
 // scanHead reads the head of a valid JSON text. fast is false when the
 // text holds what it leaves to encoding/json.
-func scanHead(msg []byte) (head rpcMessage, fast, ok bool) {
+func scanHead(msg []byte) (head Head, fast, ok bool) {
 	i := skipSpace(msg, 0)
 	switch msg[i] {
 	case 'n':
-		return rpcMessage{}, true, true // null leaves the struct as it is
+		return Head{}, true, true // null leaves the struct as it is
 	case '{':
 	default:
-		return rpcMessage{}, true, false // an array, string, number or bool into a struct
+		return Head{}, true, false // an array, string, number or bool into a struct
 	}
 	ok = true
 	i = skipSpace(msg, i+1)
@@ -63,7 +71,7 @@ func scanHead(msg []byte) (head rpcMessage, fast, ok bool) {
 		keyEnd := stringEnd(msg, i)
 		key := msg[i+1 : keyEnd-1]
 		if !plainASCII(key) {
-			return rpcMessage{}, false, false
+			return Head{}, false, false
 		}
 		i = skipSpace(msg, keyEnd)
 		i = skipSpace(msg, i+1) // the colon
@@ -80,7 +88,7 @@ func scanHead(msg []byte) (head rpcMessage, fast, ok bool) {
 			case '"':
 				s := val[1 : len(val)-1]
 				if !plainASCII(s) {
-					return rpcMessage{}, false, false
+					return Head{}, false, false
 				}
 				head.Method = methodName(s)
 			default:
@@ -195,9 +203,14 @@ var knownMethods = func() map[string]string {
 		mcp.MethodResourcesRead, mcp.MethodResourcesList, mcp.MethodPromptsGet, mcp.MethodPromptsList} {
 		m[string(name)] = string(name)
 	}
-	m[methodSkillsList], m[methodSkillsGet] = methodSkillsList, methodSkillsGet
 	return m
 }()
+
+// ShareMethodName adds a method a session sends often to those whose
+// name a head shares (the plane's own methods, such as the skills
+// extension's). It is called at initialisation, before any message is
+// read.
+func ShareMethodName(name string) { knownMethods[name] = name }
 
 // methodName is the method named by s.
 func methodName(s []byte) string {

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func TestDecodeHeadAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
-// FuzzDecodeHead holds decodeHead to encoding/json: the same verdict, and
+// FuzzDecodeHead holds DecodeHead to encoding/json: the same verdict, and
 // for a message that decodes the same id, method and params.
 func FuzzDecodeHead(f *testing.F) {
 	for _, c := range headCases {
@@ -75,9 +75,9 @@ func FuzzDecodeHead(f *testing.F) {
 
 func checkHeadAgrees(t *testing.T, msg []byte) {
 	t.Helper()
-	var want rpcMessage
+	var want Head
 	wantOK := json.Unmarshal(msg, &want) == nil
-	got, ok := decodeHead(msg)
+	got, ok := DecodeHead(msg)
 	if ok != wantOK {
 		t.Fatalf("%q: decodes %v, encoding/json %v", msg, ok, wantOK)
 	}
@@ -96,14 +96,14 @@ func sameRaw(a, b json.RawMessage) bool {
 }
 
 // TestDecodeHeadOfACallAllocatesNothing: the head of a tools/call is read
-// without a copy (the reason decodeHead exists).
+// without a copy (the reason DecodeHead exists).
 func TestDecodeHeadOfACallAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not exact under the race detector")
 	}
 	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}` + "\n")
 	if n := testing.AllocsPerRun(100, func() {
-		if h, ok := decodeHead(msg); !ok || h.Method != "tools/call" {
+		if h, ok := DecodeHead(msg); !ok || h.Method != "tools/call" {
 			t.Fatal("the head of a call does not decode")
 		}
 	}); n != 0 {

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"sync"
@@ -26,19 +25,19 @@ import (
 // and the forwarder of every POST in flight — so a notification leaves on
 // whichever read it first, and a client could see progress 100 before 50
 // on another connection. The server therefore writes them itself
-// (toolcall.Stream): over HTTP to the POST's response (postStream), over
-// stdio as a line of the output (lineStream). What is not a call's own —
+// (toolcall.Stream): over HTTP to the POST's response (PostStream), over
+// stdio as a line of the output (transport.LineStream). What is not a call's own —
 // list changes, resource updates, sampling, elicitation and roots
 // requests — still goes mcp-go's way.
 
-// postStream is the response to one POST of a session, written by mcp-go
+// PostStream is the response to one POST of a session, written by mcp-go
 // (its events and the answer) and by the server (the call's
 // notifications, Notify). It serialises the two by whole SSE events —
 // mcp-go writes an event's id line and its data with two writes, and a
 // notification must not land between them — and records the server's
 // events in the event store on the same stream as mcp-go's, so that a
 // client resuming the stream (Last-Event-ID) is replayed both.
-type postStream struct {
+type PostStream struct {
 	// conn is the request's context: done once the client is gone, when
 	// mcp-go stops writing to the response too.
 	conn context.Context
@@ -48,7 +47,7 @@ type postStream struct {
 	// has no resumability.
 	record func(ctx context.Context, stream string, data []byte) (string, error)
 	// aliases is the event store's map from the stream the events are
-	// recorded under, when the server named it, to this postStream
+	// recorded under, when the server named it, to this PostStream
 	// (recordedStream).
 	aliases *sync.Map
 
@@ -76,20 +75,20 @@ type postStream struct {
 	ended     bool // the POST ended: known is closed, mcpStream stays
 }
 
-func newPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *postStream {
-	return &postStream{conn: conn, w: w, record: record, aliases: aliases, mcpHeader: http.Header{}}
+func NewPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *PostStream {
+	return &PostStream{conn: conn, w: w, record: record, aliases: aliases, mcpHeader: http.Header{}}
 }
 
 type postStreamKey struct{}
 
-// withPostStream returns ctx carrying p, for the request's notifications
+// WithPostStream returns ctx carrying p, for the request's notifications
 // (toolcall.Stream) and for the event store (recordedStream).
-func withPostStream(ctx context.Context, p *postStream) context.Context {
+func WithPostStream(ctx context.Context, p *PostStream) context.Context {
 	return toolcall.WithStream(context.WithValue(ctx, postStreamKey{}, p), p)
 }
 
-func postStreamFrom(ctx context.Context) *postStream {
-	p, _ := ctx.Value(postStreamKey{}).(*postStream)
+func postStreamFrom(ctx context.Context) *PostStream {
+	p, _ := ctx.Value(postStreamKey{}).(*PostStream)
 	return p
 }
 
@@ -98,9 +97,9 @@ func postStreamFrom(ctx context.Context) *postStream {
 // here when the call's own notification comes first (given ""). A minted
 // stream is noted in aliases for the POST's life: mcp-go makes its stream
 // when it first writes to the POST, and a resume from one of the POST's
-// event ids must reach that live stream (eventStore.ReplayEventsAfter,
+// event ids must reach that live stream (EventStore.ReplayEventsAfter,
 // liveStream).
-func (p *postStream) recordedStream(given string) string {
+func (p *PostStream) recordedStream(given string) string {
 	p.idMu.Lock()
 	defer p.idMu.Unlock()
 	switch {
@@ -129,7 +128,7 @@ func (p *postStream) recordedStream(given string) string {
 // are replayed), so that the client, resuming early, is not answered with
 // what was recorded so far and an end, missing the call's result. ctx is
 // the resume's: a client that goes away stops the wait.
-func (p *postStream) liveStream(ctx context.Context) string {
+func (p *PostStream) liveStream(ctx context.Context) string {
 	select {
 	case <-p.known:
 	case <-ctx.Done():
@@ -145,7 +144,7 @@ func (p *postStream) liveStream(ctx context.Context) string {
 // Notify implements toolcall.Stream: n is recorded and written as the
 // next event of the response, turning it into an event stream if it is
 // not one yet.
-func (p *postStream) Notify(ctx context.Context, n mcp.JSONRPCNotification) (bool, error) {
+func (p *PostStream) Notify(ctx context.Context, n mcp.JSONRPCNotification) (bool, error) {
 	data, err := json.Marshal(n)
 	if err != nil {
 		return true, fmt.Errorf("encoding %s: %w", n.Method, err)
@@ -189,11 +188,11 @@ func (p *postStream) Notify(ctx context.Context, n mcp.JSONRPCNotification) (boo
 }
 
 // Header is mcp-go's header map (mcpHeader).
-func (p *postStream) Header() http.Header { return p.mcpHeader }
+func (p *PostStream) Header() http.Header { return p.mcpHeader }
 
 // start copies mcp-go's header to the response the first time mcp-go
 // writes; false once the request is answered. p.mu is held.
-func (p *postStream) start(status int) bool {
+func (p *PostStream) start(status int) bool {
 	if p.w == nil {
 		return false
 	}
@@ -208,7 +207,7 @@ func (p *postStream) start(status int) bool {
 // WriteHeader starts the response, unless a notification did already:
 // mcp-go then writes its answer as an event of the stream, and its status
 // (200) is the one sent.
-func (p *postStream) WriteHeader(status int) {
+func (p *PostStream) WriteHeader(status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.start(status)
@@ -216,7 +215,7 @@ func (p *postStream) WriteHeader(status int) {
 
 // Write writes mcp-go's bytes: a JSON answer as it comes, the events of
 // an event stream whole.
-func (p *postStream) Write(b []byte) (int, error) {
+func (p *PostStream) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -240,7 +239,7 @@ func (p *postStream) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (p *postStream) Flush() {
+func (p *PostStream) Flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f, ok := p.w.(http.Flusher); ok {
@@ -250,18 +249,18 @@ func (p *postStream) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection while the
 // request is served; nil afterwards.
-func (p *postStream) Unwrap() http.ResponseWriter {
+func (p *PostStream) Unwrap() http.ResponseWriter {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.w
 }
 
-// end is called once the request is answered: the stream carries nothing
+// End is called once the request is answered: the stream carries nothing
 // more (a notification sent later goes the session's way), drops its
 // reference to the connection's writer (mcp-go keeps the POST's writer
-// for the session's life: finishedWriter), and the alias goes — mcp-go's
+// for the session's life: FinishedWriter), and the alias goes — mcp-go's
 // stream is complete, and a resume from it replays what was recorded.
-func (p *postStream) end() {
+func (p *PostStream) End() {
 	p.mu.Lock()
 	p.w, p.partial = nil, nil
 	p.mu.Unlock()
@@ -276,7 +275,7 @@ func (p *postStream) end() {
 	}
 }
 
-// closeStream ends the POST's event stream while its call goes on (SSE
+// CloseStream ends the POST's event stream while its call goes on (SSE
 // polling, SEP-1699; toolcall.CloseStream): the client resumes it with
 // Last-Event-ID on a GET and receives the rest there, as every event of
 // the stream is recorded (the call's result too: its response is a
@@ -289,7 +288,7 @@ func (p *postStream) end() {
 // it. Held under mu, so no event is cut in two, and what was written is
 // flushed first. The call's notifications after it go the session's way
 // (Notify reports the stream gone), which a resumed stream receives.
-func (p *postStream) closeStream(pr *primer, chunked bool) bool {
+func (p *PostStream) CloseStream(pr *Primer, chunked bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.w == nil || !p.started || pr == nil || !pr.sent() || !chunked || len(p.partial) > 0 {
@@ -308,20 +307,4 @@ func (p *postStream) closeStream(pr *primer, chunked bool) bool {
 	_ = conn.Close()
 	p.w, p.closed = nil, true
 	return true
-}
-
-// lineStream is the toolcall.Stream of stdio: a call's notification is
-// written as a line of the output before Notify returns, so that it
-// precedes the call's response, which mcp-go writes once the handler has
-// returned (mcp-go writes what is put on its channel from a goroutine of
-// its own, which may come after).
-type lineStream struct{ out io.Writer }
-
-func (l lineStream) Notify(_ context.Context, n mcp.JSONRPCNotification) (bool, error) {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return true, fmt.Errorf("encoding %s: %w", n.Method, err)
-	}
-	_, err = l.out.Write(append(b, '\n'))
-	return true, err
 }
