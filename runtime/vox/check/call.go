@@ -97,7 +97,9 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 					help = append([]string{"did you mean " + best + "?"}, help...)
 				}
 				c.expr(a.Value)
-				c.errorf(a.NamePos, "vox/call/unknown-argument", help, "%s has no parameter %s", d.Name, a.Name)
+				// The reference binds named arguments by position, names
+				// ignored (spec 21 §6.5): a warning; the call fails here.
+				c.warnf(a.NamePos, "vox/call/unknown-argument", help, "%s has no parameter %s", d.Name, a.Name)
 				continue
 			}
 		} else {
@@ -232,9 +234,16 @@ func (c *checker) methodCall(e *syntax.CallExpr, d *syntax.DotExpr) *Type {
 	if rt.Kind == KNamespace {
 		return c.nsCall(e, d, rt.Name)
 	}
-	if !rt.known() {
-		c.args(e, nil)
-		return tUnknown
+	if !rt.known() || noReferenceMethods(rt, d.Name) {
+		if rt.Kind != KNever {
+			c.referenceRejects(d.NamePos, "vox/compat/method-receiver",
+				[]string{"annotate the value's type upstream (a parameter's type, a let's type), or call a builtin instead"},
+				"the reference rejects this: it has no method %s on %s", d.Name, receiverKind(rt))
+		}
+		if !rt.known() {
+			c.args(e, nil)
+			return tUnknown
+		}
 	}
 	table := receiverTable(rt)
 	var m *libSig
@@ -374,7 +383,7 @@ func (c *checker) libCall(e *syntax.CallExpr, recv, fname string, s *libSig, b *
 			if j < 0 || recv == "" {
 				c.expr(a.Value)
 				help := []string{"the signature is " + s.sig.Format(name)}
-				c.errorf(a.NamePos, "vox/call/unknown-argument", help, "%s takes no argument named %s", name, a.Name)
+				c.warnf(a.NamePos, "vox/call/unknown-argument", help, "%s takes no argument named %s", name, a.Name)
 				types[i] = tUnknown
 				continue
 			}

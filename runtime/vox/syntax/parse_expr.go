@@ -96,6 +96,16 @@ func (p *parser) binary(min int) Expr {
 		if op == NOT_IN {
 			p.next() // the in
 		}
+		if op == IS && p.tok == NOT {
+			if w := p.sc.peekWord(); w == "null" || w == "None" {
+				// x is not null: the reference parses x is (not null),
+				// which is x is null at its run time (spec 22 §1.5); read
+				// it as meant, x isnt null, and say so.
+				p.warn(pos, "vox/parse/is-not", "`is not %s` is read as `isnt %s` here, but the reference parses it as `is (not %s)`, the opposite: write `isnt %s`", w, w, w, w)
+				p.next()
+				op = ISNT
+			}
+		}
 		p.peak = base
 		y := p.binary(prec + 1)
 		h = max(h, p.peak-base) + 1
