@@ -135,6 +135,16 @@ func (c *checker) exprKind(e syntax.Expr, want *Type) *Type {
 		t := c.expr(e.X)
 		c.expr(e.Options)
 		return t
+	case *syntax.ViewExpr:
+		for _, a := range e.Attrs {
+			c.expr(a.Value)
+		}
+		for _, x := range e.Children {
+			c.expr(x)
+		}
+		c.warnf(e.NamePos, "vox/view/unsupported", []string{"vox-mcp does not render views: keep this function out of what tools call"},
+			"%s(...) { ... } is a view element: the function is checked, but evaluating the element fails", e.Name)
+		return tUnknown
 	case *syntax.BinaryExpr:
 		if e.Op == syntax.PIPE {
 			call := &syntax.CallExpr{Fn: e.Y, Lparen: e.OpPos, Args: []*syntax.Arg{{Value: e.X}}}

@@ -35,6 +35,7 @@ var knownCodes = map[string]bool{
 	"vox/with/ignored":                  true,
 	"vox/decorator/mcp-tool-deprecated": true,
 	"vox/decorator/ignored":             true,
+	"vox/decorator/endpoint":            true,
 	"vox/decl/conflict":                 true,
 	"vox/import/unresolved":             true,
 }
