@@ -86,6 +86,7 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 	given := make([]bool, len(params))
 	pos := 0
 	tooMany := false
+	unknownNamed := false
 	for _, a := range e.Args {
 		j := -1
 		if a.Name != "" {
@@ -100,6 +101,7 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 				// The reference binds named arguments by position, names
 				// ignored (spec 21 §6.5): a warning; the call fails here.
 				c.warnf(a.NamePos, "vox/call/unknown-argument", help, "%s has no parameter %s", d.Name, a.Name)
+				unknownNamed = true
 				continue
 			}
 		} else {
@@ -137,7 +139,11 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 		if len(missing) > 0 {
 			msg += ": missing " + strings.Join(missing, ", ")
 		}
-		c.errorf(callPos(e), "vox/call/arity", []string{fmt.Sprintf("%s is declared at %d:%d: %s", d.Name, d.NamePos.Line, d.NamePos.Col, fnSignature(d))}, "%s", msg)
+		report := c.errorf
+		if unknownNamed && !tooMany {
+			report = c.warnf // the reference binds the unknown name's argument by position
+		}
+		report(callPos(e), "vox/call/arity", []string{fmt.Sprintf("%s is declared at %d:%d: %s", d.Name, d.NamePos.Line, d.NamePos.Col, fnSignature(d))}, "%s", msg)
 	}
 	return s.ret
 }
