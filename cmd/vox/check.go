@@ -20,7 +20,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
-// runCheck is "vox check [--format text|json] [--compat] [PATH...]": it
+// runCheck is "vox check [--format text|json] [--compat] [--strict] [PATH...]": it
 // compiles every .vox file named or found under the named folders
 // (without paths: the files of the project's scanned surface, as the
 // server scans them), prints each diagnostic as rustc does
@@ -28,14 +28,17 @@ import (
 // caret, "= help:" lines; diag.Render) on stderr and the summary "checked
 // F file(s): E error(s), W warning(s)" on stdout, or with --format json
 // the report {"ok": bool, "diagnostics": [D]} on stdout. --compat adds the
-// checker's vox/compat/... warnings. It exits 1 when any diagnostic is an
-// error.
+// checker's vox/compat/... warnings; --strict reports as errors what the
+// reference's checker rejects and vox-mcp tolerates (undefined names,
+// methods on receivers of unknown type). It exits 1 when any diagnostic
+// is an error.
 func runCheck(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox check", s.err)
 	format := flags.String("format", "text", "output format: text or json")
 	compat := flags.Bool("compat", false, "also warn of what the reference compiler rejects (vox/compat/...)")
+	strict := flags.Bool("strict", false, "report as errors what the reference's checker rejects: undefined names, methods on receivers of unknown type")
 	flags.Usage = func() {
-		fmt.Fprintln(s.err, "usage: vox check [--format text|json] [--compat] [PATH...]  (no PATH: the project's scanned surface)")
+		fmt.Fprintln(s.err, "usage: vox check [--format text|json] [--compat] [--strict] [PATH...]  (no PATH: the project's scanned surface)")
 		flags.PrintDefaults()
 	}
 	paths, err := cliutil.Parse(flags, args)
@@ -77,7 +80,7 @@ func runCheck(s *streams, args []string) int {
 				r.path = displayPath(files[i])
 				r.src, r.err = safefs.ReadNamedFile(files[i], workspace.MaxSourceBytes)
 				if r.err == nil {
-					r.diags = voxlang.CompileWith(r.path, r.src, check.Options{Compat: *compat}).Diagnostics()
+					r.diags = voxlang.CompileWith(r.path, r.src, check.Options{Compat: *compat, Strict: *strict}).Diagnostics()
 				}
 			}
 		}()

@@ -361,13 +361,13 @@ func TestCallOnBrokenModule(t *testing.T) {
 }
 
 func TestUnavailableFunctionCall(t *testing.T) {
-	m := compileOK(t, "fn f(x) { !x }\nfn g() { f(true) }\n")
+	m := compileOK(t, "fn f(x) { x + }\nfn g() { f(true) }\n")
 	_, err := m.Call(context.Background(), "f", []byte(`{"x":true}`), nil)
-	if err == nil || err.Error() != "f is unavailable: unexpected '!': use `not` at line 1:11" {
+	if err == nil || err.Error() != "f is unavailable: expected an expression, found '}' at line 1:15" {
 		t.Errorf("f: %v", err)
 	}
 	_, err = m.Call(context.Background(), "g", nil, nil)
-	if err == nil || err.Error() != "f is unavailable: unexpected '!': use `not` at line 1:11" {
+	if err == nil || err.Error() != "f is unavailable: expected an expression, found '}' at line 1:15" {
 		t.Errorf("g: %v", err)
 	}
 }

@@ -26,7 +26,7 @@ fn asks() to str { sample("hi", 10)["text"] }
 fn guide() to str { "# Guide" }
 
 @tool "broken"
-fn broken() to int { "not an int" }
+fn broken() to int { return "not an int" }
 `
 	full := CompileWith("served.vox", []byte(src), check.Options{})
 	lean := CompileServed("served.vox", []byte(src), check.Options{})

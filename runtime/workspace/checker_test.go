@@ -13,7 +13,7 @@ import (
 // and the rest of the file is served. A refresh that brings the error in
 // by an edit (the incremental path) drops the tool too.
 func TestCheckerErrorDropsOnlyItsTools(t *testing.T) {
-	src := `fn label(n: int) to str { n }
+	src := `fn label(n: int) to str { return n }
 
 @tool "Uses the broken helper"
 fn show(n: int) to str { label(n) }
@@ -42,9 +42,9 @@ fn doc() to str { label(1) }
 		t.Errorf("counts %d %d", s.Result.ToolCount, s.Result.ResourceCount)
 	}
 	want := []FileError{
-		{Path: "tools/a.vox", Message: "3:1: tool show is not served: 1:27: it uses function label, which has this error: label returns int here, but it is declared to return str [vox/return/type]"},
+		{Path: "tools/a.vox", Message: "3:1: tool show is not served: 1:34: it uses function label, which has this error: label returns int here, but it is declared to return str [vox/return/type]"},
 		{Path: "tools/a.vox", Message: "6:1: tool typo is not served: 7:34: no method lenght on str [vox/method/unknown]"},
-		{Path: "tools/a.vox", Message: "12:1: resource docs://r.md is not served: 1:27: it uses function label, which has this error: label returns int here, but it is declared to return str [vox/return/type]"},
+		{Path: "tools/a.vox", Message: "12:1: resource docs://r.md is not served: 1:34: it uses function label, which has this error: label returns int here, but it is declared to return str [vox/return/type]"},
 	}
 	if got := s.Result.Errors; len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("errors:\n%+v\nwant\n%+v", got, want)
@@ -52,7 +52,7 @@ fn doc() to str { label(1) }
 
 	// An edit that breaks b.vox's tool: the next refresh drops it.
 	p := filepath.Join(root, "tools", "b.vox")
-	os.WriteFile(p, []byte("@tool \"Other\"\nfn other() to int { \"two\" }\n"), 0o644)
+	os.WriteFile(p, []byte("@tool \"Other\"\nfn other() to int { return \"two\" }\n"), 0o644)
 	future := time.Now().Add(time.Hour)
 	os.Chtimes(p, future, future)
 	s = load(t, l)
@@ -60,14 +60,14 @@ fn doc() to str { label(1) }
 		t.Error("other is served after the edit broke it")
 	}
 	last := s.Result.Errors[len(s.Result.Errors)-1]
-	if last.Path != "tools/b.vox" || !strings.Contains(last.Message, "tool other is not served: 2:21: other returns str here") {
+	if last.Path != "tools/b.vox" || !strings.Contains(last.Message, "tool other is not served: 2:28: other returns str here") {
 		t.Errorf("errors after the edit: %+v", s.Result.Errors)
 	}
 	// A call of a tool whose file broke meanwhile says so.
-	os.WriteFile(filepath.Join(root, "tools", "a.vox"), []byte("@tool \"Fine\"\nfn fine() to int { \"one\" }\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "tools", "a.vox"), []byte("@tool \"Fine\"\nfn fine() to int { return \"one\" }\n"), 0o644)
 	os.Chtimes(filepath.Join(root, "tools", "a.vox"), future.Add(time.Hour), future.Add(time.Hour))
 	tool, _ := s.Tool("fine")
-	if _, err := s.ToolModule(tool); err == nil || !strings.Contains(err.Error(), "tool fine has an error now (2:20:") {
+	if _, err := s.ToolModule(tool); err == nil || !strings.Contains(err.Error(), "tool fine has an error now (2:27:") {
 		t.Errorf("call after the edit: %v", err)
 	}
 }

@@ -86,6 +86,7 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 	given := make([]bool, len(params))
 	pos := 0
 	tooMany := false
+	unknownNamed := false
 	for _, a := range e.Args {
 		j := -1
 		if a.Name != "" {
@@ -97,7 +98,10 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 					help = append([]string{"did you mean " + best + "?"}, help...)
 				}
 				c.expr(a.Value)
-				c.errorf(a.NamePos, "vox/call/unknown-argument", help, "%s has no parameter %s", d.Name, a.Name)
+				// The reference binds named arguments by position, names
+				// ignored (spec 21 §6.5): a warning; the call fails here.
+				c.warnf(a.NamePos, "vox/call/unknown-argument", help, "%s has no parameter %s", d.Name, a.Name)
+				unknownNamed = true
 				continue
 			}
 		} else {
@@ -135,7 +139,11 @@ func (c *checker) fileCall(e *syntax.CallExpr, s *funcSig) *Type {
 		if len(missing) > 0 {
 			msg += ": missing " + strings.Join(missing, ", ")
 		}
-		c.errorf(callPos(e), "vox/call/arity", []string{fmt.Sprintf("%s is declared at %d:%d: %s", d.Name, d.NamePos.Line, d.NamePos.Col, fnSignature(d))}, "%s", msg)
+		report := c.errorf
+		if unknownNamed && !tooMany {
+			report = c.warnf // the reference binds the unknown name's argument by position
+		}
+		report(callPos(e), "vox/call/arity", []string{fmt.Sprintf("%s is declared at %d:%d: %s", d.Name, d.NamePos.Line, d.NamePos.Col, fnSignature(d))}, "%s", msg)
 	}
 	return s.ret
 }
@@ -232,9 +240,16 @@ func (c *checker) methodCall(e *syntax.CallExpr, d *syntax.DotExpr) *Type {
 	if rt.Kind == KNamespace {
 		return c.nsCall(e, d, rt.Name)
 	}
-	if !rt.known() {
-		c.args(e, nil)
-		return tUnknown
+	if !rt.known() || noReferenceMethods(rt, d.Name) {
+		if rt.Kind != KNever {
+			c.referenceRejects(d.NamePos, "vox/compat/method-receiver",
+				[]string{"annotate the value's type upstream (a parameter's type, a let's type), or call a builtin instead"},
+				"the reference rejects this: it has no method %s on %s", d.Name, receiverKind(rt))
+		}
+		if !rt.known() {
+			c.args(e, nil)
+			return tUnknown
+		}
 	}
 	table := receiverTable(rt)
 	var m *libSig
@@ -374,7 +389,7 @@ func (c *checker) libCall(e *syntax.CallExpr, recv, fname string, s *libSig, b *
 			if j < 0 || recv == "" {
 				c.expr(a.Value)
 				help := []string{"the signature is " + s.sig.Format(name)}
-				c.errorf(a.NamePos, "vox/call/unknown-argument", help, "%s takes no argument named %s", name, a.Name)
+				c.warnf(a.NamePos, "vox/call/unknown-argument", help, "%s takes no argument named %s", name, a.Name)
 				types[i] = tUnknown
 				continue
 			}

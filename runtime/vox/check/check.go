@@ -29,6 +29,12 @@ type Options struct {
 	// compiler rejects (off by default, so valid use of an extension stays
 	// quiet).
 	Compat bool
+	// Strict reports as errors what the reference's checker rejects and
+	// this one tolerates (vox check --strict; docs/vox-language.md, The
+	// checker, Strictness): every undefined name, platform names but db,
+	// and method calls on receivers the reference has no method table
+	// for. Compat reports the same as warnings.
+	Strict bool
 	// Record keeps every name's position, type and definition for the
 	// queries of Result (At, Definition, Names, Members): editors set it,
 	// refreshes do not.
@@ -279,7 +285,7 @@ func (c *checker) params(ps []*syntax.Param, types []*Type, expected []*Type) {
 	for j, p := range ps {
 		for _, prev := range ps[:j] {
 			if prev.Name == p.Name && p.Name != "_" {
-				c.errorf(p.NamePos, "vox/param/duplicate", []string{fmt.Sprintf("the first %s is at %d:%d: rename one of them", p.Name, prev.NamePos.Line, prev.NamePos.Col)},
+				c.warnf(p.NamePos, "vox/param/duplicate", []string{fmt.Sprintf("the first %s is at %d:%d: rename one of them", p.Name, prev.NamePos.Line, prev.NamePos.Col)},
 					"parameter %s is declared twice", p.Name)
 				break
 			}
@@ -293,7 +299,8 @@ func (c *checker) params(ps []*syntax.Param, types []*Type, expected []*Type) {
 			dt := c.expr(p.Default)
 			c.scope = savedScope
 			if p.Type != nil && !assignable(t, dt) && !(t.Kind == KOption && assignable(t.arg(0), dt)) { // an Option's default d binds Some(d)
-				c.errorf(p.Default.Span(), "vox/type/mismatch", nil, "the default of %s is %s, but the parameter is %s", p.Name, dt, t)
+				// The reference never checks defaults: a warning.
+				c.warnf(p.Default.Span(), "vox/type/mismatch", nil, "the default of %s is %s, but the parameter is %s", p.Name, dt, t)
 			} else if p.Type == nil && t.Kind == KUnknown {
 				t = dt
 				if dt.Kind == KUnit || dt.Kind == KOption {
@@ -325,7 +332,10 @@ func (c *checker) finish(pos syntax.Pos, name string, body *syntax.Block, ret *T
 		if kind == syntax.ToolFn {
 			what = "tool"
 		}
-		c.errorf(pos, "vox/return/missing", []string{fmt.Sprintf("end the body with a value of type %s, or return one on every path", ret)},
+		// The reference unifies a body's last statement with the declared
+		// result silently: missing returns and last values of another
+		// type are warnings; a return statement is checked (ret).
+		c.warnf(pos, "vox/return/missing", []string{fmt.Sprintf("end the body with a value of type %s, or return one on every path", ret)},
 			"%s %s must return %s, but its body can end without a value", what, name, ret)
 		return
 	}
@@ -334,7 +344,7 @@ func (c *checker) finish(pos syntax.Pos, name string, body *syntax.Block, ret *T
 		if n := len(body.Stmts); n > 0 {
 			at = body.Stmts[n-1].Span()
 		}
-		c.errorf(at, "vox/return/type", returnHelp(ret, t), "%s returns %s here, but it is declared to return %s", name, t, ret)
+		c.warnf(at, "vox/return/type", returnHelp(ret, t), "%s returns %s here, but it is declared to return %s", name, t, ret)
 	}
 }
 

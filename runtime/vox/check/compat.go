@@ -176,3 +176,37 @@ func (c *checker) compatCall(e *syntax.CallExpr) {
 			"the reference counts defaulted parameters as required: %s takes %d argument(s)", d.Name, len(d.Params))
 	}
 }
+
+// referenceRejects reports what the reference's checker rejects and this
+// one tolerates (spec 22 §1.4): an error under Strict, a warning under
+// Compat, nothing by default, so that a repository's tools load.
+func (c *checker) referenceRejects(p syntax.Pos, code string, help []string, format string, args ...any) {
+	switch {
+	case c.opts.Strict:
+		c.errorf(p, code, help, format, args...)
+	case c.opts.Compat:
+		c.warnf(p, code, help, format, args...)
+	}
+}
+
+// noReferenceMethods reports a call of method on a receiver type for
+// which the reference's checker has no such method: it has no table for
+// numbers, bools, tuples and functions (n.to_str(), x.abs()), and an
+// object's is get and keys.
+func noReferenceMethods(t *Type, method string) bool {
+	switch t.Kind {
+	case KInt, KFloat, KDec, KBool, KTuple, KFunc, KUnit:
+		return true
+	case KMap, KRecord:
+		// An object has get and keys only.
+		return method != "get" && method != "keys"
+	}
+	return false
+}
+
+func receiverKind(t *Type) string {
+	if !t.known() {
+		return "a value of unknown type (an unannotated parameter, json.parse's value, any)"
+	}
+	return t.String()
+}

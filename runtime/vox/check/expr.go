@@ -121,12 +121,13 @@ func (c *checker) exprKind(e syntax.Expr, want *Type) *Type {
 		t := c.expr(e.X)
 		if e.Op == syntax.NOT || e.Op == syntax.BANG {
 			if t.known() && t.Kind != KBool {
-				c.errorf(e.X.Span(), "vox/type/operands", []string{"compare it: " + condHint(t)}, "not needs a bool, got %s", t)
+				// The reference unifies not's operand with bool silently.
+				c.warnf(e.X.Span(), "vox/type/operands", []string{"compare it: " + condHint(t)}, "not needs a bool, got %s", t)
 			}
 			return tBool
 		}
 		if t.known() && !t.numeric() {
-			c.errorf(e.X.Span(), "vox/type/operands", nil, "cannot negate %s: - needs a number", t)
+			c.warnf(e.X.Span(), "vox/type/operands", nil, "cannot negate %s: - needs a number", t)
 			return tUnknown
 		}
 		return t
@@ -134,6 +135,16 @@ func (c *checker) exprKind(e syntax.Expr, want *Type) *Type {
 		t := c.expr(e.X)
 		c.expr(e.Options)
 		return t
+	case *syntax.ViewExpr:
+		for _, a := range e.Attrs {
+			c.expr(a.Value)
+		}
+		for _, x := range e.Children {
+			c.expr(x)
+		}
+		c.warnf(e.NamePos, "vox/view/unsupported", []string{"vox-mcp does not render views: keep this function out of what tools call"},
+			"%s(...) { ... } is a view element: the function is checked, but evaluating the element fails", e.Name)
+		return tUnknown
 	case *syntax.BinaryExpr:
 		if e.Op == syntax.PIPE {
 			call := &syntax.CallExpr{Fn: e.Y, Lparen: e.OpPos, Args: []*syntax.Arg{{Value: e.X}}}
@@ -223,6 +234,12 @@ func (c *checker) ident(id *syntax.Ident, asNumber bool) *Type {
 	case resolve.Builtin:
 		if s := c.lib.builtins[id.Name]; s != nil {
 			if s.value {
+				if id.Name == "null" {
+					// The reference types null as Option[T] with a fresh
+					// T (spec 22 §1.6); its run-time value stays Unit.
+					c.record(id.NamePos, id.Name, "builtin", tOptionAny, syntax.Pos{}, "null: Option[T]")
+					return tOptionAny
+				}
 				if c.rec != nil {
 					c.record(id.NamePos, id.Name, "builtin", tUnit, syntax.Pos{}, id.Name+": Unit")
 				}
@@ -257,7 +274,7 @@ func (c *checker) undefined(id *syntax.Ident) {
 	if c.imports[id.Name] {
 		return
 	}
-	if slices.Contains(PlatformNames, id.Name) {
+	if slices.Contains(PlatformNames, id.Name) && (!c.opts.Strict || id.Name == "db") {
 		c.warnf(id.NamePos, "vox/name/platform", []string{"vox-mcp does not provide the platform's " + id.Name + ": a call that reaches this fails"},
 			"%s is a name of the full Vox platform, undefined here", id.Name)
 		return
@@ -441,7 +458,13 @@ func (c *checker) exhaustive(e *syntax.MatchExpr, xt *Type) {
 		return
 	}
 	what := xt.String()
-	c.errorf(e.Pos, "vox/match/non-exhaustive", []string{"add an arm for " + strings.Join(missing, ", ") + ", or a catch-all arm: _ => ..."},
+	report := c.errorf
+	if xt.Kind == KOption || xt.Kind == KResult {
+		// The reference checks bools and types of the file only (spec 21
+		// §5.4): a warning, the match fails at run time on the missing case.
+		report = c.warnf
+	}
+	report(e.Pos, "vox/match/non-exhaustive", []string{"add an arm for " + strings.Join(missing, ", ") + ", or a catch-all arm: _ => ..."},
 		"non-exhaustive match on type %s: missing %s", what, strings.Join(missing, ", "))
 }
 
@@ -581,7 +604,7 @@ func (c *checker) index(e *syntax.IndexExpr) *Type {
 	switch xt.Kind {
 	case KList, KStr:
 		if it.known() && it.Kind != KInt {
-			c.errorf(e.Index.Span(), "vox/index/type", nil, "a %s index must be an int, got %s", xt, it)
+			c.warnf(e.Index.Span(), "vox/index/type", nil, "a %s index must be an int, got %s", xt, it)
 		}
 		if xt.Kind == KStr {
 			return tStr
@@ -589,7 +612,7 @@ func (c *checker) index(e *syntax.IndexExpr) *Type {
 		return xt.arg(0)
 	case KMap, KRecord:
 		if it.known() && it.Kind != KStr {
-			c.errorf(e.Index.Span(), "vox/index/type", nil, "a map key must be a str, got %s", it)
+			c.warnf(e.Index.Span(), "vox/index/type", nil, "a map key must be a str, got %s", it)
 		}
 		if xt.Kind == KMap {
 			return xt.arg(0)
@@ -603,7 +626,7 @@ func (c *checker) index(e *syntax.IndexExpr) *Type {
 		if xt.Kind == KOption || xt.Kind == KResult {
 			help = []string{"unwrap it first: x.unwrap()[i] or x?[i]"}
 		}
-		c.errorf(e.Lbrack, "vox/index/type", help, "cannot index %s", xt)
+		c.warnf(e.Lbrack, "vox/index/type", help, "cannot index %s", xt)
 	}
 	return tUnknown
 }
@@ -619,7 +642,14 @@ func (c *checker) exprNumber(x syntax.Expr) *Type {
 // binary checks the operands of x op y.
 func (c *checker) binary(xe, ye syntax.Expr, xt, yt *Type, op syntax.Token, pos syntax.Pos) *Type {
 	bad := func(help ...string) *Type {
-		c.errorf(pos, "vox/type/operands", help, "%s cannot be applied to %s and %s", opText(op), xt, yt)
+		// The reference checks + and has no in (spec 22 §1.3, spec 21
+		// §5.6); it gives - * / % and the comparisons the error type
+		// silently: a warning.
+		if op == syntax.PLUS || op == syntax.IN || op == syntax.NOT_IN {
+			c.errorf(pos, "vox/type/operands", help, "%s cannot be applied to %s and %s", opText(op), xt, yt)
+		} else {
+			c.warnf(pos, "vox/type/operands", help, "%s cannot be applied to %s and %s", opText(op), xt, yt)
+		}
 		return tUnknown
 	}
 	known := xt.known() && yt.known()
@@ -666,7 +696,7 @@ func (c *checker) binary(xe, ye syntax.Expr, xt, yt *Type, op syntax.Token, pos 
 			e syntax.Expr
 		}{{xt, xe}, {yt, ye}} {
 			if s.t.known() && s.t.Kind != KBool {
-				c.errorf(s.e.Span(), "vox/type/operands", []string{"compare it: " + condHint(s.t)}, "%s needs bools, got %s", opText(op), s.t)
+				c.warnf(s.e.Span(), "vox/type/operands", []string{"compare it: " + condHint(s.t)}, "%s needs bools, got %s", opText(op), s.t)
 			}
 		}
 		return tBool

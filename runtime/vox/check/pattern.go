@@ -50,7 +50,11 @@ func (c *checker) bindPattern(p syntax.Pattern, t *Type, kind localKind, mut, ty
 			fields = c.ctorFields(b.Index, t)
 			c.record(p.Name.NamePos, p.Name.Name, "constructor", c.ctorResult(b.Index), c.ctorPos(b.Index), "")
 			if n := len(c.mod.Ctors[b.Index].Fields); b.Index >= resolve.NumCoreCtors && n != len(p.Args) {
-				c.errorf(p.Name.NamePos, "vox/pattern/shape", nil, "%s has %d field(s), but the pattern gives %d", p.Name.Name, n, len(p.Args))
+				report := c.errorf
+				if len(p.Args) < n {
+					report = c.warnf // the reference ignores the fields left out (spec 21 §5.3)
+				}
+				report(p.Name.NamePos, "vox/pattern/shape", nil, "%s has %d field(s), but the pattern gives %d", p.Name.Name, n, len(p.Args))
 			}
 			if ct := c.ctorResult(b.Index); t.known() && !assignable(t, ct) && !(t.Kind == KResult && ct.Kind == KResult) {
 				c.errorf(p.Name.NamePos, "vox/pattern/type", nil, "the pattern %s is %s, but the value matched is %s", p.Name.Name, ct, t)

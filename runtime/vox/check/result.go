@@ -313,7 +313,7 @@ func (c *checker) settleUndefined() {
 	}
 	for _, p := range c.pending {
 		d := p.d
-		if p.item >= 0 && p.item < len(reached) && reached[p.item] {
+		if p.item >= 0 && p.item < len(reached) && reached[p.item] || c.opts.Strict {
 			c.diags = append(c.diags, d)
 			c.markErr(p.item, len(c.diags)-1)
 			continue

@@ -153,7 +153,9 @@ func (c *checker) cond(x syntax.Expr, what string) {
 	t := c.expr(x)
 	if t.known() && t.Kind != KBool {
 		help := []string{"compare it: " + condHint(t)}
-		c.errorf(x.Span(), "vox/type/condition", help, "the condition of %s is %s, not bool", what, t)
+		// The reference unifies a condition with bool and drops a failure
+		// (spec 22 §1.3): a warning, never an error.
+		c.warnf(x.Span(), "vox/type/condition", help, "the condition of %s is %s, not bool", what, t)
 	}
 }
 
@@ -281,7 +283,9 @@ func (c *checker) assign(s *syntax.AssignStmt) {
 				l.used = true
 				c.binary(s.LHS, s.RHS, l.t, rt, assignOp(s.Op), s.Pos)
 			} else if l.typed && !assignable(l.t, rt) {
-				c.errorf(s.RHS.Span(), "vox/type/mismatch", mismatchHelp(l.t, rt), "%s is declared %s, but this value is %s", id.Name, l.t, rt)
+				// The reference unifies an assignment's target and value
+				// silently: a warning.
+				c.warnf(s.RHS.Span(), "vox/type/mismatch", mismatchHelp(l.t, rt), "%s is declared %s, but this value is %s", id.Name, l.t, rt)
 			} else if !l.typed && l.t.known() && !assignable(l.t, rt) {
 				l.t = tUnknown // a variable that changes its type: say nothing of it
 			}
@@ -357,7 +361,9 @@ func (c *checker) forStmt(s *syntax.ForStmt) {
 		if it.Kind == KInt {
 			help = []string{"count with range: for i in range(n)"}
 		}
-		c.errorf(s.Iter.Span(), "vox/for/not-iterable", help, "cannot iterate over %s", it)
+		// The reference types anything else's element as a fresh
+		// variable: a warning (the loop fails here at run time).
+		c.warnf(s.Iter.Span(), "vox/for/not-iterable", help, "cannot iterate over %s", it)
 	}
 	mark := len(c.scope)
 	c.bindPattern(s.Pattern, elem, kFor, false, false)

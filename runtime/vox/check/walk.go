@@ -72,6 +72,13 @@ func walkStmts(n syntax.Node, depth int, f func(syntax.Node, int) bool) {
 	case *syntax.WithExpr:
 		w(n.X)
 		w(n.Options)
+	case *syntax.ViewExpr:
+		for _, a := range n.Attrs {
+			w(a.Value)
+		}
+		for _, x := range n.Children {
+			w(x)
+		}
 	case *syntax.ListExpr:
 		for _, x := range n.Elems {
 			w(x)

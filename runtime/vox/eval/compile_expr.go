@@ -171,6 +171,10 @@ func (c *compiler) expr(e syntax.Expr) exprFn {
 		return c.recordLit(e)
 	case *syntax.WithExpr:
 		return c.with(e)
+	case *syntax.ViewExpr:
+		// Parsed so that the function around it stays available (spec 22
+		// §4.3); vox-mcp renders no views.
+		return failing(e.NamePos, "view elements are not supported: vox-mcp does not render %s(...) { ... }", e.Name)
 	}
 	panic("eval: unknown expression")
 }

@@ -769,6 +769,15 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.WithExpr:
 		r.expr(e.X)
 		r.expr(e.Options)
+	case *syntax.ViewExpr:
+		// The element's name is a tag, not a name of the program; its
+		// attribute values and children are expressions.
+		for _, a := range e.Attrs {
+			r.expr(a.Value)
+		}
+		for _, x := range e.Children {
+			r.expr(x)
+		}
 	case *syntax.RecordLit:
 		r.recordLit(e)
 	case *syntax.FuncLit:

@@ -507,6 +507,18 @@ type UnaryExpr struct {
 	X   Expr
 }
 
+// ViewExpr is a view element of the wider language, NAME(attr = v, ...)
+// { children }, where NAME is a capitalised name, a UI primitive or an
+// HTML or SVG tag and every argument is named (spec 22 §4.3). vox-mcp
+// parses it, so that the function around it is checked and stays
+// available; evaluating one fails.
+type ViewExpr struct {
+	NamePos  Pos
+	Name     string
+	Attrs    []*Arg
+	Children []Expr
+}
+
 // WithExpr is x with options: an option bag (retries, timeout, ...) for
 // a durable call, evaluated and checked, then ignored.
 type WithExpr struct {
@@ -541,6 +553,7 @@ func (e *UnaryExpr) Span() Pos   { return e.Pos }
 func (e *BinaryExpr) Span() Pos  { return e.X.Span() }
 func (e *RecordLit) Span() Pos   { return e.Type.NamePos }
 func (e *WithExpr) Span() Pos    { return e.X.Span() }
+func (e *ViewExpr) Span() Pos    { return e.NamePos }
 
 func (*Ident) expr()       {}
 func (*Literal) expr()     {}
@@ -560,6 +573,7 @@ func (*UnaryExpr) expr()   {}
 func (*BinaryExpr) expr()  {}
 func (*RecordLit) expr()   {}
 func (*WithExpr) expr()    {}
+func (*ViewExpr) expr()    {}
 
 // Patterns.
 

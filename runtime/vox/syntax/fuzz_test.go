@@ -18,7 +18,8 @@ var knownCodes = map[string]bool{
 	"vox/lexer/dec-overflow":            true,
 	"vox/lexer/float-range":             true,
 	"vox/lexer/unexpected-char":         true,
-	"vox/lexer/bang-invalid":            true,
+	"vox/lexer/bang-not":                true,
+	"vox/parse/is-not":                  true,
 	"vox/lexer/semicolon-unnecessary":   true,
 	"vox/lexer/template-expression":     true,
 	"vox/parse/syntax":                  true,
@@ -35,6 +36,7 @@ var knownCodes = map[string]bool{
 	"vox/with/ignored":                  true,
 	"vox/decorator/mcp-tool-deprecated": true,
 	"vox/decorator/ignored":             true,
+	"vox/decorator/endpoint":            true,
 	"vox/decl/conflict":                 true,
 	"vox/import/unresolved":             true,
 }

@@ -249,8 +249,13 @@ func (p *parser) decorated(f *File) {
 			}
 		default:
 			switch d.Name {
-			case "@endpoint", "@test", "@table":
+			case "@test", "@table":
 				skipFn = d.Name
+			case "@endpoint":
+				// An endpoint is checked and callable like any function
+				// (spec 22 §4.2): vox run FILE FN and other functions
+				// call it, which the reference's interpreter cannot.
+				p.warn(d.Pos, "vox/decorator/endpoint", "@endpoint is read as a plain function here: vox run and other functions may call it, which the reference's interpreter cannot")
 			}
 			if p.tok == LPAREN {
 				p.skipParens()
@@ -296,6 +301,11 @@ func (p *parser) decorated(f *File) {
 				fn.Effects = append(fn.Effects, effects...)
 			}
 		}
+	case skipFn == "@table" && p.tok == TYPE && len(decs) == 1:
+		// @table type T { ... } is a record type (spec 22 §4.1): its
+		// fields are checked, and a parameter of it bound from JSON wraps
+		// its Option fields as any record's.
+		p.typeDecl(f, head, p.sc.start)
 	case p.tok == EOF:
 		f.Decls = append(f.Decls, &SkippedDecl{Pos: head, Word: decs[0].Name})
 	default:
@@ -315,7 +325,7 @@ func headName(t, r, pr *Decorator) string {
 
 func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
 	for _, d := range decs {
-		if keep != nil && d.Pos == keep.Pos || d.Name == "@uses" {
+		if keep != nil && d.Pos == keep.Pos || d.Name == "@uses" || d.Name == "@endpoint" && keep == nil {
 			continue
 		}
 		if d.Name == "@input_schema" {

@@ -96,6 +96,16 @@ func (p *parser) binary(min int) Expr {
 		if op == NOT_IN {
 			p.next() // the in
 		}
+		if op == IS && p.tok == NOT {
+			if w := p.sc.peekWord(); w == "null" || w == "None" {
+				// x is not null: the reference parses x is (not null),
+				// which is x is null at its run time (spec 22 §1.5); read
+				// it as meant, x isnt null, and say so.
+				p.warn(pos, "vox/parse/is-not", "`is not %s` is read as `isnt %s` here, but the reference parses it as `is (not %s)`, the opposite: write `isnt %s`", w, w, w, w)
+				p.next()
+				op = ISNT
+			}
+		}
 		p.peak = base
 		y := p.binary(prec + 1)
 		h = max(h, p.peak-base) + 1
@@ -197,7 +207,11 @@ func (p *parser) postfix(x Expr, base int) Expr {
 		p.peak = base
 		switch p.tok {
 		case LPAREN:
-			x = p.calls.Make(CallExpr{Fn: x, Lparen: p.pos, Args: p.args()})
+			call := p.calls.Make(CallExpr{Fn: x, Lparen: p.pos, Args: p.args()})
+			x = call
+			if v := p.viewElement(call); v != nil {
+				x = v
+			}
 		case DOT:
 			p.next()
 			pos, name := p.pos, p.sc.text
@@ -302,4 +316,66 @@ func (p *parser) arrowFollows() bool {
 		i++
 	}
 	return i+1 < len(src) && src[i] == '=' && src[i+1] == '>'
+}
+
+// viewElement reads a call followed by '{' as a view element when it has
+// the shape of one (spec 22 §4.3): a bare name that is capitalised, a UI
+// primitive or an HTML or SVG tag, every argument named, and children in
+// braces on the same line. Anything else is the call (and a '{' after it
+// belongs to the construct around it).
+func (p *parser) viewElement(call *CallExpr) Expr {
+	id, ok := call.Fn.(*Ident)
+	if !ok || p.tok != LBRACE || p.noBrace > 0 || !IsViewName(id.Name) {
+		return nil
+	}
+	for _, a := range call.Args {
+		if a.Name == "" {
+			return nil
+		}
+		a.Name = strings.TrimPrefix(a.Name, "attr_")
+	}
+	v := &ViewExpr{NamePos: id.NamePos, Name: id.Name, Attrs: call.Args}
+	p.enter()
+	defer p.leave()
+	p.next() // {
+	saved := p.unrestrict()
+	for {
+		for p.tok == NEWLINE || p.tok == COMMA {
+			p.next()
+		}
+		if p.tok == RBRACE || p.tok == EOF {
+			break
+		}
+		v.Children = append(v.Children, p.expr())
+		if p.tok != NEWLINE && p.tok != COMMA && p.tok != RBRACE {
+			p.syntaxError("expected ',' or a newline between the children of view element %s, found %s", id.Name, p.describe())
+			break
+		}
+	}
+	p.restrict(saved)
+	p.expect(RBRACE)
+	return v
+}
+
+// viewNames are the lower-case names of view elements: the UI primitives
+// and the allow-listed HTML and SVG tags of the reference (spec 22 §4.3).
+var viewNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`stack column row wrap text heading link image button panel card list list_item
+		route_outlet overlay toast drawer modal input label textarea select option form fieldset legend table thead
+		tbody tfoot tr th td caption audio video source track canvas svg img span br hr i b em strong small code pre
+		kbd abbr cite blockquote q head meta title script style noscript main section article aside header footer nav
+		details summary dialog figure figcaption iframe embed object param g defs path circle rect ellipse line
+		polyline polygon tspan use symbol marker mask pattern stop filter radial_gradient linear_gradient clip_path
+		foreign_object fe_gaussian_blur`) {
+		viewNames[n] = true
+	}
+}
+
+// IsViewName reports whether a call of name with only named arguments is
+// a view element in the reference: a capitalised name, a UI primitive or
+// an HTML or SVG tag.
+func IsViewName(name string) bool {
+	return name != "" && name[0] >= 'A' && name[0] <= 'Z' || viewNames[name]
 }

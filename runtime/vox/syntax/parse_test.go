@@ -294,7 +294,7 @@ var declTests = []struct{ src, want string }{
 	{"import std.http", `(ImportDecl Path="std.http")`},
 	{"component Page { <p>Don't {x}</p> }\nfn after() { 1 }",
 		"(SkippedDecl Word=component)\n(FnDecl Name=after Body=(Block Stmts=((ExprStmt X=1))))"},
-	{"@table type Post { title: str }", `(SkippedDecl Word="@table")`},
+	{"@table type Post { title: str }", `(RecordDecl Name=Post Fields=((Field Name=title Type=str)))`},
 	{"type Alias = str", `(SkippedDecl Word=type)`},
 }
 

@@ -299,8 +299,11 @@ again:
 			s.off++
 			s.tok = NEQ
 		} else {
+			// Read as not, with a warning: the reference's lexer drops
+			// the '!', so there !x means x (spec 22 §1.2), a silent
+			// inversion no author means.
 			s.tok = BANG
-			s.errh(s.pos, "vox/lexer/bang-invalid", "unexpected '!': use `not`", false)
+			s.errh(s.pos, "vox/lexer/bang-not", "'!' is read as `not` here, but the reference drops it silently (there !x means x): write `not`", true)
 		}
 	case '<':
 		s.tok = s.either('=', LE, 0, 0, LT)

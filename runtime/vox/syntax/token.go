@@ -50,7 +50,7 @@ const (
 	ARROW    // ->
 	PIPE     // |>
 	BAR      // |
-	BANG     // ! (invalid; reported, parsed as not)
+	BANG     // ! (parsed as not, with a warning)
 	NOT_IN   // not in (the parser joins the two words)
 
 	keywordStart
