@@ -15,6 +15,7 @@ require (
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tliron/glsp v0.2.2
+	github.com/zeebo/xxh3 v1.1.0
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/mod v0.42.0
 	golang.org/x/sync v0.24.0

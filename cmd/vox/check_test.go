@@ -121,7 +121,7 @@ tools/mistakes.vox:12:36: error: no method lenght on str [vox/method/unknown]
    |
 12 | fn length(name: str) to int { name.lenght() }
    |                                    ^^^^^^
-   = help: did you mean len?
+   = help: did you mean length?
 `
 	if errOut != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)

@@ -98,14 +98,39 @@ var (
 var names []string
 
 func init() {
+	byName := map[string]*Namespace{}
 	for _, ns := range table {
 		names = append(names, ns.Name)
+		byName[ns.Name] = ns
 		ns.index = map[string]*Func{}
 		for _, f := range ns.Funcs {
 			f.min, f.max = f.Sig.Arity()
 			ns.index[f.Name] = f
 		}
 	}
+	// A namespace std.X (std.json) is X as reached through std, with the
+	// functions it has of its own: the others are X's.
+	for _, ns := range table {
+		if base, ok := strings.CutPrefix(ns.Name, "std."); ok && byName[base] != nil {
+			for _, f := range byName[base].Funcs {
+				if ns.index[f.Name] == nil {
+					ns.index[f.Name] = f
+				}
+			}
+		}
+	}
+}
+
+// StdMember is the namespace std.name denotes: std.X when the library
+// has such a namespace (std.json), else X; "" when there is no X.
+func StdMember(name string) string {
+	if slices.Contains(names, "std."+name) {
+		return "std." + name
+	}
+	if slices.Contains(names, name) && name != "std" {
+		return name
+	}
+	return ""
 }
 
 // Names returns the names of the namespaces, for the resolver's universe.
@@ -139,10 +164,11 @@ func (b bound) Field(th *eval.Thread, name string) (eval.Value, bool) {
 	if !b.ns.lib.Members {
 		return eval.Value{}, false
 	}
-	for _, ns := range table {
-		if ns.Name == name && !ns.lib.Members {
-			return eval.NamespaceValue(ns.Name), true
-		}
+	if b.ns.DeniedByName(name) {
+		th.Failf("capability denied: %s.%s", b.ns.Name, name)
+	}
+	if ns := StdMember(name); ns != "" {
+		return eval.NamespaceValue(ns), true
 	}
 	return eval.Value{}, false
 }

@@ -12,9 +12,8 @@ import (
 // ---- crypto ----
 //
 // The reference's crypto.hash_secure (BLAKE3) and crypto.uuid, and SHA-256
-// as an extension. crypto.hash_fast is left out: the reference does not
-// say which hash it is, and a hash whose values differ from the
-// reference's would be worse than none.
+// as an extension; crypto.hash_fast (XXH3-128) is std.hash_fast
+// (stdroot.go).
 
 // hashWork is the work of hashing one byte, in the units of Thread.Work.
 const hashWork = 4

@@ -86,7 +86,7 @@ var table = []*Namespace{{
 	Funcs: []*Func{{
 		Name: "parse",
 		Sig:  libsig.Namespaces()[2].Funcs[0].Sig,
-		fn:   jsonParse,
+		fn:   jsonParseValue,
 	}, {
 		Name: "decode",
 		Sig:  libsig.Namespaces()[2].Funcs[1].Sig,
@@ -192,32 +192,36 @@ var table = []*Namespace{{
 	lib:  &libsig.Namespaces()[4],
 }, {
 	Funcs: []*Func{{
-		Name: "is_match",
+		Name: "compile",
 		Sig:  libsig.Namespaces()[5].Funcs[0].Sig,
+		fn:   regexCompile,
+	}, {
+		Name: "is_match",
+		Sig:  libsig.Namespaces()[5].Funcs[1].Sig,
 		fn:   regexIsMatch,
 	}, {
 		Name: "find",
-		Sig:  libsig.Namespaces()[5].Funcs[1].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[2].Sig,
 		fn:   regexFind,
 	}, {
 		Name: "captures",
-		Sig:  libsig.Namespaces()[5].Funcs[2].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[3].Sig,
 		fn:   regexCaptures,
 	}, {
 		Name: "find_all",
-		Sig:  libsig.Namespaces()[5].Funcs[3].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[4].Sig,
 		fn:   regexFindAll,
 	}, {
 		Name: "replace",
-		Sig:  libsig.Namespaces()[5].Funcs[4].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[5].Sig,
 		fn:   regexReplace,
 	}, {
 		Name: "split",
-		Sig:  libsig.Namespaces()[5].Funcs[5].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[6].Sig,
 		fn:   regexSplit,
 	}, {
 		Name: "escape",
-		Sig:  libsig.Namespaces()[5].Funcs[6].Sig,
+		Sig:  libsig.Namespaces()[5].Funcs[7].Sig,
 		fn:   regexEscape,
 	}},
 	Name: "regex",
@@ -299,31 +303,108 @@ var table = []*Namespace{{
 		Name: "uuid",
 		Sig:  libsig.Namespaces()[9].Funcs[2].Sig,
 		fn:   cryptoUUID,
+	}, {
+		Name: "hash_fast",
+		Sig:  libsig.Namespaces()[9].Funcs[3].Sig,
+		fn:   stdHashFast,
 	}},
 	Name: "crypto",
 	lib:  &libsig.Namespaces()[9],
 }, {
+	Funcs: []*Func{{
+		Name: "uuid",
+		Sig:  libsig.Namespaces()[10].Funcs[0].Sig,
+		fn:   stdUUID,
+	}, {
+		Name: "now_ms",
+		Sig:  libsig.Namespaces()[10].Funcs[1].Sig,
+		fn:   timeNowMS,
+	}, {
+		Name: "hash_fast",
+		Sig:  libsig.Namespaces()[10].Funcs[2].Sig,
+		fn:   stdHashFast,
+	}, {
+		Name: "hash_secure",
+		Sig:  libsig.Namespaces()[10].Funcs[3].Sig,
+		fn:   cryptoHashSecure,
+	}},
 	Name: "std",
 	lib:  &libsig.Namespaces()[10],
 }, {
-	Name: "process",
+	Funcs: []*Func{{
+		Name: "parse",
+		Sig:  libsig.Namespaces()[11].Funcs[0].Sig,
+		fn:   jsonParse,
+	}},
+	Name: "std.json",
 	lib:  &libsig.Namespaces()[11],
 }, {
-	Name: "http",
+	Funcs: []*Func{{
+		Name: "parse",
+		Sig:  libsig.Namespaces()[12].Funcs[0].Sig,
+		fn:   csvParse,
+	}, {
+		Name: "parse_records",
+		Sig:  libsig.Namespaces()[12].Funcs[1].Sig,
+		fn:   csvParseRecords,
+	}, {
+		Name: "render",
+		Sig:  libsig.Namespaces()[12].Funcs[2].Sig,
+		fn:   csvRender,
+	}},
+	Name: "csv",
 	lib:  &libsig.Namespaces()[12],
 }, {
-	Name: "net",
+	Funcs: []*Func{{
+		Name: "parse",
+		Sig:  libsig.Namespaces()[13].Funcs[0].Sig,
+		fn:   tomlParse,
+	}, {
+		Name: "render",
+		Sig:  libsig.Namespaces()[13].Funcs[1].Sig,
+		fn:   tomlRender,
+	}},
+	Name: "toml",
 	lib:  &libsig.Namespaces()[13],
 }, {
-	Name: "shell",
+	Funcs: []*Func{{
+		Name: "parse",
+		Sig:  libsig.Namespaces()[14].Funcs[0].Sig,
+		fn:   yamlParse,
+	}, {
+		Name: "render",
+		Sig:  libsig.Namespaces()[14].Funcs[1].Sig,
+		fn:   yamlRender,
+	}},
+	Name: "yaml",
 	lib:  &libsig.Namespaces()[14],
 }, {
-	Name: "exec",
+	Funcs: []*Func{{
+		Name: "mutation_kind_for_tool",
+		Sig:  libsig.Namespaces()[15].Funcs[0].Sig,
+		fn:   agentosMutationKind,
+	}},
+	Name: "agentos",
 	lib:  &libsig.Namespaces()[15],
 }, {
-	Name: "secrets",
+	Name: "process",
 	lib:  &libsig.Namespaces()[16],
 }, {
-	Name: "io",
+	Name: "http",
 	lib:  &libsig.Namespaces()[17],
+}, {
+	Name: "net",
+	lib:  &libsig.Namespaces()[18],
+}, {
+	Name: "shell",
+	lib:  &libsig.Namespaces()[19],
+}, {
+	Name: "exec",
+	lib:  &libsig.Namespaces()[20],
+}, {
+	Name: "secrets",
+	lib:  &libsig.Namespaces()[21],
+}, {
+	Name: "io",
+	lib:  &libsig.Namespaces()[22],
 }}

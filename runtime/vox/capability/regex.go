@@ -83,12 +83,25 @@ const patternsKey = "capability.regex"
 // regexFor returns the compiled pattern of regex.<method>, compiling it
 // when it is not cached; a pattern Go's regexp refuses fails the call.
 func regexFor(th *eval.Thread, method string, pattern string) *compiled {
+	r, msg := regexOrErr(th, method, pattern)
+	if r == nil {
+		th.Failf("%s", msg)
+	}
+	return r
+}
+
+// regexOrErr is regexFor giving the reason a pattern is refused instead
+// of failing the call (regex.compile returns it as an Err).
+func regexOrErr(th *eval.Thread, method string, pattern string) (*compiled, string) {
 	if len(pattern) > maxPatternBytes {
-		th.Failf("regex.%s: the pattern is %d bytes long; at most %d are allowed", method, len(pattern), maxPatternBytes)
+		return nil, fmt.Sprintf("regex.%s: the pattern is %d bytes long; at most %d are allowed", method, len(pattern), maxPatternBytes)
 	}
 	r := cache.get(pattern)
 	if r == nil {
-		r = compile(th, method, pattern)
+		var msg string
+		if r, msg = compile(th, method, pattern); r == nil {
+			return nil, msg
+		}
 		cache.put(r)
 	}
 	seen, _ := th.Local(patternsKey).(callPatterns)
@@ -100,27 +113,37 @@ func regexFor(th *eval.Thread, method string, pattern string) *compiled {
 		seen[pattern] = true
 		th.Charge(int64(len(pattern)) + r.insts*instCost)
 	}
-	return r
+	return r, ""
 }
 
-func compile(th *eval.Thread, method, pattern string) *compiled {
+// regexCompile is regex.compile: Ok(Regex) or Err(why the pattern is
+// refused), as the reference's.
+func regexCompile(th *eval.Thread, _ *Config, args []eval.Value) eval.Value {
+	r, msg := regexOrErr(th, "compile", strArg(th, "regex", "compile", args[0]))
+	if r == nil {
+		return eval.ErrVal(eval.Str(msg))
+	}
+	return eval.OkVal(eval.RegexValue(r.re))
+}
+
+func compile(th *eval.Thread, method, pattern string) (*compiled, string) {
 	th.Work(int64(len(pattern)) * 16)
 	if what, at := unsupported(pattern); what != "" {
-		th.Failf("regex.%s: the pattern uses %s at byte %d, which RE2 (Go's regexp) cannot express; see docs/vox-language.md, Regular expressions", method, what, at)
+		return nil, fmt.Sprintf("regex.%s: the pattern uses %s at byte %d, which RE2 (Go's regexp) cannot express; see docs/vox-language.md, Regular expressions", method, what, at)
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		th.Failf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
+		return nil, fmt.Sprintf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
 	}
 	prog, err := syntax.Compile(tree.Simplify())
 	if err != nil {
-		th.Failf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
+		return nil, fmt.Sprintf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		th.Failf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
+		return nil, fmt.Sprintf("regex.%s: invalid pattern: %s", method, syntaxMessage(err))
 	}
-	return &compiled{pattern: pattern, re: re, insts: int64(len(prog.Inst))}
+	return &compiled{pattern: pattern, re: re, insts: int64(len(prog.Inst))}, ""
 }
 
 // syntaxMessage is Go's error without its "error parsing regexp: " prefix.

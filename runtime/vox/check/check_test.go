@@ -21,7 +21,7 @@ func TestSuggestions(t *testing.T) {
 		src, code, help, fix string
 	}{
 		{"@tool \"t\"\nfn t(xs: list[int]) to int {\n    let total = xs.len()\n    totl\n}\n", "vox/name/undefined", "did you mean total?", "total"},
-		{"@tool \"t\"\nfn t(name: str) to int {\n    name.lenght()\n}\n", "vox/method/unknown", "did you mean len?", "len"},
+		{"@tool \"t\"\nfn t(name: str) to int {\n    name.lenght()\n}\n", "vox/method/unknown", "did you mean length?", "length"},
 		{"@tol \"t\"\nfn t(name: str) to str {\n    name\n}\n", "vox/decorator/unknown", "did you mean @tool?", "@tool"},
 		{"@tool \"t\"\nfn t() to str {\n    json.stringfy(1)\n}\n", "vox/method/unknown", "did you mean json.stringify?", "stringify"},
 		// A warning: the reference binds named arguments by position

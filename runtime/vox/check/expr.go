@@ -591,8 +591,15 @@ func (c *checker) field(e *syntax.DotExpr) *Type {
 	case KMap:
 		return xt.arg(0)
 	case KNamespace:
-		if n := c.lib.ns[xt.Name]; n != nil && c.lib.ns[e.Name] != nil && xt.Name == "std" {
-			return &Type{Kind: KNamespace, Name: e.Name}
+		if n := c.lib.ns[xt.Name]; n != nil && xt.Name == "std" {
+			// std.X is the namespace std.X where the library has one
+			// (std.json), else X; std's own members (args) are values.
+			if c.lib.ns["std."+e.Name] != nil {
+				return &Type{Kind: KNamespace, Name: "std." + e.Name}
+			}
+			if c.lib.ns[e.Name] != nil {
+				return &Type{Kind: KNamespace, Name: e.Name}
+			}
 		}
 	}
 	return tUnknown

@@ -306,6 +306,8 @@ func (s *sigType) inst(b *bindings, depth int) *Type {
 		return optionOf(arg(0))
 	case "Result":
 		return &Type{Kind: KResult, Args: []*Type{arg(0), arg(1)}}
+	case "Regex", "Match":
+		return &Type{Kind: KNamed, Name: s.name, Lib: true}
 	case "fn":
 		out := &Type{Kind: KFunc, Ret: tUnknown}
 		for i := range s.args {
@@ -406,6 +408,16 @@ func theLibrary() *library {
 			}
 			l.ns[n.Name] = info
 		}
+		// std.X (std.json) has X's functions besides its own.
+		for name, info := range l.ns {
+			if base, ok := strings.CutPrefix(name, "std."); ok && l.ns[base] != nil {
+				for fname, f := range l.ns[base].funcs {
+					if info.funcs[fname] == nil {
+						info.funcs[fname] = f
+					}
+				}
+			}
+		}
 		lib = l
 	})
 	return lib
@@ -431,6 +443,10 @@ func receiverTable(t *Type) string {
 		return "Result[T, E]"
 	case KUnit:
 		return "Unit"
+	case KNamed:
+		if t.Lib { // the library's Regex and Match
+			return t.Name
+		}
 	}
 	return ""
 }

@@ -40,6 +40,7 @@ type Type struct {
 	Name string // Named, Record, Namespace
 	Args []*Type
 	Ret  *Type // Func
+	Lib  bool  // Named: a value type of the library (Regex, Match), not of the file
 }
 
 // The types without arguments are shared.

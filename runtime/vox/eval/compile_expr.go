@@ -425,6 +425,7 @@ func (th *Thread) getField(pos syntax.Pos, v Value, name string) Value {
 		}
 	case KNamespace:
 		if ns, ok := th.opts.Namespaces[v.Str()].(NamespaceFields); ok {
+			th.callPos = pos // where a denied member (std.args) fails
 			if r, ok := ns.Field(th, name); ok {
 				return r
 			}

@@ -82,6 +82,12 @@ func (th *Thread) writeDisplay(b *strings.Builder, v Value, depth int) {
 		b.WriteString("<fn " + v.builtin().name + ">")
 	case KNamespace:
 		b.WriteString("<namespace " + v.Str() + ">")
+	case KRegex:
+		b.WriteString("Regex(" + strconv.Quote(v.regex().String()) + ")")
+	case KMatch:
+		b.WriteString("Match(")
+		th.writeDisplay(b, v.match().groups[0].Inner(), depth+1)
+		b.WriteByte(')')
 	default:
 		b.WriteString(th.display(v))
 	}

@@ -113,8 +113,14 @@ func init() {
 		{Receiver: "Result[T, E]", kinds: []Kind{KOk, KErr}, Methods: resultMethods},
 		{Receiver: "Unit", kinds: []Kind{KNull}, Methods: unitMethods},
 		{Receiver: "any", Methods: anyMethods},
+		{Receiver: "Regex", kinds: []Kind{KRegex}, Methods: regexMethods},
+		{Receiver: "Match", kinds: []Kind{KMatch}, Methods: matchMethods},
 	}
-	anyTable = methodTables[len(methodTables)-1]
+	for _, t := range methodTables {
+		if t.Receiver == "any" {
+			anyTable = t
+		}
+	}
 	indexMethods()
 }
 

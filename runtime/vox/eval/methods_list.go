@@ -13,15 +13,8 @@ import (
 var listMethods = []*Method{
 	{Name: "len", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
 	{Name: "is_empty", fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }},
-	{Name: "push", Mutates: true, update: func(th *Thread, r Value, a [3]Value) Value {
-		l := r.List()
-		size := l.size + 16 + a[0].size()
-		th.checkSize(size)
-		a[0].share()
-		l.elems = appendValue(l.elems, a[0])
-		l.size = size
-		return r
-	}},
+	{Name: "push", Mutates: true, update: listPush},
+	{Name: "append", Mutates: true, update: listPush},
 	{Name: "pop", Mutates: true, update: func(th *Thread, r Value, _ [3]Value) Value {
 		l := r.List()
 		if len(l.elems) == 0 {
@@ -181,14 +174,20 @@ var listMethods = []*Method{
 		}
 		return Unit
 	}},
-	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return Some(Int(int64(len(r.List().elems)))) }},
-	{Name: "at", fn: func(th *Thread, r Value, a [3]Value) Value {
-		if th.intArg("at", a[0]) < 0 {
-			return None
-		}
-		return th.getOption(r.List().elems, a[0])
-	}},
+	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
+	{Name: "at", fn: func(th *Thread, r Value, a [3]Value) Value { return th.jsonAt(r, a[0]) }},
 	{Name: "pointer", fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
+}
+
+// listPush is push and append: v added at the end of the list r.
+func listPush(th *Thread, r Value, a [3]Value) Value {
+	l := r.List()
+	size := l.size + 16 + a[0].size()
+	th.checkSize(size)
+	a[0].share()
+	l.elems = appendValue(l.elems, a[0])
+	l.size = size
+	return r
 }
 
 // appendValue appends v to elems, doubling the capacity when it is full:

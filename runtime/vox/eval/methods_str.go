@@ -12,6 +12,7 @@ import (
 
 var strMethods = []*Method{
 	{Name: "len", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
+	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
 	{Name: "chars_count", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(utf8.RuneCountInString(r.Str()))) }},
 	{Name: "is_empty", fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(r.n == 0) }},
 	{Name: "to_upper", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.mapCase(r, toUpper) }},

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
@@ -85,9 +86,9 @@ var resultMethods = []*Method{
 var unitMethods = []*Method{
 	{Name: "has", fn: func(th *Thread, r Value, a [3]Value) Value { th.strArg("has", a[0]); return False }},
 	{Name: "get", fn: func(th *Thread, r Value, a [3]Value) Value { th.strArg("get", a[0]); return None }},
-	{Name: "at", fn: func(th *Thread, r Value, a [3]Value) Value { th.intArg("at", a[0]); return None }},
+	{Name: "at", fn: func(th *Thread, r Value, a [3]Value) Value { return th.jsonAt(r, a[0]) }},
 	{Name: "pointer", fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
-	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return None }},
+	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(0) }},
 	{Name: "keys", fn: func(th *Thread, r Value, _ [3]Value) Value { return None }},
 }
 
@@ -111,4 +112,61 @@ var anyMethods = []*Method{
 	{Name: "as_bool", fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KBool) }},
 	{Name: "as_array", fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KList) }},
 	{Name: "as_object", fn: func(th *Thread, r Value, _ [3]Value) Value { return someIf(r, r.k == KObject) }},
+	{Name: "get_str", fn: func(th *Thread, r Value, a [3]Value) Value {
+		return th.jsonGet(r, a[0], "get_str", "a string", func(v Value) bool { return v.k == KStr })
+	}},
+	{Name: "get_int", fn: func(th *Thread, r Value, a [3]Value) Value {
+		return th.jsonGet(r, a[0], "get_int", "an integer", func(v Value) bool { return v.k == KInt })
+	}},
+	{Name: "get_float", fn: func(th *Thread, r Value, a [3]Value) Value {
+		v := th.jsonGet(r, a[0], "get_float", "a number", func(v Value) bool { return v.k == KFloat || v.k == KInt })
+		if v.k == KOk && v.Inner().k == KInt {
+			return OkVal(Float(float64(v.Inner().Int())))
+		}
+		return v
+	}},
+	{Name: "get_bool", fn: func(th *Thread, r Value, a [3]Value) Value {
+		return th.jsonGet(r, a[0], "get_bool", "a bool", func(v Value) bool { return v.k == KBool })
+	}},
+	{Name: "get_object", fn: func(th *Thread, r Value, a [3]Value) Value {
+		return th.jsonGet(r, a[0], "get_object", "an object", func(v Value) bool { return v.k == KObject })
+	}},
+	{Name: "get_array", fn: func(th *Thread, r Value, a [3]Value) Value {
+		return th.jsonGet(r, a[0], "get_array", "an array", func(v Value) bool { return v.k == KList })
+	}},
+}
+
+// jsonGet is the reference's Json.get_<kind>(key): Ok(member key of the
+// object r) when ok holds of it, else Err naming what went wrong, with
+// the reference's texts.
+func (th *Thread) jsonGet(r, key Value, method, what string, ok func(Value) bool) Value {
+	k := th.strArg(method, key)
+	if r.k != KObject {
+		return ErrVal(Str("json: receiver is not an object"))
+	}
+	v, found := r.Object().Get(k)
+	switch {
+	case !found:
+		return ErrVal(Str("json: missing key '" + k + "'"))
+	case !ok(v):
+		return ErrVal(Str("json: key '" + k + "' is not " + what))
+	}
+	return OkVal(v)
+}
+
+// jsonAt is the reference's Json.at(i): Ok(element i) of a list, else Err
+// with the reference's texts.
+func (th *Thread) jsonAt(r, idx Value) Value {
+	i := th.intArg("at", idx)
+	if r.k != KList {
+		return ErrVal(Str("json: receiver is not an array"))
+	}
+	elems := r.List().elems
+	switch {
+	case i < 0:
+		return ErrVal(Str("json: negative array index " + strconv.FormatInt(i, 10)))
+	case i >= int64(len(elems)):
+		return ErrVal(Str("json: index " + strconv.FormatInt(i, 10) + " out of bounds (len=" + strconv.Itoa(len(elems)) + ")"))
+	}
+	return OkVal(elems[i])
 }

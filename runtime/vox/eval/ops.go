@@ -238,6 +238,10 @@ func (th *Thread) equalDepth(x, y Value, depth int) bool {
 		return x.p == y.p
 	case KNamespace:
 		return x.n == y.n
+	case KRegex:
+		return x.regex().String() == y.regex().String()
+	case KMatch:
+		return th.equalSlices(x.match().groups, y.match().groups, depth)
 	}
 	return false
 }

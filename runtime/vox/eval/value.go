@@ -30,6 +30,8 @@ const (
 	KFunc      // a closure or a module function
 	KBuiltin   // a builtin function or a bound method
 	KNamespace // a capability namespace used as a value
+	KRegex     // a compiled pattern (std.regex.compile)
+	KMatch     // a match of a Regex with its groups
 	kCell      // internal: a frame slot holding a captured variable
 
 	kindCount // the number of kinds
@@ -242,6 +244,10 @@ func (v Value) size() int64 {
 		return v.tagged().size
 	case KFunc:
 		return v.closure().size
+	case KRegex:
+		return int64(len(v.regex().String()))
+	case KMatch:
+		return v.match().size
 	}
 	return 0
 }
@@ -359,6 +365,10 @@ func (v Value) typeName() string {
 		return "fn"
 	case KNamespace:
 		return "namespace"
+	case KRegex:
+		return "Regex"
+	case KMatch:
+		return "Match"
 	}
 	return "internal"
 }

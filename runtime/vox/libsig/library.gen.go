@@ -377,8 +377,8 @@ var builtins = []Entry{{
 }, {
 	Name: "null",
 	Sig: Signature{
-		Notes:  "the reference's name of Unit",
-		Result: "Unit",
+		Notes:  "the reference's name of Unit: typed Option[T] as the reference types it (so `let o: Option[int] = null` checks), the value stays Unit, which is not None (`null is None` is false, as in the reference)",
+		Result: "Option[T]",
 	},
 	Value: true,
 }}
@@ -389,6 +389,12 @@ var receivers = []Receiver{{
 		Name: "len",
 		Sig: Signature{
 			Notes:  "characters, not bytes (differs: the reference counts bytes)",
+			Result: "int",
+		},
+	}, {
+		Name: "length",
+		Sig: Signature{
+			Notes:  "as len: characters (differs: the reference's checker types it and counts bytes; neither of its run times implements it)",
 			Result: "int",
 		},
 	}, {
@@ -663,6 +669,17 @@ var receivers = []Receiver{{
 		Name:    "push",
 		Sig: Signature{
 			Notes: "appends value and returns the list; called on a variable (or a field or element of one), it changes it",
+			Params: []Param{{
+				Name: "value",
+				Type: "T",
+			}},
+			Result: "list[T]",
+		},
+	}, {
+		Mutates: true,
+		Name:    "append",
+		Sig: Signature{
+			Notes: "as push (the reference's checker types it; neither of its run times implements it)",
 			Params: []Param{{
 				Name: "value",
 				Type: "T",
@@ -995,18 +1012,18 @@ var receivers = []Receiver{{
 	}, {
 		Name: "length",
 		Sig: Signature{
-			Notes:  "Some(len): the reference's JSON helper",
-			Result: "Option[int]",
+			Notes:  "the number of elements (the reference's Json.length)",
+			Result: "int",
 		},
 	}, {
 		Name: "at",
 		Sig: Signature{
-			Notes: "as get, but a negative index is None (the reference's JSON helper)",
+			Notes: "the element at index, or Err(`json: negative array index -1`) or Err(`json: index 5 out of bounds (len=3)`) (the reference's Json.at)",
 			Params: []Param{{
 				Name: "index",
 				Type: "int",
 			}},
-			Result: "Option[T]",
+			Result: "Result[T, str]",
 		},
 	}, {
 		Name: "pointer",
@@ -1133,18 +1150,18 @@ var receivers = []Receiver{{
 	}, {
 		Name: "length",
 		Sig: Signature{
-			Notes:  "Some(len): the reference's JSON helper",
-			Result: "Option[int]",
+			Notes:  "0: the reference's Json.length counts the elements of an array and is 0 for anything else (len counts keys)",
+			Result: "int",
 		},
 	}, {
 		Name: "at",
 		Sig: Signature{
-			Notes: "None: a map has no positions (the reference's JSON helper)",
+			Notes: "Err(`json: receiver is not an array`), as the reference's Json.at",
 			Params: []Param{{
 				Name: "index",
 				Type: "int",
 			}},
-			Result: "Option[V]",
+			Result: "Result[V, str]",
 		},
 	}, {
 		Name: "pointer",
@@ -1451,12 +1468,12 @@ var receivers = []Receiver{{
 	}, {
 		Name: "at",
 		Sig: Signature{
-			Notes: "None",
+			Notes: "Err(`json: receiver is not an array`), as the reference's Json.at",
 			Params: []Param{{
 				Name: "index",
 				Type: "int",
 			}},
-			Result: "Option[any]",
+			Result: "Result[any, str]",
 		},
 	}, {
 		Name: "pointer",
@@ -1471,8 +1488,8 @@ var receivers = []Receiver{{
 	}, {
 		Name: "length",
 		Sig: Signature{
-			Notes:  "None",
-			Result: "Option[int]",
+			Notes:  "0, as the reference's Json.length",
+			Result: "int",
 		},
 	}, {
 		Name: "keys",
@@ -1537,8 +1554,114 @@ var receivers = []Receiver{{
 			Notes:  "Some for a map, None for anything else",
 			Result: "Option[map[str, any]]",
 		},
+	}, {
+		Name: "get_str",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not a string`)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[str, str]",
+		},
+	}, {
+		Name: "get_int",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not an integer`) (a float, even 3.0, is not an integer, as in the reference's compiled programs)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[int, str]",
+		},
+	}, {
+		Name: "get_float",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not a number`) (an int counts)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[float, str]",
+		},
+	}, {
+		Name: "get_bool",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not a bool`)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[bool, str]",
+		},
+	}, {
+		Name: "get_object",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not an object`)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[map[str, any], str]",
+		},
+	}, {
+		Name: "get_array",
+		Sig: Signature{
+			Notes: "member key of an object: Err(`json: receiver is not an object`), Err(`json: missing key 'k'`) or Err(`json: key 'k' is not an array`)",
+			Params: []Param{{
+				Name: "key",
+				Type: "str",
+			}},
+			Result: "Result[list[any], str]",
+		},
 	}},
 	Type: "any",
+}, {
+	Methods: []Entry{{
+		Name: "matches",
+		Sig: Signature{
+			Notes: "whether the pattern matches anywhere in s",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "bool",
+		},
+	}, {
+		Name: "find",
+		Sig: Signature{
+			Notes: "the leftmost match with its groups",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "Option[Match]",
+		},
+	}, {
+		Name: "find_all",
+		Sig: Signature{
+			Notes: "every match that does not overlap an earlier one, each with its groups",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "list[Match]",
+		},
+	}},
+	Type: "Regex",
+}, {
+	Methods: []Entry{{
+		Name: "group",
+		Sig: Signature{
+			Notes: "0 the whole match, 1.. the groups in the order of their opening parenthesis; None for a negative n, an n past the last group, and a group that took no part in the match",
+			Params: []Param{{
+				Name: "n",
+				Type: "int",
+			}},
+			Result: "Option[str]",
+		},
+	}},
+	Type: "Match",
 }}
 
 // namespaces are the capability namespaces, in the order of the universe.
@@ -1768,17 +1891,17 @@ var namespaces = []Namespace{{
 	Funcs: []Entry{{
 		Name: "parse",
 		Sig: Signature{
-			Notes: "objects keep their key order; integral numbers that fit 64 bits are ints; at most 512 levels deep; also decode",
+			Notes: "the value itself, or null on bad JSON, as the reference's bare json.parse; std.json.parse and json.decode give a Result with the parser's message",
 			Params: []Param{{
 				Name: "s",
 				Type: "str",
 			}},
-			Result: "Result[any, str]",
+			Result: "any",
 		},
 	}, {
 		Name: "decode",
 		Sig: Signature{
-			Notes: "as parse (extension)",
+			Notes: "Ok(value) or Err(message): objects keep their key order; integral numbers that fit 64 bits are ints; at most 512 levels deep (extension: the Result form of the bare json.parse)",
 			Params: []Param{{
 				Name: "s",
 				Type: "str",
@@ -2015,6 +2138,16 @@ var namespaces = []Namespace{{
 	Name: "time",
 }, {
 	Funcs: []Entry{{
+		Name: "compile",
+		Sig: Signature{
+			Notes: "the reference's compiled pattern, whose methods are matches, find and find_all; Err(the reason) for a pattern RE2 cannot read; at most 32 KiB (matching takes time linear in the text whatever the pattern)",
+			Params: []Param{{
+				Name: "pattern",
+				Type: "str",
+			}},
+			Result: "Result[Regex, str]",
+		},
+	}, {
 		Name: "is_match",
 		Sig: Signature{
 			Notes: "whether pattern matches anywhere in s",
@@ -2308,13 +2441,170 @@ var namespaces = []Namespace{{
 			Notes:  "`vox-<16 hex>-<16 hex>` from 128 random bits, the reference's form",
 			Result: "str",
 		},
+	}, {
+		Name: "hash_fast",
+		Sig: Signature{
+			Notes: "XXH3-128, as 32 lower-case hex digits, as the reference's",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "str",
+		},
 	}},
 	Name:  "crypto",
 	Notes: "hashes of the UTF-8 bytes of a string, as lower-case hex",
 }, {
+	Denied: []Denial{{
+		Name:   "args",
+		Reason: "a tool's input is its parameters; the command line of the server (or of vox run) is not the tool's and may hold secrets",
+	}},
+	Funcs: []Entry{{
+		Name: "uuid",
+		Sig: Signature{
+			Notes:  "`vox-<16 hex>-<16 hex>`: the Unix time in nanoseconds, then a counter of the process starting at 0; unique and ordered, not random, as the reference's (crypto.uuid is random)",
+			Result: "str",
+		},
+	}, {
+		Name: "now_ms",
+		Sig: Signature{
+			Notes:  "as time.now_ms",
+			Result: "int",
+		},
+	}, {
+		Name: "hash_fast",
+		Sig: Signature{
+			Notes: "XXH3-128 of the UTF-8 bytes, as 32 lower-case hex digits; unkeyed, the same on every machine, as the reference's",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "str",
+		},
+	}, {
+		Name: "hash_secure",
+		Sig: Signature{
+			Notes: "as crypto.hash_secure (BLAKE3, 64 hex digits)",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "str",
+		},
+	}},
 	Members: true,
 	Name:    "std",
-	Notes:   "`std.<ns>` is the namespace ns: `std.fs.read(p)` is `fs.read(p)`; any other member is undefined",
+	Notes:   "`std.<ns>` is the namespace ns: `std.fs.read(p)` is `fs.read(p)`, except that `std.json` is the namespace std.json; any other member is undefined",
+}, {
+	Funcs: []Entry{{
+		Name: "parse",
+		Sig: Signature{
+			Notes: "Ok(value) or Err(the parser's message): objects keep their key order; integral numbers that fit 64 bits are ints; at most 512 levels deep",
+			Params: []Param{{
+				Name: "s",
+				Type: "str",
+			}},
+			Result: "Result[any, str]",
+		},
+	}},
+	Name:  "std.json",
+	Notes: "`std.json`: as json, except parse, which gives a Result as the reference's std.json.parse does",
+}, {
+	Funcs: []Entry{{
+		Name: "parse",
+		Sig: Signature{
+			Notes: "every row, the first included (no header), as lists of strings: `\"a,b\\n1,2\"` is `Ok([[\"a\", \"b\"], [\"1\", \"2\"]])`; a quoted field may hold commas, line breaks and doubled quotes; blank lines give no row; rows of different lengths are an Err",
+			Params: []Param{{
+				Name: "text",
+				Type: "str",
+			}},
+			Result: "Result[list[list[str]], str]",
+		},
+	}, {
+		Name: "parse_records",
+		Sig: Signature{
+			Notes: "the first row is the header; every later row an object header → cell, keys sorted; a cell past the header is `column_<i>` (i from 0), a missing cell is absent; a header repeated: the later cell wins",
+			Params: []Param{{
+				Name: "text",
+				Type: "str",
+			}},
+			Result: "Result[list[map[str, str]], str]",
+		},
+	}, {
+		Name: "render",
+		Sig: Signature{
+			Notes: "each row a line ending in \\n, no header added; a field is quoted only when it holds `,` `\"` CR or LF (inner quotes doubled); a row whose only field is empty is `\"\"`; Err for anything but a list of lists of strings",
+			Params: []Param{{
+				Name: "rows",
+				Type: "list[list[str]]",
+			}},
+			Result: "Result[str, str]",
+		},
+	}},
+	Name:  "csv",
+	Notes: "CSV text (RFC 4180) to and from lists; no file access (io.open and io.save are denied)",
+}, {
+	Funcs: []Entry{{
+		Name: "parse",
+		Sig: Signature{
+			Notes: "tables become maps with sorted keys, datetimes their TOML text, NaN and infinite floats null; a document whose only key is `__vox_json_root` gives that key's value; Err(the parser's message) on bad TOML",
+			Params: []Param{{
+				Name: "text",
+				Type: "str",
+			}},
+			Result: "Result[any, str]",
+		},
+	}, {
+		Name: "render",
+		Sig: Signature{
+			Notes: "a map as a TOML document, keys sorted; any other value wrapped as `{__vox_json_root: value}`, so parse(render(v)) gives v back; null renders as `\"\"`; Option, Result, variants and functions as null",
+			Params: []Param{{
+				Name: "value",
+				Type: "any",
+			}},
+			Result: "Result[str, str]",
+		},
+	}},
+	Name:  "toml",
+	Notes: "TOML text to and from values, through JSON-shaped data; no file access",
+}, {
+	Funcs: []Entry{{
+		Name: "parse",
+		Sig: Signature{
+			Notes: "YAML 1.2 to values, maps with sorted keys; aliases are expanded within max_value_bytes (a document that expands past it is an Err, not a call that runs out of memory); Err(the parser's message) on bad YAML",
+			Params: []Param{{
+				Name: "text",
+				Type: "str",
+			}},
+			Result: "Result[any, str]",
+		},
+	}, {
+		Name: "render",
+		Sig: Signature{
+			Notes: "block style, no leading `---`, keys sorted, nested maps indented by two spaces, list items at their key's indentation; a string is quoted only when it would read as another type; ends with a newline",
+			Params: []Param{{
+				Name: "value",
+				Type: "any",
+			}},
+			Result: "Result[str, str]",
+		},
+	}},
+	Name:  "yaml",
+	Notes: "YAML text to and from values, through JSON-shaped data; no file access",
+}, {
+	Funcs: []Entry{{
+		Name: "mutation_kind_for_tool",
+		Sig: Signature{
+			Notes: "`external_side_effect`, `local_mutation` or `read_only`, by the reference's lists: the tool names of each, every `vox_browser_` and `vox_openclaw_` name external, any other name with `append` or `insert`, or starting `vox_db_` with `upsert`, local",
+			Params: []Param{{
+				Name: "name",
+				Type: "str",
+			}},
+			Result: "str",
+		},
+	}},
+	Name:  "agentos",
+	Notes: "the reference's classification of agent tool names",
 }, {
 	Denied: []Denial{{
 		Name:   "which",

@@ -831,6 +831,11 @@ func (r *resolver) selection(e *syntax.DotExpr) string {
 	switch of {
 	case "":
 	case "std":
+		// std.X is the namespace std.X where the library has one
+		// (std.json, whose parse differs from the bare json's), else X.
+		if slices.Contains(r.uni.Namespaces, "std."+e.Name) {
+			return "std." + e.Name
+		}
 		if slices.Contains(r.uni.Namespaces, e.Name) {
 			return e.Name
 		}
