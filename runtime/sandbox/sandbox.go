@@ -235,6 +235,10 @@ type Report struct {
 	// Warnings name the protections missing on this host that the
 	// Config does not require; the server logs them.
 	Warnings []string
+	// Mechanism names what isolates commands where it is not Linux
+	// namespaces (Windows: a low-integrity token and a job object);
+	// String reports it.
+	Mechanism string
 
 	config Config
 }
@@ -289,6 +293,9 @@ func (r Report) Problem() error {
 func (r Report) String() string {
 	if r.Err != nil {
 		return "isolation unavailable: " + r.Err.Error()
+	}
+	if r.Mechanism != "" {
+		return r.Mechanism
 	}
 	ll := "landlock none"
 	if r.Landlock > 0 {
