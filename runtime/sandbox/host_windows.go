@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -60,7 +61,7 @@ func lowIntegrityToken() (windows.Token, error) {
 
 // labelLow gives folder the low mandatory label, inherited by what is
 // created in it. Lowering a label to or below one's own integrity needs
-// no privilege.
+// no privilege, only WRITE_OWNER on the folder (the user's own).
 func labelLow(folder string) error {
 	sd, err := windows.SecurityDescriptorFromString(lowIntegrityLabelSDDL)
 	if err != nil {
@@ -70,7 +71,17 @@ func labelLow(folder string) error {
 	if err != nil {
 		return err
 	}
-	return windows.SetNamedSecurityInfo(folder, windows.SE_FILE_OBJECT, windows.LABEL_SECURITY_INFORMATION, nil, nil, nil, sacl)
+	p, err := windows.UTF16PtrFromString(folder)
+	if err != nil {
+		return err
+	}
+	h, err := windows.CreateFile(p, windows.WRITE_OWNER|windows.READ_CONTROL, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE,
+		nil, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err != nil {
+		return err
+	}
+	defer windows.CloseHandle(h)
+	return windows.SetSecurityInfo(h, windows.SE_FILE_OBJECT, windows.LABEL_SECURITY_INFORMATION, nil, nil, nil, sacl)
 }
 
 // jobCPURateControl is JOBOBJECT_CPU_RATE_CONTROL_INFORMATION with the
@@ -119,11 +130,19 @@ func newJob(l jobLimits) (job windows.Handle, warnings []string, err error) {
 	return job, warnings, nil
 }
 
-// makeJunction creates link, a new folder, as a junction to target.
-func makeJunction(link, target string) error {
+// makeJunction creates link, a new folder, as a junction to target. On a
+// file system without reparse points (FAT, exFAT; Wine) the error is
+// errNoJunction and link does not exist.
+func makeJunction(link, target string) (err error) {
 	if err := os.Mkdir(link, 0o700); err != nil {
 		return unwrapPathError(err)
 	}
+	defer func() {
+		if errors.Is(err, windows.ERROR_NOT_SUPPORTED) || errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
+			_ = os.Remove(link)
+			err = fmt.Errorf("%w: %w", errNoJunction, err)
+		}
+	}()
 	p, err := windows.UTF16PtrFromString(link)
 	if err != nil {
 		return err
@@ -138,6 +157,10 @@ func makeJunction(link, target string) error {
 	var n uint32
 	return windows.DeviceIoControl(h, windows.FSCTL_SET_REPARSE_POINT, &data[0], uint32(len(data)), nil, 0, &n, nil)
 }
+
+// errNoJunction is why a run has no ./skill: the file system of the
+// temporary folder has no reparse points.
+var errNoJunction = errors.New("the file system of the temporary folder cannot hold a junction")
 
 // folderID is the volume serial number and file index of the folder at
 // path, read from a handle opened without following a final reparse

@@ -118,14 +118,18 @@ func (c Config) run(ctx context.Context, spec Spec, isolated bool, probe []strin
 			return Result{}, &SetupError{Step: "label working folder low integrity", Err: err}
 		}
 	}
-	if err := makeJunction(link, spec.SkillDir); err != nil {
+	var warnings []string
+	if err := makeJunction(link, spec.SkillDir); errors.Is(err, errNoJunction) {
+		warnings = append(warnings, "no ./skill in this run ("+err.Error()+"): the skill folder is %VOX_SKILL_DIR%")
+	} else if err != nil {
 		return Result{}, &SetupError{Step: "link ./skill", Err: err}
 	}
 
-	job, warnings, err := newJob(jobLimitsFor(timeout, runtime.NumCPU()))
+	job, jobWarnings, err := newJob(jobLimitsFor(timeout, runtime.NumCPU()))
 	if err != nil {
 		return Result{}, err
 	}
+	warnings = append(warnings, jobWarnings...)
 	// Closing the job kills whatever is left in it (KILL_ON_JOB_CLOSE),
 	// also when this function panics.
 	defer windows.CloseHandle(job)
@@ -137,7 +141,7 @@ func (c Config) run(ctx context.Context, spec Spec, isolated bool, probe []strin
 	attr := &syscall.SysProcAttr{
 		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NO_WINDOW | windows.CREATE_NEW_PROCESS_GROUP,
 	}
-	cmd := &exec.Cmd{Env: windowsEnv(sysRoot, dir, spec.SkillID), Dir: dir, SysProcAttr: attr}
+	cmd := &exec.Cmd{Env: windowsEnv(sysRoot, dir, spec.SkillID, spec.SkillDir), Dir: dir, SysProcAttr: attr}
 	if probe != nil {
 		exe, err := os.Executable()
 		if err != nil {

@@ -96,8 +96,10 @@ func cmdLine(comspec, command string) string {
 // windowsEnv is the whole environment of a command on Windows: what
 // Windows programs need to start (the system folders) and the same
 // variables as on Linux; nothing else of the host. The private folder
-// is the working folder, the home and the temp folder.
-func windowsEnv(systemRoot, home, skillID string) []string {
+// is the working folder, the home and the temp folder; VOX_SKILL_DIR is
+// the skill folder's path (./skill is a junction to it, where the file
+// system has junctions).
+func windowsEnv(systemRoot, home, skillID, skillDir string) []string {
 	sys32 := systemRoot + `\System32`
 	return []string{
 		"SystemRoot=" + systemRoot,
@@ -111,6 +113,7 @@ func windowsEnv(systemRoot, home, skillID string) []string {
 		"TMP=" + home,
 		"LANG=C.UTF-8",
 		"VOX_SKILL_ID=" + skillID,
+		"VOX_SKILL_DIR=" + skillDir,
 	}
 }
 
