@@ -16,10 +16,10 @@ func FolderIDOf(path string) (FolderID, error) {
 // UILimitAll is every JOB_OBJECT_UILIMIT_* the job object sets.
 const UILimitAll = uiLimitAll
 
-// ProbeArg makes the test binary the self-test's probe: with "hold FILE"
-// it holds FILE open without delete sharing until it is killed.
+// ProbeArg makes the test binary the self-test's probe: with "hold" it
+// says "held" on stderr and runs until it is killed, holding its stdout.
 const ProbeArg = probeArg
 
-// StillHeld reports whether a process still holds file, as the self-test
-// checks that its probe's second process died.
-var StillHeld = stillHeld
+// OutlivedWarning starts the warning of a run after which a process
+// still held the output open.
+const OutlivedWarning = outlivedWarning

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -57,11 +56,9 @@ func selfTest(ctx context.Context) (rep Report) {
 	defer os.RemoveAll(outside)
 	skill := filepath.Join(outside, "skill")
 	secret := filepath.Join(outside, "secret.txt")
-	held := filepath.Join(skill, "held.txt")
 	for _, f := range []func() error{
 		func() error { return os.Mkdir(skill, 0o700) },
 		func() error { return os.WriteFile(secret, []byte("secret"), 0o600) },
-		func() error { return os.WriteFile(held, []byte("held"), 0o600) },
 	} {
 		if err := f(); err != nil {
 			return Report{Err: fmt.Errorf("sandbox: self-test: %w", err)}
@@ -110,7 +107,9 @@ func selfTest(ctx context.Context) (rep Report) {
 	found.OutsideWritten = err == nil
 	_, err = os.Lstat(filepath.Join(skill, "written.txt"))
 	found.SkillWritten = err == nil
-	found.HolderAlive = stillHeld(held)
+	for _, w := range res.Warnings {
+		found.HolderAlive = found.HolderAlive || strings.HasPrefix(w, outlivedWarning)
+	}
 
 	var pr probeReport
 	line, _, _ := strings.Cut(res.Stdout, "\n")
@@ -124,39 +123,14 @@ func selfTest(ctx context.Context) (rep Report) {
 	return rep
 }
 
-// stillHeld reports whether a process still holds file open: the probe's
-// second process opened it without FILE_SHARE_DELETE, so renaming it
-// fails while that process lives. Its handle closes as the process is
-// torn down, which may trail the end of the job by a moment.
-func stillHeld(file string) bool {
-	for range 50 {
-		err := os.Rename(file, file+".moved")
-		if err == nil {
-			return false
-		}
-		if !errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
-}
-
 // runProbe is the probe: "check OUTSIDE ADDR" tries what the sandbox
-// forbids and prints a probeReport, then waits to be killed; "hold FILE"
-// opens FILE without delete sharing, says "held" and waits to be killed.
+// forbids and prints a probeReport, then waits to be killed; "hold"
+// says "held" on stderr and waits to be killed, holding its stdout (the
+// run's output) open, so that the run sees whether it outlived the job.
 func runProbe(args []string) int {
 	switch {
-	case len(args) == 2 && args[0] == "hold":
-		p, err := windows.UTF16PtrFromString(args[1])
-		if err == nil {
-			_, err = windows.CreateFile(p, windows.GENERIC_READ, windows.FILE_SHARE_READ, nil, windows.OPEN_EXISTING, 0, 0)
-		}
-		if err != nil {
-			fmt.Println("error: " + err.Error())
-			return 1
-		}
-		fmt.Println("held")
+	case len(args) == 1 && args[0] == "hold":
+		fmt.Fprintln(os.Stderr, "held")
 		select {}
 	case len(args) == 3 && args[0] == "check":
 		outside, addr := args[1], args[2]
@@ -177,7 +151,7 @@ func runProbe(args []string) int {
 			c.Close()
 		}
 		r.Network = errText(err)
-		r.Holder = errText(startHolder(filepath.Join(outside, "skill", "held.txt")))
+		r.Holder = errText(startHolder())
 		b, _ := json.Marshal(r)
 		os.Stdout.Write(append(b, '\n'))
 		select {}
@@ -186,22 +160,23 @@ func runProbe(args []string) int {
 	return 2
 }
 
-// startHolder starts the probe's second process and waits until it holds
-// file.
-func startHolder(file string) error {
+// startHolder starts the probe's second process, its stdout the probe's
+// (the run's output), and waits until it runs.
+func startHolder() error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, probeArg, "hold", file)
-	out, err := cmd.StdoutPipe()
+	cmd := exec.Command(exe, probeArg, "hold")
+	cmd.Stdout = os.Stdout
+	said, err := cmd.StderrPipe()
 	if err != nil {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
+	line, _ := bufio.NewReader(said).ReadString('\n')
 	if strings.TrimSpace(line) != "held" {
 		return fmt.Errorf("the second process said %q", strings.TrimSpace(line))
 	}
