@@ -59,6 +59,12 @@ func lowIntegrityToken() (windows.Token, error) {
 	return restricted, nil
 }
 
+// lowIntegrityLabelSDDL is the mandatory label of a run's private folder:
+// low integrity (LW), no write up (NW), inherited by the files (OI) and
+// folders (CI) created in it. A low-integrity process may write there
+// and, without a label, nowhere: an object without one counts as medium.
+const lowIntegrityLabelSDDL = "S:(ML;OICI;NW;;;LW)"
+
 // labelLow gives folder the low mandatory label, inherited by what is
 // created in it. Lowering a label to or below one's own integrity needs
 // no privilege, only WRITE_OWNER on the folder (the user's own).

@@ -20,6 +20,9 @@ import (
 // as the probe has reported.
 const selfTestTimeout = 60 * time.Second
 
+// jobSummary names the job object's limits for the start-up log.
+var jobSummary = fmt.Sprintf("%d processes, %d MiB memory, CPU time and rate, UI restrictions, kill on close", CgroupPids, CgroupMemory>>20)
+
 // hostReport is the self-test of this host, run once per process: Run
 // refuses every command while it found a protection that does not hold.
 var hostReport = sync.OnceValue(func() Report { return selfTest(context.Background()) })

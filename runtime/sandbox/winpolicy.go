@@ -1,9 +1,8 @@
 package sandbox
 
 // The Windows sandbox's policy as plain data: the job object's limits,
-// the private folder's mandatory label, the command line, the
-// environment, the junction ./skill and the verdict on the self-test's
-// probe. It is kept out of the _windows files so that it is unit-tested
+// the command line, the environment, the junction ./skill and the
+// verdict on the self-test's probe. It is kept out of the _windows files so that it is unit-tested
 // on every system; run_windows.go applies it.
 
 import (
@@ -13,12 +12,6 @@ import (
 	"time"
 	"unicode/utf16"
 )
-
-// lowIntegrityLabelSDDL is the mandatory label of a run's private folder:
-// low integrity (LW), no write up (NW), inherited by the files (OI) and
-// folders (CI) created in it. A low-integrity process may write there
-// and, without a label, nowhere: an object without one counts as medium.
-const lowIntegrityLabelSDDL = "S:(ML;OICI;NW;;;LW)"
 
 // The job object's UI restrictions (JOB_OBJECT_UILIMIT_*, winnt.h):
 // every one there is. A command cannot use the user's windows and
@@ -198,6 +191,3 @@ func judgeProbe(r probeReport, f probeFindings) (warnings []string, err error) {
 	}
 	return warnings, nil
 }
-
-// jobSummary names the job object's limits for the start-up log.
-var jobSummary = fmt.Sprintf("%d processes, %d MiB memory, CPU time and rate, UI restrictions, kill on close", CgroupPids, CgroupMemory>>20)
