@@ -102,7 +102,7 @@ cross: ## compile vox and vox-mcp and type-check the platform packages' tests fo
 # -checklinkname=0 allows: it switches Go's file deletion to the way Wine
 # 8.0 implements. Both fail, not skip, when Wine or its prefix is missing:
 # make deps installs and prepares them (docs/platforms.md).
-WINE_PKGS ?= ./runtime/vox/capability
+WINE_PKGS ?= ./runtime/vox/capability ./runtime/sandbox
 test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
 test-windows: export VOX_TEST_REQUIRE_WINE = 1
 test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe

@@ -52,6 +52,10 @@
 // namespaces: a helper process, child subreaper of everything the command
 // starts, kills every descendant (also those that called setsid) when the
 // command ends or times out.
+//
+// On Windows (run_windows.go; docs/security.md, "Windows") the command
+// runs with cmd.exe under a low-integrity token in a job object, and Run
+// refuses until the self-test has seen the protections hold on the host.
 package sandbox
 
 import (
