@@ -112,7 +112,7 @@ cross: ## compile vox and vox-mcp and type-check the platform packages' tests fo
 # 8.0 implements, and skips the tests that need the symbolic links they
 # make (Wine 8.0's CreateSymbolicLinkW is a stub). Both fail, not skip, when Wine or its prefix is missing:
 # make deps installs and prepares them (docs/platforms.md).
-WINE_PKGS ?= ./runtime/vox/capability ./runtime/safefs ./runtime/workspace ./runtime/skills
+WINE_PKGS ?= ./runtime/vox/capability ./runtime/safefs ./runtime/workspace ./runtime/skills ./runtime/sandbox
 test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
 test-windows: export VOX_TEST_REQUIRE_WINE = 1
 test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe

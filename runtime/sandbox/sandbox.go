@@ -54,6 +54,10 @@
 // namespaces: a helper process, child subreaper of everything the command
 // starts, kills every descendant (also those that called setsid) when the
 // command ends or times out.
+//
+// On Windows (run_windows.go; docs/security.md, "Windows") the command
+// runs with cmd.exe under a low-integrity token in a job object, and Run
+// refuses until the self-test has seen the protections hold on the host.
 package sandbox
 
 import (
@@ -237,8 +241,9 @@ type Report struct {
 	// Warnings name the protections missing on this host that the
 	// Config does not require; the server logs them.
 	Warnings []string
-	// Mechanism describes the isolation where it is not Linux
-	// namespaces ("seatbelt ..." on macOS), for String.
+	// Mechanism names what isolates commands where it is not Linux
+	// namespaces (macOS: Seatbelt; Windows: a low-integrity token and a
+	// job object); String reports it.
 	Mechanism string
 
 	config Config
