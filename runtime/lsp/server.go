@@ -2,10 +2,11 @@
 // files over stdio (docs/vox-lsp.md). It publishes the diagnostics of
 // `vox check` when a document is opened or changed, and answers hover
 // (types and signatures), go to definition, completion (names, methods,
-// builtins, capability functions, decorators), signature help and quick
-// fixes from the checker's record of every name (runtime/vox/check), the
-// resolved syntax tree and the library tables of runtime/vox/eval and
-// runtime/vox/capability.
+// builtins, capability functions, decorators), signature help, quick
+// fixes, formatting, document and workspace symbols, references, rename,
+// inlay hints, folding ranges and semantic tokens from the checker's
+// record of every name (runtime/vox/check), the resolved syntax tree,
+// the parser's tokens and the library's signatures (runtime/vox/libsig).
 //
 // The protocol types and their dispatch are github.com/tliron/glsp's
 // (LSP 3.16); the framing and the JSON-RPC loop are this package's own,
