@@ -483,7 +483,7 @@ func (a *analysis) checkedType(p syntax.Pos) string {
 	if a.checked == nil {
 		return ""
 	}
-	if info, ok := a.checked.At(int(p.Line), int(p.Col)); ok && info.Type != "unknown" {
+	if info, ok := a.checked.Lookup(int(p.Line), int(p.Col)); ok && info.Type != "unknown" {
 		return info.Type
 	}
 	return ""
@@ -494,7 +494,7 @@ func (a *analysis) checkedInfo(p syntax.Pos) (check.Info, bool) {
 	if a.checked == nil {
 		return check.Info{}, false
 	}
-	return a.checked.At(int(p.Line), int(p.Col))
+	return a.checked.Lookup(int(p.Line), int(p.Col))
 }
 
 // declAt returns the index of the top-level declaration containing p, or

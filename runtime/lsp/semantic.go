@@ -75,7 +75,7 @@ func (s *Server) semanticTokens(_ *glsp.Context, p *protocol.SemanticTokensParam
 		typ, mods := -1, 0
 		switch {
 		case t.Tok == syntax.IDENT:
-			if t.Off < e.off {
+			if t.Off < e.prevEnd {
 				continue
 			}
 			line, col := e.pos(t.Off)
@@ -197,8 +197,8 @@ type tokenEncoder struct {
 	// The last position converted: offset, line, its start, and the
 	// UTF-16 column of the offset.
 	off, line, lineStart, char int
-	// The last token written.
-	prevLine, prevChar int
+	// The last token written, and the end of its text.
+	prevLine, prevChar, prevEnd int
 }
 
 // pos is the 0-based line and byte column of off, which is at or after
@@ -223,9 +223,13 @@ func (e *tokenEncoder) advance(off int) {
 }
 
 func (e *tokenEncoder) emit(start, end, typ, mods int) {
-	if start < e.off {
-		return // out of order: the protocol's encoding cannot go back
+	if start < e.prevEnd {
+		// Overlapping or out of order (the parser's recovery from an
+		// unterminated string can read the same text twice): the
+		// protocol's encoding cannot go back.
+		return
 	}
+	e.prevEnd = end
 	for start < end {
 		e.advance(start)
 		lineEnd := len(e.d.text)

@@ -184,7 +184,7 @@ func at(t *testing.T, uri, text, needle string, k int) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(t, text, needle, k)}
 }
 
-func readTestdata(t *testing.T, name string) string {
+func readTestdata(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
