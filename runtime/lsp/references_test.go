@@ -188,3 +188,27 @@ func TestPrepareRename(t *testing.T) {
 		t.Errorf("prepareRename on a keyword: %s", m["error"])
 	}
 }
+
+// A local used in a template and captured by a closure is renamed in
+// both; a constructor in its patterns.
+func TestRenameInTemplatesClosuresAndPatterns(t *testing.T) {
+	c := startClient(t)
+	text := "type Shape =\n    | Dot\n    | Circle(r: int)\n\n@tool \"t\"\nfn t(name: str) to str {\n    let f = fn () { \"hi {name}\" }\n" +
+		"    match Circle(2) {\n        Circle(r) => \"{name} {r}\" + f(),\n        Dot => name,\n    }\n}\n"
+	if d := c.open(uri, text); len(d.Diagnostics) != 0 {
+		t.Fatalf("diagnostics %+v", d.Diagnostics)
+	}
+	for _, tc := range []struct{ needle, old, newName string }{
+		{"name: str", "name", "who"},
+		{"Circle(r: int)", "Circle", "Ring"},
+	} {
+		edits, errText := renameEdits(t, c, text, tc.needle, 0, tc.newName)
+		if errText != "" {
+			t.Fatalf("rename %s: %s", tc.old, errText)
+		}
+		got := applyEdits(t, text, edits)
+		if want := strings.ReplaceAll(text, tc.old, tc.newName); got != want {
+			t.Errorf("rename %s to %s:\n%s", tc.old, tc.newName, got)
+		}
+	}
+}
