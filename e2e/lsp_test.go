@@ -13,7 +13,9 @@ import (
 // TestLSPClient runs lsp/lsp.test.mjs: Microsoft's
 // vscode-languageserver-protocol client (pinned in package.json) drives
 // `vox lsp` over stdio — diagnostics on open and change, hover,
-// definition, completion and signature help.
+// definition, completion, signature help, a quick fix at the cursor,
+// document and workspace symbols, references, rename, inlay hints,
+// folding ranges and semantic tokens.
 func TestLSPClient(t *testing.T) {
 	if _, err := os.Stat("node_modules/vscode-languageserver-protocol/package.json"); err != nil {
 		t.Fatal("the LSP client is not installed: run `make deps` (npm ci in e2e/)")

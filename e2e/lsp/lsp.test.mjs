@@ -20,6 +20,15 @@ const {
   DefinitionRequest,
   CompletionRequest,
   SignatureHelpRequest,
+  CodeActionRequest,
+  DocumentSymbolRequest,
+  WorkspaceSymbolRequest,
+  ReferencesRequest,
+  PrepareRenameRequest,
+  RenameRequest,
+  InlayHintRequest,
+  FoldingRangeRequest,
+  SemanticTokensRequest,
   ShutdownRequest,
   ExitNotification,
 } = protocol;
@@ -99,6 +108,12 @@ test("vox lsp over stdio with vscode-languageserver-protocol", async (t) => {
   assert.equal(init.capabilities.definitionProvider, true);
   assert.deepEqual(init.capabilities.completionProvider.triggerCharacters, [".", "@"]);
   assert.ok(init.capabilities.signatureHelpProvider.triggerCharacters.includes("("));
+  for (const c of ["documentSymbolProvider", "workspaceSymbolProvider", "referencesProvider", "foldingRangeProvider", "inlayHintProvider"]) {
+    assert.equal(init.capabilities[c], true, c);
+  }
+  assert.deepEqual(init.capabilities.renameProvider, { prepareProvider: true });
+  const legend = init.capabilities.semanticTokensProvider.legend;
+  assert.equal(init.capabilities.semanticTokensProvider.full, true);
   await conn.sendNotification(InitializedNotification.type, {});
 
   // Diagnostics on open: the record field error and the undefined name.
@@ -169,6 +184,68 @@ test("vox lsp over stdio with vscode-languageserver-protocol", async (t) => {
   });
   assert.equal(sig.signatures[sig.activeSignature].label, "str.repeat(n: int = 1) to str");
   assert.equal(sig.activeParameter, 0);
+
+  // Code action: the fix of "cannot assign twice" edits the let, and is
+  // offered with the cursor on the assignment's line.
+  const mutText = '@tool "t"\nfn t() to int {\n    let n = 1\n    print(n)\n    n = 2\n    n\n}\n';
+  const mutURI = "file:///project/tools/mut.vox";
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri: mutURI, languageId: "vox", version: 1, text: mutText },
+  });
+  const cursor = at(mutText, "n = 2", 2);
+  const actions = await conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: mutURI },
+    range: { start: cursor, end: cursor },
+    context: { diagnostics: [] },
+  });
+  assert.equal(actions.length, 1, JSON.stringify(actions));
+  assert.deepEqual(actions[0].edit.changes[mutURI], [{ range: { start: at(mutText, "n = 1"), end: at(mutText, "n = 1") }, newText: "mut " }]);
+
+  // Symbols: the record with its fields, the tool; across open documents.
+  const symbols = await conn.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } });
+  assert.deepEqual(symbols.map((s) => s.name), ["Point", "greet"]);
+  assert.deepEqual(symbols[0].children.map((c) => c.name), ["x", "y"]);
+  assert.deepEqual(symbols[1].selectionRange.start, at(fixed, "greet("));
+  const found = await conn.sendRequest(WorkspaceSymbolRequest.type, { query: "gre" });
+  assert.deepEqual(found.map((s) => s.name), ["greet"]);
+
+  // References and rename of greeting.
+  const refs = await conn.sendRequest(ReferencesRequest.type, {
+    textDocument: { uri },
+    position: at(fixed, "greeting.repeat"),
+    context: { includeDeclaration: true },
+  });
+  assert.deepEqual(refs.map((r) => r.range.start), [at(fixed, "greeting ="), at(fixed, "greeting.repeat")]);
+  const prep = await conn.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position: at(fixed, "greeting =") });
+  assert.equal(prep.placeholder, "greeting");
+  const edit = await conn.sendRequest(RenameRequest.type, { textDocument: { uri }, position: at(fixed, "greeting ="), newName: "hello" });
+  assert.equal(edit.changes[uri].length, 2);
+  await assert.rejects(
+    conn.sendRequest(RenameRequest.type, { textDocument: { uri }, position: at(fixed, "greeting ="), newName: "name" }),
+    /name is already a local of the same function/,
+  );
+
+  // Inlay hints: the inferred types of greeting and p after their names.
+  const hints = await conn.sendRequest(InlayHintRequest.type, {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end: { line: 99, character: 0 } },
+  });
+  assert.deepEqual(hints.map((h) => [h.position, h.label]), [
+    [at(fixed, "greeting =", "greeting".length), ": str"],
+    [at(fixed, "p =", 1), ": Point"],
+  ]);
+
+  // Folding: the tool's body, to the line before its closing brace.
+  const folds = await conn.sendRequest(FoldingRangeRequest.type, { textDocument: { uri } });
+  assert.deepEqual(folds.map((f) => [f.startLine, f.endLine]), [[at(fixed, "fn greet").line, at(fixed, "\n}").line]]);
+
+  // Semantic tokens: the first line, type Point { x: int, y: int }.
+  const tokens = await conn.sendRequest(SemanticTokensRequest.type, { textDocument: { uri } });
+  const first = [];
+  for (let i = 0; i < 5 * 6; i += 5) {
+    first.push(legend.tokenTypes[tokens.data[i + 3]]);
+  }
+  assert.deepEqual(first, ["keyword", "type", "property", "type", "property", "type"]);
 
   await conn.sendRequest(ShutdownRequest.type);
   await conn.sendNotification(ExitNotification.type);

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -23,6 +24,9 @@ type analysis struct {
 	// occs are the names in the text with what each refers to, in order
 	// of position.
 	occs []occurrence
+	// constNames are where each module constant's name is declared (the
+	// first of a name).
+	constNames map[string]syntax.Pos
 	// locals are the local bindings with what declared them.
 	locals map[*resolve.Binding]*local
 	// captured maps a free variable's name to the binding it captures.
@@ -51,6 +55,7 @@ const (
 	occFieldDecl                // a field name in a record declaration
 	occVariant                  // a constructor in a type declaration
 	occTypeDecl                 // the name of a type or record declaration
+	occConstName                // the name of a module constant where it is declared
 )
 
 // occurrence is one name at a position.
@@ -60,7 +65,7 @@ type occurrence struct {
 	kind occKind
 	name string
 
-	binding *resolve.Binding   // occIdent: what the name is bound to (a free variable: the binding it captures)
+	binding *resolve.Binding   // occIdent: what the name is bound to (a free variable: the binding it captures); occConstName: the constant
 	fn      *syntax.FnDecl     // occFnName
 	dot     *syntax.DotExpr    // occMember
 	call    bool               // occMember, occIdent: the callee of a call
@@ -85,7 +90,7 @@ const analyzeLimit = 4 * 512
 
 func analyze(path string, src []byte) *analysis {
 	m := voxlang.CompileWith(path, src, check.Options{Record: true})
-	a := &analysis{diags: m.Diagnostics(), res: m.Resolved(), checked: m.Check(), locals: map[*resolve.Binding]*local{},
+	a := &analysis{diags: m.Diagnostics(), res: m.Resolved(), checked: m.Check(), locals: map[*resolve.Binding]*local{}, constNames: map[string]syntax.Pos{},
 		captured: map[*syntax.Ident]*resolve.Binding{}, complete: true, size: len(src)}
 	for _, d := range a.diags {
 		if d.Severity == diag.Error && strings.HasPrefix(d.Code, "vox/parse/") {
@@ -96,7 +101,7 @@ func analyze(path string, src []byte) *analysis {
 		a.complete = false
 		return a
 	}
-	w := walker{a: a}
+	w := walker{a: a, src: src, lines: lineStarts(src)}
 	for i, d := range a.res.File.Decls {
 		a.decls = append(a.decls, d)
 		w.decl = i
@@ -114,6 +119,8 @@ func analyze(path string, src []byte) *analysis {
 // walker indexes one tree.
 type walker struct {
 	a     *analysis
+	src   []byte
+	lines []int // byte offset of each line's start
 	decl  int
 	fns   []*resolve.Function // the enclosing functions, innermost last
 	depth int
@@ -149,6 +156,15 @@ func (w *walker) topDecl(d syntax.Decl) {
 		}
 		w.function(fn, d.Params, d.Body)
 	case *syntax.ConstDecl:
+		// The tree has the constant's let, not its name: the name is
+		// the first word after it that is the name.
+		if p := w.nameAfter(d.Pos, d.Name); p.IsValid() {
+			if _, dup := w.a.constNames[d.Name]; !dup {
+				w.a.constNames[d.Name] = p
+			}
+			w.add(occurrence{pos: p, kind: occConstName, name: d.Name,
+				binding: &resolve.Binding{Scope: resolve.Const, Index: d.Index, Name: d.Name}})
+		}
 		w.typ(d.Type)
 		w.expr(d.Value)
 	case *syntax.RecordDecl:
@@ -166,6 +182,45 @@ func (w *walker) topDecl(d syntax.Decl) {
 			}
 		}
 	}
+}
+
+// nameAfter is the position of the first whole word name at most 256
+// bytes after p on p's line (a constant's name after its let), or the
+// zero Pos.
+func (w *walker) nameAfter(p syntax.Pos, name string) syntax.Pos {
+	line := int(p.Line) - 1
+	if line < 0 || line >= len(w.lines) || name == "" {
+		return syntax.Pos{}
+	}
+	start := w.lines[line] + int(p.Col) - 1
+	end := len(w.src)
+	if line+1 < len(w.lines) {
+		end = w.lines[line+1]
+	}
+	end = min(end, start+256)
+	for i := start; i >= 0 && i+len(name) <= end; {
+		j := bytes.Index(w.src[i:end], []byte(name))
+		if j < 0 {
+			break
+		}
+		k := i + j
+		if (k == 0 || !isNameByte(w.src[k-1])) && (k+len(name) == len(w.src) || !isNameByte(w.src[k+len(name)])) {
+			return syntax.MakePos(line+1, k-w.lines[line]+1)
+		}
+		i = k + 1
+	}
+	return syntax.Pos{}
+}
+
+// lineStarts is the byte offset of each line's start.
+func lineStarts(src []byte) []int {
+	lines := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
 }
 
 // function indexes a function's parameters and body.
@@ -428,7 +483,7 @@ func (a *analysis) checkedType(p syntax.Pos) string {
 	if a.checked == nil {
 		return ""
 	}
-	if info, ok := a.checked.At(int(p.Line), int(p.Col)); ok && info.Type != "unknown" {
+	if info, ok := a.checked.Lookup(int(p.Line), int(p.Col)); ok && info.Type != "unknown" {
 		return info.Type
 	}
 	return ""
@@ -439,7 +494,7 @@ func (a *analysis) checkedInfo(p syntax.Pos) (check.Info, bool) {
 	if a.checked == nil {
 		return check.Info{}, false
 	}
-	return a.checked.At(int(p.Line), int(p.Col))
+	return a.checked.Lookup(int(p.Line), int(p.Col))
 }
 
 // declAt returns the index of the top-level declaration containing p, or

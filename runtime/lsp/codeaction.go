@@ -10,9 +10,17 @@ import (
 )
 
 // codeAction answers textDocument/codeAction with a quick fix for each
-// diagnostic in the range that carries a machine-readable fix (diag.Fix:
-// `@mcp.tool` to `@tool`, a misspelt name to the one meant), the same
-// fixes `vox check --format json` gives agents.
+// diagnostic that carries a machine-readable fix (diag.Fix: `@mcp.tool`
+// to `@tool`, a misspelt name to the one meant, `let` to `let mut`), the
+// same fixes `vox check --format json` gives agents.
+//
+// A diagnostic is offered when the request's range meets its line or
+// its fix's range. Editors ask with the diagnostic's own range or with
+// the cursor (a zero-width range) somewhere on its line, and a fix may
+// edit elsewhere: "make it mutable" is reported at the second
+// assignment and edits the `let` lines above it, so matching on the
+// fix's range alone offered it only to a request that covered the
+// `let`, which no editor sends.
 func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
 	d, ok := s.docs[p.TextDocument.URI]
 	if !ok {
@@ -27,7 +35,11 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		}
 		start := d.posOffset(syntax.MakePos(x.Fix.Line, x.Fix.Col))
 		end := d.posOffset(syntax.MakePos(x.Fix.EndLine, x.Fix.EndCol))
-		if end < lo || start > hi || end < start {
+		if end < start {
+			continue
+		}
+		lineStart, lineEnd := d.lineSpan(x.Line - 1)
+		if (end < lo || start > hi) && (lineEnd < lo || lineStart > hi) {
 			continue
 		}
 		title := fmt.Sprintf("replace with %q", x.Fix.NewText)
@@ -45,4 +57,12 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		})
 	}
 	return actions, nil
+}
+
+// lineSpan is the byte offsets of line i's (0-based) start and end
+// (before its line break), clamped to the text.
+func (d *document) lineSpan(i int) (start, end int) {
+	i = max(0, min(i, len(d.lines)-1))
+	start = d.lines[i]
+	return start, start + len(d.lineText(i))
 }

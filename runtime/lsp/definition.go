@@ -68,7 +68,7 @@ func (a *analysis) declaration(o *occurrence) (syntax.Pos, string) {
 		return fieldPos(o.record, o.name), ""
 	case occMember:
 		return fieldPos(a.record(a.typeOf(o.dot.X, 0)), o.name), ""
-	case occFnName, occVariant, occTypeDecl, occFieldDecl:
+	case occFnName, occVariant, occTypeDecl, occFieldDecl, occConstName:
 		return o.pos, ""
 	}
 	return syntax.Pos{}, ""

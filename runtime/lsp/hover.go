@@ -54,7 +54,7 @@ func withNotes(s, notes string) string {
 // hoverText is the markdown shown for a name.
 func (a *analysis) hoverText(o *occurrence) string {
 	switch o.kind {
-	case occIdent:
+	case occIdent, occConstName:
 		return a.hoverBinding(o)
 	case occFnName:
 		return fnHover(o.fn)

@@ -2,10 +2,11 @@
 // files over stdio (docs/vox-lsp.md). It publishes the diagnostics of
 // `vox check` when a document is opened or changed, and answers hover
 // (types and signatures), go to definition, completion (names, methods,
-// builtins, capability functions, decorators), signature help and quick
-// fixes from the checker's record of every name (runtime/vox/check), the
-// resolved syntax tree and the library tables of runtime/vox/eval and
-// runtime/vox/capability.
+// builtins, capability functions, decorators), signature help, quick
+// fixes, formatting, document and workspace symbols, references, rename,
+// inlay hints, folding ranges and semantic tokens from the checker's
+// record of every name (runtime/vox/check), the resolved syntax tree,
+// the parser's tokens and the library's signatures (runtime/vox/libsig).
 //
 // The protocol types and their dispatch are github.com/tliron/glsp's
 // (LSP 3.16); the framing and the JSON-RPC loop are this package's own,
@@ -133,22 +134,29 @@ func NewServer(out io.Writer, opts Options) *Server {
 	opts.MaxTotalBytes = cmp.Or(opts.MaxTotalBytes, MaxTotalBytes)
 	s := &Server{opts: opts, docs: map[string]*document{}, out: bufio.NewWriter(out)}
 	s.handler = protocol.Handler{
-		Initialize:                  s.initialize,
-		Initialized:                 func(*glsp.Context, *protocol.InitializedParams) error { return nil },
-		Shutdown:                    func(*glsp.Context) error { s.shutdown = true; return nil },
-		SetTrace:                    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		CancelRequest:               func(*glsp.Context, *protocol.CancelParams) error { return nil },
-		TextDocumentDidOpen:         s.didOpen,
-		TextDocumentDidChange:       s.didChange,
-		TextDocumentDidClose:        s.didClose,
-		TextDocumentDidSave:         func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
-		TextDocumentHover:           s.hover,
-		TextDocumentDefinition:      s.definition,
-		TextDocumentCompletion:      s.completion,
-		TextDocumentSignatureHelp:   s.signatureHelp,
-		TextDocumentCodeAction:      s.codeAction,
-		TextDocumentFormatting:      s.formatting,
-		TextDocumentRangeFormatting: s.rangeFormatting,
+		Initialize:                     s.initialize,
+		Initialized:                    func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                       func(*glsp.Context) error { s.shutdown = true; return nil },
+		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:                  func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:            s.didOpen,
+		TextDocumentDidChange:          s.didChange,
+		TextDocumentDidClose:           s.didClose,
+		TextDocumentDidSave:            func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentHover:              s.hover,
+		TextDocumentDefinition:         s.definition,
+		TextDocumentCompletion:         s.completion,
+		TextDocumentSignatureHelp:      s.signatureHelp,
+		TextDocumentCodeAction:         s.codeAction,
+		TextDocumentFormatting:         s.formatting,
+		TextDocumentRangeFormatting:    s.rangeFormatting,
+		TextDocumentDocumentSymbol:     s.documentSymbol,
+		WorkspaceSymbol:                s.workspaceSymbol,
+		TextDocumentReferences:         s.references,
+		TextDocumentPrepareRename:      s.prepareRename,
+		TextDocumentRename:             s.rename,
+		TextDocumentFoldingRange:       s.foldingRange,
+		TextDocumentSemanticTokensFull: s.semanticTokens,
 	}
 	return s
 }
@@ -189,7 +197,7 @@ func (s *Server) handle(body []byte) error {
 	}
 	switch {
 	case !validMethod:
-		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion, signatureHelp, codeAction, formatting and rangeFormatting", m.Method))
+		return s.replyError(m.ID, codeMethodNotFound, fmt.Sprintf("method %s is not served: vox lsp answers initialize, shutdown, hover, definition, completion, signatureHelp, codeAction, formatting, rangeFormatting, documentSymbol, workspace/symbol, references, prepareRename, rename, inlayHint, foldingRange and semanticTokens/full", m.Method))
 	case !validParams:
 		return s.replyError(m.ID, codeInvalidParams, fmt.Sprintf("the params of %s do not decode: %v", m.Method, err))
 	case err != nil:
@@ -211,6 +219,10 @@ func (s *Server) dispatch(m *message) (result any, validMethod, validParams bool
 			result, validMethod, validParams, err = nil, true, true, fmt.Errorf("internal error in %s: %v", m.Method, r)
 		}
 	}()
+	if m.Method == methodInlayHint && s.handler.IsInitialized() { // LSP 3.17, not in glsp's dispatch (inlay.go)
+		result, validParams, err = s.inlayHintRequest(m.Params)
+		return result, true, validParams, err
+	}
 	ctx := &glsp.Context{Method: m.Method, Params: m.Params, Notify: s.notify}
 	return s.handler.Handle(ctx)
 }
@@ -235,12 +247,23 @@ func (s *Server) write(v any) error {
 	return writeMessage(s.out, body)
 }
 
+// serverCapabilities are glsp's (LSP 3.16) and the 3.17 ones it lacks.
+type serverCapabilities struct {
+	protocol.ServerCapabilities
+	InlayHintProvider bool `json:"inlayHintProvider,omitempty"`
+}
+
+type initializeResult struct {
+	Capabilities serverCapabilities                   `json:"capabilities"`
+	ServerInfo   *protocol.InitializeResultServerInfo `json:"serverInfo,omitempty"`
+}
+
 func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
 	yes := true
 	change := protocol.TextDocumentSyncKindIncremental
 	version := s.opts.Version
-	return protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
+	return initializeResult{
+		Capabilities: serverCapabilities{InlayHintProvider: true, ServerCapabilities: protocol.ServerCapabilities{
 			TextDocumentSync:                &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &change},
 			HoverProvider:                   true,
 			DefinitionProvider:              true,
@@ -251,7 +274,16 @@ func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 			SignatureHelpProvider: &protocol.SignatureHelpOptions{
 				TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","},
 			},
-		},
+			DocumentSymbolProvider:  true,
+			WorkspaceSymbolProvider: true,
+			ReferencesProvider:      true,
+			RenameProvider:          &protocol.RenameOptions{PrepareProvider: &yes},
+			FoldingRangeProvider:    true,
+			SemanticTokensProvider: &protocol.SemanticTokensOptions{
+				Legend: protocol.SemanticTokensLegend{TokenTypes: semanticTokenTypes, TokenModifiers: semanticTokenModifiers},
+				Full:   true,
+			},
+		}},
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "vox lsp", Version: &version},
 	}, nil
 }

@@ -184,7 +184,7 @@ func at(t *testing.T, uri, text, needle string, k int) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(t, text, needle, k)}
 }
 
-func readTestdata(t *testing.T, name string) string {
+func readTestdata(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
@@ -277,7 +277,7 @@ func TestCheckerHelpAndFixes(t *testing.T) {
 		t.Fatalf("the fix %+v", actions[0])
 	}
 	c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
-		"range":   map[string]any{"start": map[string]any{"line": 3, "character": 0}, "end": map[string]any{"line": 3, "character": 3}},
+		"range":   map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 1, "character": 3}},
 		"context": map[string]any{"diagnostics": []any{}}}, &actions)
 	if len(actions) != 0 {
 		t.Fatalf("a fix outside the range: %+v", actions)
@@ -518,7 +518,7 @@ func TestSignatureHelp(t *testing.T) {
 
 func TestProtocolErrors(t *testing.T) {
 	c := startClient(t)
-	m := c.rawCall("textDocument/references", map[string]any{})
+	m := c.rawCall("textDocument/implementation", map[string]any{})
 	if !strings.Contains(string(m["error"]), `"code":-32601`) {
 		t.Errorf("an unserved method: %s", m["error"])
 	}
