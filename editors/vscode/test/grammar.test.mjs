@@ -205,3 +205,39 @@ test("every ```vox block of docs/vox-language.md ends at the top level", async (
   });
   assert.deepEqual(open, [], "these blocks leave a region of the grammar open at their end");
 });
+
+// The language configuration is what VS Code applies while typing; its
+// regular expressions are checked here on the lines they are for.
+test("the language configuration", () => {
+  const conf = JSON.parse(fs.readFileSync(path.join(extRoot, "language-configuration.json"), "utf8"));
+  // Vox comments are // and # to the end of the line, and nothing else
+  // (Lexical rules): no block comment to toggle.
+  assert.deepEqual(conf.comments, { lineComment: "//" });
+  const pairs = (list) => list.map((p) => (Array.isArray(p) ? p.join("") : p.open + p.close)).sort();
+  assert.deepEqual(pairs(conf.brackets), ["()", "[]", "{}"]);
+  assert.deepEqual(pairs(conf.autoClosingPairs), ['""', "''", "()", "[]", "{}"]);
+  assert.deepEqual(pairs(conf.surroundingPairs), ['""', "''", "()", "[]", "{}"]);
+  // Quotes do not auto-close inside strings and comments (an apostrophe
+  // in a comment is text).
+  for (const p of conf.autoClosingPairs.filter((p) => p.open === '"' || p.open === "'")) {
+    assert.deepEqual(p.notIn.sort(), ["comment", "string"]);
+  }
+  const increase = new RegExp(conf.indentationRules.increaseIndentPattern);
+  const decrease = new RegExp(conf.indentationRules.decreaseIndentPattern);
+  for (const line of ["fn greet(name: str) to str {", "    let xs = [", "    let r = call(", "    match s {  // the arms", "type Point {"]) {
+    assert.ok(increase.test(line), `the line after ${JSON.stringify(line)} is not indented`);
+  }
+  for (const line of ['    let o = {a: 1, b: "{"}', "    f(x)", "}", '    "{name}"', "    xs[0] = 1"]) {
+    assert.ok(!increase.test(line), `the line after ${JSON.stringify(line)} is indented`);
+  }
+  for (const line of ["}", "    ]", "  )", "} else {"]) {
+    assert.ok(decrease.test(line), `${JSON.stringify(line)} is not outdented`);
+  }
+  for (const line of ["    x", "    let y = {}"]) {
+    assert.ok(!decrease.test(line), `${JSON.stringify(line)} is outdented`);
+  }
+  const word = new RegExp(`^(?:${conf.wordPattern})$`);
+  for (const w of ["total", "_x1", "19.99dec", "1.5e3", "42"]) {
+    assert.ok(word.test(w), `${w} is not one word`);
+  }
+});
