@@ -16,6 +16,7 @@
 // installed by `make deps` (npm ci there), which also installs Neovim
 // (apt-get). Missing tools fail the tests under `make test`, which sets
 // VOX_TEST_REQUIRE_NVIM=1; elsewhere a missing Neovim skips its test.
+// -short skips the packing and Neovim (they build and spawn).
 package editors
 
 import (
@@ -54,6 +55,7 @@ func npmTools(t *testing.T) string {
 }
 
 func TestVSCodeGrammar(t *testing.T) {
+	t.Parallel()
 	node := npmTools(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -77,6 +79,10 @@ func TestVSCodeGrammar(t *testing.T) {
 // repository has no licence file, so the extension declares none
 // (editors/vscode/README.md).
 func TestVSCodePackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("packs the extension with vsce")
+	}
+	t.Parallel()
 	node := npmTools(t)
 	vsix := filepath.Join(t.TempDir(), "vox.vsix")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

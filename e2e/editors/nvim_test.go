@@ -30,6 +30,10 @@ fn sum(total: int) to int {
 // here: the file's diagnostics arrive, hover and definition answer, and a
 // second file of the same root shares the server.
 func TestNeovimLSP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds vox and runs Neovim")
+	}
+	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		if os.Getenv("VOX_TEST_REQUIRE_NVIM") == "1" {
