@@ -34,7 +34,7 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden tokenizations of editors/vscode/test/golden")
+var update = flag.Bool("update", false, "rewrite the golden tokenizations of editors/vscode/test/testdata")
 
 const extDir = "../../editors/vscode"
 

@@ -2,10 +2,10 @@
 // through vscode-textmate and vscode-oniguruma, the libraries VS Code
 // itself highlights with, so what passes here is what the editor shows.
 //
-// - Every test/golden/NAME.vox is compared with test/golden/NAME.tokens:
+// - Every test/testdata/NAME.vox is compared with test/testdata/NAME.tokens:
 //   each line of the input, then its tokens with their scopes (the root
 //   source.vox left out). VOX_UPDATE_GOLDEN=1 rewrites the .tokens files
-//   (go test ./e2e -run TestVSCodeGrammar -update does).
+//   (go test ./e2e/editors -run TestVSCodeGrammar -update does).
 // - Every .vox file of the repository and every ```vox block of
 //   docs/vox-language.md tokenizes back to the top level by its end: a
 //   string, tag or bracket region the grammar opened and never closed
@@ -24,7 +24,9 @@ const oniguruma = require("vscode-oniguruma");
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extRoot = path.dirname(here);
 const repoRoot = path.resolve(extRoot, "..", "..");
-const goldenDir = path.join(here, "golden");
+// Under testdata/, which the workspace scan excludes by default: these
+// files declare tools that are no part of this repository's surface.
+const goldenDir = path.join(here, "testdata");
 const update = process.env.VOX_UPDATE_GOLDEN === "1";
 
 async function loadGrammar() {
