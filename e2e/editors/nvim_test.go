@@ -107,8 +107,11 @@ func TestNeovimLSP(t *testing.T) {
 				Start struct{ Line, Character int }
 			}
 		}
-		SameClient     bool `json:"same_client"`
-		ClientsRunning int  `json:"clients_running"`
+		Omnifunc       string
+		MapK           string `json:"map_k"`
+		MapGd          string `json:"map_gd"`
+		SameClient     bool   `json:"same_client"`
+		ClientsRunning int    `json:"clients_running"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("results: %v", err)
@@ -136,6 +139,9 @@ func TestNeovimLSP(t *testing.T) {
 	}
 	if !strings.HasSuffix(r.Definition.URI, "/tools/sum.vox") || r.Definition.Range.Start.Line != 0 {
 		t.Errorf("definition of add: %+v, want line 0 of tools/sum.vox", r.Definition)
+	}
+	if r.Omnifunc != "v:lua.vim.lsp.omnifunc" || !strings.Contains(r.MapK, "vim.lsp.buf.hover") || !strings.Contains(r.MapGd, "vim.lsp.buf.definition") {
+		t.Errorf("on attach: omnifunc %q, K %q, gd %q; want the LSP's omnifunc, hover and definition", r.Omnifunc, r.MapK, r.MapGd)
 	}
 	if !r.SameClient || r.ClientsRunning != 1 {
 		t.Errorf("a second file of the same root: same client %v, %d clients running; want one shared server", r.SameClient, r.ClientsRunning)

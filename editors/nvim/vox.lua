@@ -54,7 +54,7 @@ end
 
 local function on_attach(opts)
   return function(_, bufnr)
-    vim.api.nvim_buf_set_option(bufnr, "omnifunc", "v:lua.vim.lsp.omnifunc")
+    vim.bo[bufnr].omnifunc = "v:lua.vim.lsp.omnifunc"
     if opts.keymaps then
       local map = { noremap = true, silent = true }
       vim.api.nvim_buf_set_keymap(bufnr, "n", "K", "<cmd>lua vim.lsp.buf.hover()<CR>", map)
@@ -103,8 +103,8 @@ function M.setup(user)
     pattern = "vox",
     callback = function(args)
       -- Vox comments are // and # to the end of the line (no block comment).
-      vim.api.nvim_buf_set_option(args.buf, "commentstring", "// %s")
-      vim.api.nvim_buf_set_option(args.buf, "comments", "://,:#")
+      vim.bo[args.buf].commentstring = "// %s"
+      vim.bo[args.buf].comments = "://,:#"
       attach(args.buf, opts)
     end,
   })

@@ -84,6 +84,12 @@ local function run()
     })
   end
 
+  -- What on_attach set for the buffer: completion through the server,
+  -- K and gd.
+  results.omnifunc = vim.bo[bufnr].omnifunc
+  results.map_k = vim.fn.maparg("K", "n")
+  results.map_gd = vim.fn.maparg("gd", "n")
+
   local hover = request(bufnr, "textDocument/hover", position(bufnr, "add(2", 1))
   results.hover = hover and hover.contents
   local def = request(bufnr, "textDocument/definition", position(bufnr, "add(2", 1))
