@@ -158,6 +158,22 @@ test("spot checks of what each construct is coloured as", async () => {
   assert.ok(scopesOf(lines, "xs |>", "?").includes("keyword.operator.try.vox"));
 });
 
+// The lexer's reserved words (runtime/vox/syntax), passed by the Go test
+// (VOX_KEYWORDS): each is coloured as a keyword, a storage word or a
+// language constant wherever an expression may stand.
+test("every reserved word of the lexer is coloured as one", async () => {
+  const words = (process.env.VOX_KEYWORDS || "").split(",").filter(Boolean);
+  assert.ok(words.length >= 20, "VOX_KEYWORDS lists the lexer's keywords: run through go test ./e2e/editors -run TestVSCodeGrammar");
+  const grammar = await grammarPromise;
+  const missed = [];
+  for (const w of words) {
+    const { lines } = tokenize(grammar, `fn f() {\n    x ${w} y\n}`);
+    const t = lines[1].tokens.find((t) => t.text === w);
+    if (!t || !t.scopes.some((s) => /^(keyword|storage|constant\.language)\./.test(s))) missed.push(w);
+  }
+  assert.deepEqual(missed, [], "these reserved words are not coloured as keywords");
+});
+
 // corpus lists the repository's .vox files (tests, examples, fixtures).
 function corpus() {
   const found = [];
