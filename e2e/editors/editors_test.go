@@ -5,6 +5,8 @@
 //     vscode-textmate and vscode-oniguruma (the libraries VS Code
 //     highlights with) against golden tokenizations
 //     (editors/vscode/test/grammar.test.mjs, run by Node's test runner);
+//   - the client, extension.js, against fakes of VS Code and of its
+//     library (editors/vscode/test/extension.test.mjs);
 //   - the extension packaged as a .vsix by @vscode/vsce, and the archive
 //     checked to hold the manifest, the grammar, the language
 //     configuration and the client with its library;
@@ -58,21 +60,37 @@ func npmTools(t *testing.T) string {
 
 func TestVSCodeGrammar(t *testing.T) {
 	t.Parallel()
+	env := []string{"VOX_KEYWORDS=" + strings.Join(keywords(), ",")}
+	if *update {
+		env = append(env, "VOX_UPDATE_GOLDEN=1")
+	}
+	nodeTest(t, "grammar.test.mjs", env)
+}
+
+// TestVSCodeClient runs extension.js against fakes of VS Code and of
+// vscode-languageclient: the settings choose the command, a change
+// restarts the server, a failure to start says what to set.
+func TestVSCodeClient(t *testing.T) {
+	t.Parallel()
+	nodeTest(t, "extension.test.mjs", nil)
+}
+
+// nodeTest runs one test file of editors/vscode/test with Node's test
+// runner.
+func nodeTest(t *testing.T, file string, env []string) {
+	t.Helper()
 	node := npmTools(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", filepath.Join("test", "grammar.test.mjs"))
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", filepath.Join("test", file))
 	cmd.Dir = extDir
-	cmd.Env = append(os.Environ(), "VOX_KEYWORDS="+strings.Join(keywords(), ","))
-	if *update {
-		cmd.Env = append(cmd.Env, "VOX_UPDATE_GOLDEN=1")
-	}
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	t.Logf("node --test output:\n%s", out.String())
 	if err != nil {
-		t.Fatalf("the grammar tests failed: %v", err)
+		t.Fatalf("%s failed: %v", file, err)
 	}
 }
 
