@@ -162,8 +162,8 @@ run: build ## build and run vox-mcp over stdio on this repository
 # vsix packs the VS Code extension (editors/vscode) with the vsce pinned
 # there; --skip-license because the repository has no licence file
 # (editors/vscode/README.md, Licence).
-vsix: ## pack the VS Code extension into $(DIST)/vox.vsix (install it with code --install-extension)
-	@[ -x editors/vscode/node_modules/.bin/vsce ] || { echo "editors/vscode/node_modules/.bin/vsce is missing: run make deps"; exit 1; }
+vsix: ## pack the VS Code extension into $(DIST)/vox.vsix (npm ci in editors/vscode when needed; install it with code --install-extension)
+	@[ -x editors/vscode/node_modules/.bin/vsce ] || { cd editors/vscode && npm ci --no-audit --no-fund; }
 	@mkdir -p $(DIST)
 	cd editors/vscode && node_modules/.bin/vsce package --skip-license --out $(CURDIR)/$(DIST)/vox.vsix
 
