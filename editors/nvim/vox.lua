@@ -96,7 +96,9 @@ function M.setup(user)
   vim.api.nvim_create_autocmd({ "BufRead", "BufNewFile" }, {
     group = group,
     pattern = "*.vox",
-    command = "setfiletype vox",
+    -- Not setfiletype: a detection of .vox that a newer Neovim might add
+    -- for another language must not win.
+    command = "setlocal filetype=vox",
   })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
@@ -113,7 +115,7 @@ function M.setup(user)
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_name(bufnr):match("%.vox$") then
       vim.api.nvim_buf_call(bufnr, function()
-        vim.cmd("setfiletype vox")
+        vim.cmd("setlocal filetype=vox")
       end)
     end
   end
