@@ -8,12 +8,12 @@ FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
-.PHONY: help deps generate check-generated test lint fuzz cross test-windows bench load bench-fleet bench-peers build run release release-binaries packages check-packages
+.PHONY: help deps generate check-generated test lint fuzz cross test-windows bench load bench-fleet bench-peers build run release release-binaries packages check-packages vsix
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), redis-server for the fleet-mode tests, podman and runc for the container image test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), the VS Code extension's library and its packing and grammar-test tools (npm ci in editors/vscode/), redis-server for the fleet-mode tests, podman and runc for the container image test, Neovim for the editor test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
 	$(GO) mod download
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (the fleet-mode tests start one)"; \
@@ -27,8 +27,15 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null || \
 		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; }; \
 	fi
+	@if ! command -v nvim >/dev/null 2>&1; then \
+		echo "installing neovim (the editor test drives vox lsp from Debian's Neovim, e2e/editors)"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null; }; \
+	fi
 	cd bench/peers/gosdk && $(GO) mod download
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
+	cd editors/vscode && npm ci --no-audit --no-fund
 	scripts/wine/setup
 
 generate: ## regenerate every file under generated/
@@ -77,11 +84,14 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 
 # make test fails the fleet-mode tests when redis-server is missing, rather
 # than skipping them (runtime/fleet/redistest), the container image test
-# when podman is (e2e/container), and the Windows tests when Wine is
-# (test-windows).
+# when podman is (e2e/container), the Neovim test when nvim is
+# (e2e/editors), and the Windows tests when Wine is (test-windows). The
+# editor tests (e2e/editors: the VS Code grammar's goldens, the .vsix
+# packed with vsce and checked, Neovim driving vox lsp) run in go test.
 test: export VOX_TEST_REQUIRE_REDIS = 1
 test: export VOX_TEST_REQUIRE_PODMAN = 1
-test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, install routes, race tests, Windows tests under Wine, fuzz, drift check, gates
+test: export VOX_TEST_REQUIRE_NVIM = 1
+test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, install routes, race tests (with the editor tests: the VS Code extension packed and its grammar checked, Neovim as an LSP client), Windows tests under Wine, fuzz, drift check, gates
 	$(MAKE) cross
 	$(MAKE) check-packages
 	$(GO) test -race -timeout 25m ./...
@@ -148,6 +158,14 @@ build: ## build vox and vox-mcp into bin/
 
 run: build ## build and run vox-mcp over stdio on this repository
 	./$(BIN)/vox-mcp --root .
+
+# vsix packs the VS Code extension (editors/vscode) with the vsce pinned
+# there; --skip-license because the repository has no licence file
+# (editors/vscode/README.md, Licence).
+vsix: ## pack the VS Code extension into $(DIST)/vox.vsix (npm ci in editors/vscode when needed; install it with code --install-extension)
+	@[ -x editors/vscode/node_modules/.bin/vsce ] || { cd editors/vscode && npm ci --no-audit --no-fund; }
+	@mkdir -p $(DIST)
+	cd editors/vscode && node_modules/.bin/vsce package --skip-license --out $(CURDIR)/$(DIST)/vox.vsix
 
 # Release builds: every binary for every platform, reproducibly — the same
 # commit gives the same bytes whatever the checkout path or build cache
