@@ -200,12 +200,19 @@ func (s *Surface) complete(ctx context.Context, m *vox.Module, fn string, log *s
 }
 
 // ErrorText is the text of a failed call for its error result: the
-// message of an argument error, an Err result or a limit as
-// docs/vox-language.md writes it, and a runtime error prefixed with its source position.
+// message of an argument error or an Err result as docs/vox-language.md
+// writes it, a runtime error prefixed with its source position, and a
+// limit prefixed with where it stopped the call and followed by the calls
+// in progress (docs/vox-language.md, Limits).
 func ErrorText(err error) string {
 	var ve *vox.Error
-	if errors.As(err, &ve) && ve.Kind == vox.RuntimeError {
-		return ve.Positioned()
+	if errors.As(err, &ve) {
+		switch ve.Kind {
+		case vox.RuntimeError:
+			return ve.Positioned()
+		case vox.LimitError:
+			return ve.Positioned() + ve.Traceback()
+		}
 	}
 	return err.Error()
 }
