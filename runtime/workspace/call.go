@@ -114,6 +114,12 @@ func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawM
 // vars are the decoded variables of a template resource's URI
 // (MatchResource), nil for a plain one.
 func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger) (string, error) {
+	return s.ReadResourceNoting(ctx, r, vars, log, nil)
+}
+
+// ReadResourceNoting is ReadResource that gives onReads the files the
+// function read (vox.Env.OnReads; nil: nobody is told).
+func (s *Surface) ReadResourceNoting(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger, onReads func([]string)) (string, error) {
 	if err := repositoryCodeWithheld(ctx); err != nil {
 		return "", err
 	}
@@ -122,6 +128,7 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string
 		return "", err
 	}
 	env := s.env(log)
+	env.OnReads = onReads
 	return m.ReadTemplate(ctx, r.URI, vars, &env)
 }
 

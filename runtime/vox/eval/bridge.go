@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -30,6 +31,8 @@ type Result struct {
 	Allocated int64
 	// Steps is the steps the call took (the step limit counts them).
 	Steps int64
+	// Reads are the files the call read (Thread.NoteRead), in order.
+	Reads []string
 	// Shape is how the result leaves a tool call, from the function's
 	// declared result type (docs/tool-results.md §2): for the content
 	// shapes Blocks holds the checked blocks; for Structured, JSON is an
@@ -67,6 +70,9 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		return v
 	})
 	res.Allocated, res.Steps = th.allocated, th.steps
+	if len(th.reads) > 0 {
+		res.Reads = slices.Clone(th.reads)
+	}
 	th.recycle(err)
 	return res, err
 }

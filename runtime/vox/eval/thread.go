@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -233,6 +234,23 @@ type Thread struct {
 	lastProgress    float64
 	// asks counts what elicit() and sample() asked the client.
 	asks int
+	// reads are the files the call read (NoteRead), at most MaxReads.
+	reads []string
+}
+
+// MaxReads bounds the files a call records as read (Result.Reads): a
+// resource that reads more is told of changes to the first ones only.
+const MaxReads = 64
+
+// NoteRead records that the call read the file at rel (slash-separated,
+// relative to the workspace root), once, for Result.Reads: a subscribed
+// resource is read again when one of its files changes
+// (docs/federation.md §11).
+func (th *Thread) NoteRead(rel string) {
+	if len(th.reads) >= MaxReads || slices.Contains(th.reads, rel) {
+		return
+	}
+	th.reads = append(th.reads, rel)
 }
 
 // pollEvery is how many steps pass between checks of the context.
@@ -264,6 +282,7 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 	th.opts = &th.optsBuf
 	th.steps, th.depth, th.nest, th.allocated = 0, 0, 0, 0
 	th.progressReports, th.lastProgress, th.asks = 0, 0, 0
+	th.reads = th.reads[:0]
 	th.allocLimit = opts.MaxAllocBytes
 	if th.allocLimit <= 0 {
 		th.allocLimit = math.MaxInt64
