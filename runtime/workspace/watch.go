@@ -95,6 +95,9 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 	})
 }
 
+// MaxDataDirs bounds the folders watched for WatchOptions.Data.
+const MaxDataDirs = 256
+
 type watcher struct {
 	opts    WatchOptions
 	fw      *fsnotify.Watcher
@@ -148,12 +151,20 @@ func (w *watcher) sync() error {
 	want := map[string]bool{w.configDir(): true}
 	w.data = map[string]bool{}
 	if w.opts.Data != nil {
+		dirs := map[string]bool{}
 		for _, f := range w.opts.Data() {
-			w.data[f] = true
 			// The folder holding it, when it exists: a file created
-			// there later is an event of it.
-			if info, err := os.Stat(filepath.Join(w.opts.Root, filepath.FromSlash(path.Dir(f)))); err == nil && info.IsDir() {
-				want[filepath.Join(w.opts.Root, filepath.FromSlash(path.Dir(f)))] = true
+			// there later is an event of it. At most MaxDataDirs, so
+			// that files read all over the tree cannot use up the
+			// system's watches, which would make the whole watch poll.
+			dir := filepath.Join(w.opts.Root, filepath.FromSlash(path.Dir(f)))
+			if !dirs[dir] && len(dirs) >= MaxDataDirs {
+				continue
+			}
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				w.data[f] = true
+				dirs[dir] = true
+				want[dir] = true
 			}
 		}
 	}
