@@ -116,7 +116,11 @@ func runRun(s *streams, args []string) int {
 		var e *voxlang.Error
 		switch {
 		case errors.As(err, &e) && e.Kind == voxlang.LimitError:
-			fmt.Fprintf(s.err, "%s limit of %d exceeded; %s\n", e.Limit, e.Max, rc.advice(e.Limit))
+			where := ""
+			if e.Line != 0 {
+				where = fmt.Sprintf("%s:%d:%d: ", e.Path, e.Line, e.Col)
+			}
+			fmt.Fprintf(s.err, "%s%s limit of %d exceeded; %s%s\n", where, e.Limit, e.Max, rc.advice(e.Limit), e.Traceback())
 		case errors.As(err, &e):
 			fmt.Fprintln(s.err, e.Positioned())
 		default:

@@ -69,12 +69,12 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "tools.vox", "fail"}, 1, noConfig + "it broke\n"},
 		{[]string{"run", "tools.vox", "undefined_name"}, 1, noConfig + "tools.vox:14:23: undefined: db\n"},
 		// The advice names vox run's flags, never a file it did not read.
-		{[]string{"run", "tools.vox", "spin", "--steps", "100"}, 1, noConfig + "steps limit of 100 exceeded; pass --steps to raise it\n"},
-		{[]string{"run", "tools.vox", "spin", "--steps", "0", "--timeout", "50ms"}, 1, noConfig + "timeout_ms limit of 50 exceeded; pass --timeout to raise it\n"},
-		{[]string{"run", "tools.vox", "deep", "--max-depth", "5"}, 1, noConfig + "max_depth limit of 5 exceeded; pass --max-depth to raise it\n"},
-		{[]string{"run", "tools.vox", "big", "--max-value-bytes", "1000"}, 1, noConfig + "max_value_bytes limit of 1000 exceeded; pass --max-value-bytes to raise it\n"},
-		{[]string{"run", "tools.vox", "big", "--max-output-bytes", "1000"}, 1, noConfig + "max_output_bytes limit of 1000 exceeded; pass --max-output-bytes to raise it\n"},
-		{[]string{"run", "tools.vox", "big", "--max-alloc-bytes", "1000"}, 1, noConfig + "max_alloc_bytes limit of 1000 exceeded; pass --max-alloc-bytes to raise it\n"},
+		{[]string{"run", "tools.vox", "spin", "--steps", "100"}, 1, noConfig + "tools.vox:8:13: steps limit of 100 exceeded; pass --steps to raise it\n  in spin at tools.vox:8:13\n"},
+		{[]string{"run", "tools.vox", "spin", "--steps", "0", "--timeout", "50ms"}, 1, noConfig + "tools.vox:8:13: timeout_ms limit of 50 exceeded; pass --timeout to raise it\n  in spin at tools.vox:8:13\n"},
+		{[]string{"run", "tools.vox", "deep", "--max-depth", "5"}, 1, noConfig + "tools.vox:16:23: max_depth limit of 5 exceeded; pass --max-depth to raise it\n  in deep at tools.vox:16:23 (5 calls)\n"},
+		{[]string{"run", "tools.vox", "big", "--max-value-bytes", "1000"}, 1, noConfig + "tools.vox:18:12: max_value_bytes limit of 1000 exceeded; pass --max-value-bytes to raise it\n  in big at tools.vox:18:12\n"},
+		{[]string{"run", "tools.vox", "big", "--max-output-bytes", "1000"}, 1, noConfig + "tools.vox:18:4: max_output_bytes limit of 1000 exceeded; pass --max-output-bytes to raise it\n  in big at tools.vox:18:4\n"},
+		{[]string{"run", "tools.vox", "big", "--max-alloc-bytes", "1000"}, 1, noConfig + "tools.vox:18:12: max_alloc_bytes limit of 1000 exceeded; pass --max-alloc-bytes to raise it\n  in big at tools.vox:18:12\n"},
 		{[]string{"run", "tools.vox", "big", "--max-depth", "0"}, 2, "vox run: --max-depth, --max-output-bytes and --max-value-bytes must be positive\n"},
 		{[]string{"run", "bad.vox", "x"}, 1, "bad.vox:2:14: error: expected an expression, found '}' [vox/parse/syntax]\nvox run: bad.vox does not compile\n"},
 		{[]string{"run", "missing.vox", "x"}, 1, "vox run: open missing.vox: no such file or directory\n"},
@@ -149,12 +149,12 @@ func TestRunUsesTheScanConfig(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{[]string{"spin"}, 1, "", said + "steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		{[]string{"spin"}, 1, "", said + "t.vox:1:13: steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n  in spin at t.vox:1:13\n"},
 		// --steps 0 lifts vox run's limit, not the config's.
-		{[]string{"spin", "--steps", "0"}, 1, "", said + "steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		{[]string{"spin", "--steps", "0"}, 1, "", said + "t.vox:1:13: steps limit of 100 exceeded; raise limits.steps in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n  in spin at t.vox:1:13\n"},
 		// A flag lower than the config wins, and its advice names the flag.
-		{[]string{"spin", "--steps", "50"}, 1, "", "vox run: scan config ../contracts/mcp/workspace-mcp-surface.v1.yaml: its max_output_bytes limit; env.get reads VOX_RUN_ALLOWED\nsteps limit of 50 exceeded; pass --steps to raise it\n"},
-		{[]string{"big"}, 1, "", said + "max_output_bytes limit of 1000 exceeded; raise limits.max_output_bytes in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n"},
+		{[]string{"spin", "--steps", "50"}, 1, "", "vox run: scan config ../contracts/mcp/workspace-mcp-surface.v1.yaml: its max_output_bytes limit; env.get reads VOX_RUN_ALLOWED\nt.vox:1:13: steps limit of 50 exceeded; pass --steps to raise it\n  in spin at t.vox:1:13\n"},
+		{[]string{"big"}, 1, "", said + "t.vox:4:4: max_output_bytes limit of 1000 exceeded; raise limits.max_output_bytes in ../contracts/mcp/workspace-mcp-surface.v1.yaml (a server on this repository stops there too)\n  in big at t.vox:4:4\n"},
 		{[]string{"env_of", "--args", `{"name":"VOX_RUN_ALLOWED"}`}, 0, "\"yes\"\n", said},
 		{[]string{"env_of", "--args", `{"name":"VOX_RUN_DENIED"}`}, 0, "null\n", said},
 		{[]string{"notes"}, 0, "\"# notes at the root\"\n", said},
@@ -239,7 +239,7 @@ func TestRunStopsAtTheRepository(t *testing.T) {
 	}
 	t.Chdir(inner)
 	code, _, errOut := vox(t, "run", "x.vox", "spin", "--steps", "1000")
-	if code != 1 || errOut != noConfig+"steps limit of 1000 exceeded; pass --steps to raise it\n" {
+	if code != 1 || errOut != noConfig+"x.vox:1:13: steps limit of 1000 exceeded; pass --steps to raise it\n  in spin at x.vox:1:13\n" {
 		t.Errorf("exit %d stderr %q", code, errOut)
 	}
 }

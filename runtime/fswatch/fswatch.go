@@ -40,6 +40,9 @@ type Options struct {
 	// PollInterval until ctx is done.
 	StartPolling func() (poll func())
 	PollInterval time.Duration
+	// Resync, when a value arrives, makes Run call Sync without a change:
+	// what is wanted grew (a resource read a file in a new folder).
+	Resync <-chan struct{}
 }
 
 // Exhausted reports an error of a system out of inotify watches or
@@ -101,6 +104,13 @@ func Run(ctx context.Context, o Options) error {
 			}
 			if o.OnError(err) {
 				settle()
+			}
+		case <-o.Resync:
+			if err := o.Sync(fw); err != nil {
+				if Exhausted(err) {
+					return exhausted(err)
+				}
+				o.Log.Warn("cannot update the watches of "+o.What, "err", err)
 			}
 		case <-fire:
 			fire = nil

@@ -47,6 +47,9 @@ var schemaKeywords = map[string]context{
 // Schema writes v, a JSON Schema, in the canonical byte form.
 func Schema(v Value) []byte { return write(nil, v, ctxSchema) }
 
+// AppendSchema appends Schema(v) to dst.
+func AppendSchema(dst []byte, v Value) []byte { return write(dst, v, ctxSchema) }
+
 // Canonical writes v as plain JSON data with every object's members sorted
 // bytewise by key.
 func Canonical(v Value) []byte { return write(nil, v, ctxData) }

@@ -162,7 +162,7 @@ func (w *workspaceSource) promptEntries() []promptEntry {
 	for _, p := range surface.Prompts {
 		args := make([]mcp.PromptArgument, len(p.Arguments))
 		for i, a := range p.Arguments {
-			args[i] = mcp.PromptArgument{Name: a.Name, Required: a.Required}
+			args[i] = mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required}
 		}
 		out = append(out, promptEntry{
 			prompt: mcp.Prompt{

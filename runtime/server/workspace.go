@@ -35,6 +35,7 @@ type workspaceSource struct {
 	loader    *workspace.Loader
 	advertise bool
 	surface   atomic.Pointer[workspace.Surface]
+	reads     *resourceReads // the files each resource read (--watch tells their changes)
 
 	// refreshMu serialises installs (the first scan, refreshes, the
 	// watcher) so that a later refresh is never overwritten by an earlier
@@ -81,7 +82,7 @@ type workspaceSource struct {
 }
 
 func newWorkspaceSource(s *Server, advertise bool) *workspaceSource {
-	w := &workspaceSource{s: s, advertise: advertise, ready: make(chan struct{}), check: make(chan struct{})}
+	w := &workspaceSource{s: s, advertise: advertise, reads: newResourceReads(), ready: make(chan struct{}), check: make(chan struct{})}
 	w.inputKey = sync.OnceValue(func() []byte { return inputStateKey(s.opts.SessionKeys) })
 	catalogNames := map[string]bool{}
 	for _, e := range s.catalog {
@@ -552,6 +553,16 @@ func (s *Server) WatchWorkspace(ctx context.Context) error {
 				return
 			}
 			s.log.Info("workspace refreshed after a file change", "tools", res.ToolCount, "resources", res.ResourceCount, "errors", len(res.Errors))
+		},
+		// The files resources read: a change tells the subscribers of the
+		// resources that read them (docs/federation.md §11).
+		Data:   s.workspace.reads.files,
+		Resync: s.workspace.reads.resync,
+		OnData: func(files []string) {
+			if uris := s.workspace.reads.readers(files); len(uris) > 0 {
+				s.log.Info("files read by resources changed", "files", files, "resources", uris)
+				s.notifyUpdated(uris...)
+			}
 		},
 	})
 }

@@ -332,7 +332,7 @@ func TestWorkspaceAskRefused(t *testing.T) {
 	defer close(a.block)
 	c, _ = askConnect(t, url, "2025-06-18", a)
 	text, isErr = askCall(t, context.Background(), c, "ask_both", "?")
-	if !isErr || !strings.HasPrefix(text, "wait_ms limit of 300 exceeded; raise limits.wait_ms in ") {
+	if !isErr || !strings.HasPrefix(text, "tools/ask.vox:4:5: wait_ms limit of 300 exceeded; raise limits.wait_ms in ") || !strings.HasSuffix(text, "\n  in ask_both at tools/ask.vox:4:5") {
 		t.Errorf("never answered = %v %q", isErr, text)
 	}
 }

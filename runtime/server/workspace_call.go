@@ -84,7 +84,8 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 // for a plain one). A failure becomes mcp-go's -32603 with the error text
 // (docs/federation.md §3, the wire-error table).
 func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource, uri string, vars map[string]string) ([]mcp.ResourceContents, error) {
-	text, err := surface.ReadResource(ctx, r, vars, toolcall.ClientLogger(ctx, w.s.log.With("resource", uri), uri))
+	text, err := surface.ReadResourceNoting(ctx, r, vars, toolcall.ClientLogger(ctx, w.s.log.With("resource", uri), uri),
+		func(files []string) { w.reads.record(uri, files) })
 	if err != nil {
 		return nil, errors.New(workspace.ErrorText(err))
 	}

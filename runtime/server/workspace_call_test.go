@@ -75,7 +75,7 @@ func TestWorkspaceToolCalls(t *testing.T) {
 		t.Errorf("read outside = %v %q", isErr, text)
 	}
 	text, isErr, _ = toolResult(t, callTool(t, s, "spin", `{}`))
-	if !isErr || !strings.Contains(text, "steps limit of 1000000 exceeded; raise limits.steps in contracts/mcp/workspace-mcp-surface.v1.yaml") {
+	if !isErr || !strings.Contains(text, "steps limit of 10000000 exceeded; raise limits.steps in contracts/mcp/workspace-mcp-surface.v1.yaml") {
 		t.Errorf("spin = %v %q", isErr, text)
 	}
 	// An unknown tool is mcp-go's -32602 naming it.

@@ -37,11 +37,11 @@ type Limits struct {
 	Wait time.Duration
 }
 
-// DefaultLimits returns the defaults: 1,000,000 steps, call depth 256, 10
+// DefaultLimits returns the defaults: 10,000,000 steps, call depth 256, 10
 // s, 1 MiB of result, 16 MiB per value, 256 MiB allocated per call, 10
 // minutes of waiting for each answer of the client.
 func DefaultLimits() Limits {
-	return Limits{Steps: 1_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20, MaxAllocBytes: 256 << 20, Wait: eval.DefaultWait}
+	return Limits{Steps: 10_000_000, MaxDepth: 256, Timeout: 10 * time.Second, MaxOutputBytes: 1 << 20, MaxValueBytes: 16 << 20, MaxAllocBytes: 256 << 20, Wait: eval.DefaultWait}
 }
 
 // Maxima are the process-wide bounds of the interpreter, which belong to
@@ -161,6 +161,9 @@ type Env struct {
 	// sample(); nil fails them with an error that says so.
 	Client    Client
 	LimitHint string // appended to limit errors, <key> replaced; default DefaultLimitHint
+	// OnReads, when set, receives the files a resource read read
+	// (Result.Reads), after the read, whether it failed or not.
+	OnReads func(files []string)
 }
 
 // Client is how elicit() and sample() reach the client of a call (see
@@ -175,6 +178,10 @@ type Result struct {
 	// §2); Blocks are the content blocks of the content shapes.
 	Shape  schema.Shape
 	Blocks []content.Block
+	Steps  int64 // the steps the call took, counted against Limits.Steps
+	// Reads are the files under the root the call read with fs.read,
+	// fs.read_bytes or fs.read_base64 (slash paths, at most 64, in order).
+	Reads []string
 }
 
 // Error is the error of Call and ReadResource; Kind classifies it and
@@ -206,7 +213,7 @@ func (m *Module) Call(ctx context.Context, fn string, args []byte, env *Env) (re
 		}
 	}
 	r, err := m.run(ctx, fn, args, env, runCall)
-	return Result{JSON: r.JSON, Text: r.Text, Shape: r.Shape, Blocks: r.Blocks}, err
+	return Result{JSON: r.JSON, Text: r.Text, Shape: r.Shape, Blocks: r.Blocks, Steps: r.Steps, Reads: r.Reads}, err
 }
 
 // ReadResource calls the resource function of uri; it must return Str or
@@ -228,6 +235,9 @@ func (m *Module) ReadTemplate(ctx context.Context, uri string, vars map[string]s
 				args, _ = json.Marshal(vars) // a map of strings always encodes
 			}
 			res, err := m.run(ctx, r.Func, args, env, runResource)
+			if env != nil && env.OnReads != nil {
+				env.OnReads(res.Reads) // a failed read too: the file may appear
+			}
 			if err != nil {
 				return "", err
 			}

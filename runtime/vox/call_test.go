@@ -245,7 +245,7 @@ func TestLimits(t *testing.T) {
 		limit string
 		want  string
 	}{
-		{"spin", nil, "steps", "steps limit of 1000000 exceeded; " + fmt.Sprintf(hint, "steps")},
+		{"spin", nil, "steps", "steps limit of 10000000 exceeded; " + fmt.Sprintf(hint, "steps")},
 		{"spin_while", &Env{Limits: Limits{Steps: 500}}, "steps", "steps limit of 500 exceeded; " + fmt.Sprintf(hint, "steps")},
 		{"deep", nil, "max_depth", "max_depth limit of 256 exceeded; " + fmt.Sprintf(hint, "max_depth")},
 		{"deep", &Env{Limits: Limits{MaxDepth: 1 << 30}}, "max_depth", "max_depth limit of 10000 exceeded; " + fmt.Sprintf(hint, "max_depth")},

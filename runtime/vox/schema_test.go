@@ -81,6 +81,12 @@ func describeModule(m *Module) []byte {
 		fmt.Fprintf(&b, "resource %s at %d:%d\n  description: %s\n  func: %s\n  mime: %s\n",
 			r.URI, r.Line, r.Col, r.Description, r.Func, r.MIMEType)
 	}
+	for _, p := range m.Prompts() {
+		fmt.Fprintf(&b, "prompt %s at %d:%d\n", p.Name, p.Line, p.Col)
+		for _, a := range p.Arguments {
+			fmt.Fprintf(&b, "  argument %s required=%t: %s\n", a.Name, a.Required, a.Description)
+		}
+	}
 	for _, d := range m.Diagnostics() {
 		fmt.Fprintf(&b, "%s\n", d)
 	}

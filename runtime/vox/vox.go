@@ -125,8 +125,9 @@ type Prompt struct {
 
 // PromptArgument is one argument of a workspace prompt.
 type PromptArgument struct {
-	Name     string
-	Required bool
+	Name        string
+	Description string // from the prompt's doc comment (@param), "" when none
+	Required    bool
 }
 
 // Compile lexes, parses and checks one file; path is the repo-relative
@@ -217,9 +218,11 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 		if !ok {
 			continue
 		}
+		checkParamDocs(path, f, fn, &diags)
 		switch fn.Kind {
 		case syntax.ToolFn:
 			sc := schema.ScopeOf(fn, res.Records)
+			sc.Descriptions = schema.DocDescriptions(f, fn)
 			t := Tool{
 				Name: fn.Name, Description: fn.Description,
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
@@ -283,9 +286,10 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 		case syntax.PromptFn:
 			pr := Prompt{Name: fn.Name, Description: fn.Description, Completions: completionsOf(fn), Messages: check.IsMessageList(fn.Result),
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col)}
+			descs := schema.DocDescriptions(f, fn)
 			for _, p := range fn.Params {
 				optional := p.Default != nil || p.Type.IsNamed("Option")
-				pr.Arguments = append(pr.Arguments, PromptArgument{Name: p.Name, Required: !optional})
+				pr.Arguments = append(pr.Arguments, PromptArgument{Name: p.Name, Description: descs[p.Name], Required: !optional})
 			}
 			m.prompts = append(m.prompts, pr)
 		}
@@ -480,3 +484,28 @@ func (m *Module) Prompts() []Prompt { return m.prompts }
 
 // Resources returns the resources in declaration order.
 func (m *Module) Resources() []Resource { return m.resources }
+
+// checkParamDocs warns about the @param lines of fn's doc comment that
+// describe nothing (docs/vox-language.md, Parameter descriptions): a
+// name fn has no parameter of, a line without a name or without text.
+func checkParamDocs(path string, f *syntax.File, fn *syntax.FnDecl, diags *diag.List) {
+	for _, d := range syntax.ParamDocs(f, fn) {
+		line, col := int(d.NamePos.Line), int(d.NamePos.Col)
+		switch {
+		case d.Name == "":
+			diags.Warnf(path, line, col, "vox/doc/param", "@param needs a parameter name, then its description: @param name text")
+		case !slices.ContainsFunc(fn.Params, func(p *syntax.Param) bool { return p.Name == d.Name }):
+			names := make([]string, len(fn.Params))
+			for i, p := range fn.Params {
+				names[i] = p.Name
+			}
+			have := "it has none"
+			if len(names) > 0 {
+				have = "its parameters: " + strings.Join(names, ", ")
+			}
+			diags.Warnf(path, line, col, "vox/doc/param", "@param %s describes no parameter of %s (%s)", d.Name, fn.Name, have)
+		case d.Text == "":
+			diags.Warnf(path, line, col, "vox/doc/param", "@param %s has no description: write @param %s text", d.Name, d.Name)
+		}
+	}
+}

@@ -114,6 +114,12 @@ func (s *Surface) CallToolReporting(ctx context.Context, t *Tool, args json.RawM
 // vars are the decoded variables of a template resource's URI
 // (MatchResource), nil for a plain one.
 func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger) (string, error) {
+	return s.ReadResourceNoting(ctx, r, vars, log, nil)
+}
+
+// ReadResourceNoting is ReadResource that gives onReads the files the
+// function read (vox.Env.OnReads; nil: nobody is told).
+func (s *Surface) ReadResourceNoting(ctx context.Context, r *Resource, vars map[string]string, log *slog.Logger, onReads func([]string)) (string, error) {
 	if err := repositoryCodeWithheld(ctx); err != nil {
 		return "", err
 	}
@@ -122,6 +128,7 @@ func (s *Surface) ReadResource(ctx context.Context, r *Resource, vars map[string
 		return "", err
 	}
 	env := s.env(log)
+	env.OnReads = onReads
 	return m.ReadTemplate(ctx, r.URI, vars, &env)
 }
 
@@ -200,12 +207,19 @@ func (s *Surface) complete(ctx context.Context, m *vox.Module, fn string, log *s
 }
 
 // ErrorText is the text of a failed call for its error result: the
-// message of an argument error, an Err result or a limit as
-// docs/vox-language.md writes it, and a runtime error prefixed with its source position.
+// message of an argument error or an Err result as docs/vox-language.md
+// writes it, a runtime error prefixed with its source position, and a
+// limit prefixed with where it stopped the call and followed by the calls
+// in progress (docs/vox-language.md, Limits).
 func ErrorText(err error) string {
 	var ve *vox.Error
-	if errors.As(err, &ve) && ve.Kind == vox.RuntimeError {
-		return ve.Positioned()
+	if errors.As(err, &ve) {
+		switch ve.Kind {
+		case vox.RuntimeError:
+			return ve.Positioned()
+		case vox.LimitError:
+			return ve.Positioned() + ve.Traceback()
+		}
 	}
 	return err.Error()
 }

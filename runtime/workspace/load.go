@@ -113,8 +113,9 @@ type Completion = vox.Completion
 // PromptArgument is one argument of a workspace prompt: a string,
 // required unless its parameter is Option[str] or has a default.
 type PromptArgument struct {
-	Name     string
-	Required bool
+	Name        string
+	Description string // the @param line of its doc comment, "" when none
+	Required    bool
 }
 
 // File is one scanned source file and its compiled module. The module is
@@ -310,7 +311,7 @@ func (c *compiled) prompts(f *File) []*Prompt {
 	for i, p := range decl {
 		args := make([]PromptArgument, len(p.Arguments))
 		for j, a := range p.Arguments {
-			args[j] = PromptArgument{Name: a.Name, Required: a.Required}
+			args[j] = PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required}
 		}
 		out[i] = &Prompt{Name: p.Name, Description: p.Description, Arguments: args, Completions: p.Completions, Path: f.Path, Line: p.Line, Hash: c.hash, file: f}
 	}

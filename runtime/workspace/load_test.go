@@ -256,7 +256,7 @@ func TestSnapshotSurface(t *testing.T) {
 		snap.Resources[0].Variables != nil {
 		t.Errorf("snapshot resources %+v", snap.Resources)
 	}
-	if len(snap.Prompts) != 1 || snap.Prompts[0].Name != "ask" || fmt.Sprint(snap.Prompts[0].Arguments) != "[{q true} {tone false}]" {
+	if len(snap.Prompts) != 1 || snap.Prompts[0].Name != "ask" || fmt.Sprint(snap.Prompts[0].Arguments) != "[{q  true} {tone  false}]" {
 		t.Errorf("snapshot prompts %+v", snap.Prompts)
 	}
 	// The outputSchema of an object-shaped result is part of the snapshot

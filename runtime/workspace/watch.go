@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -33,6 +36,15 @@ type WatchOptions struct {
 	// PollInterval is the polling period when the system has no watches
 	// left (default 2 s).
 	PollInterval time.Duration
+	// Data returns data files (slash paths relative to Root) to watch
+	// besides the scan: the files resources read. It is asked at every
+	// sync, and again when Resync receives.
+	Data   func() []string
+	Resync <-chan struct{}
+	// OnData runs, debounced with OnChange and never at once with it,
+	// with the Data files that changed; OnChange runs only when a file
+	// of the scan changed too.
+	OnData func(files []string)
 }
 
 // addWatch adds one watch; tests replace it to simulate ENOSPC.
@@ -76,17 +88,46 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 			opts.Log.Warn("file watch error", "err", err)
 			return false
 		},
-		OnChange:     opts.OnChange,
+		OnChange:     w.changed,
 		StartPolling: func() func() { return poller(opts) },
 		PollInterval: opts.PollInterval,
+		Resync:       opts.Resync,
 	})
 }
+
+// MaxDataDirs bounds the folders watched for WatchOptions.Data.
+const MaxDataDirs = 256
 
 type watcher struct {
 	opts    WatchOptions
 	fw      *fsnotify.Watcher
 	cfg     *Config
 	watched map[string]bool // absolute directories
+	data    map[string]bool // the Data files at the last sync
+
+	mu          sync.Mutex
+	dataChanged map[string]bool // since the last changed
+	scanChanged bool
+}
+
+// changed is fswatch's OnChange: OnChange for a change of the scan (or
+// events lost, which may have been one), OnData for the data files.
+func (w *watcher) changed() {
+	w.mu.Lock()
+	files := make([]string, 0, len(w.dataChanged))
+	for f := range w.dataChanged {
+		files = append(files, f)
+	}
+	scan := w.scanChanged || len(files) == 0
+	w.dataChanged, w.scanChanged = nil, false
+	w.mu.Unlock()
+	if scan {
+		w.opts.OnChange()
+	}
+	if len(files) > 0 && w.opts.OnData != nil {
+		sort.Strings(files)
+		w.opts.OnData(files)
+	}
 }
 
 // configDir is the nearest existing directory on the way to the config
@@ -108,6 +149,25 @@ func (w *watcher) configDir() string {
 func (w *watcher) sync() error {
 	w.cfg = w.opts.Config()
 	want := map[string]bool{w.configDir(): true}
+	w.data = map[string]bool{}
+	if w.opts.Data != nil {
+		dirs := map[string]bool{}
+		for _, f := range w.opts.Data() {
+			// The folder holding it, when it exists: a file created
+			// there later is an event of it. At most MaxDataDirs, so
+			// that files read all over the tree cannot use up the
+			// system's watches, which would make the whole watch poll.
+			dir := filepath.Join(w.opts.Root, filepath.FromSlash(path.Dir(f)))
+			if !dirs[dir] && len(dirs) >= MaxDataDirs {
+				continue
+			}
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				w.data[f] = true
+				dirs[dir] = true
+				want[dir] = true
+			}
+		}
+	}
 	s := newScanner(w.cfg.ExcludeGlobs)
 	s.root = w.opts.Root
 	// The directories are listed beneath the root, like a scan's.
@@ -159,6 +219,22 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 		return false
 	}
 	rel = filepath.ToSlash(rel)
+	scan := w.scanRelevant(ev, rel)
+	data := w.data[rel] && (!ev.Has(fsnotify.Chmod) || ev.Has(fsnotify.Write))
+	w.mu.Lock()
+	if data {
+		if w.dataChanged == nil {
+			w.dataChanged = map[string]bool{}
+		}
+		w.dataChanged[rel] = true
+	}
+	w.scanChanged = w.scanChanged || scan
+	w.mu.Unlock()
+	return scan || data
+}
+
+// scanRelevant is relevant for the files of the scan.
+func (w *watcher) scanRelevant(ev fsnotify.Event, rel string) bool {
 	if rel == ConfigPath || strings.HasPrefix(ConfigPath, rel+"/") {
 		return true
 	}

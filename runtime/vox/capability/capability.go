@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -415,6 +416,8 @@ func read(th *eval.Thread, root *os.Root, rel, p string) eval.Value {
 // of the bytes); it returns nil data and the Err value when the file
 // cannot be read.
 func readRaw(th *eval.Thread, root *os.Root, rel, p, method string, quarters int64) ([]byte, eval.Value) {
+	// Recorded before it opens: a file missing now may appear later.
+	th.NoteRead(filepath.ToSlash(rel))
 	f, err := root.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		if isEscape(err) {

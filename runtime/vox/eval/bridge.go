@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -28,6 +29,10 @@ type Result struct {
 	// Allocated is the bytes of values the call allocated (counted
 	// against max_alloc_bytes), set whether or not it failed.
 	Allocated int64
+	// Steps is the steps the call took (the step limit counts them).
+	Steps int64
+	// Reads are the files the call read (Thread.NoteRead), in order.
+	Reads []string
 	// Shape is how the result leaves a tool call, from the function's
 	// declared result type (docs/tool-results.md §2): for the content
 	// shapes Blocks holds the checked blocks; for Structured, JSON is an
@@ -56,7 +61,7 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		slots := th.alloc(f.nlocals)
 		th.bindJSON(f, slots, args)
 		v := th.invoke(f, slots, nil)
-		res = th.encodeResult(v, resource)
+		res = th.encodeResult(f, v, resource)
 		if opts.Messages && f.rf != nil && f.rf.Result != nil {
 			res.Messages = th.promptMessages(f.rf.Result.Pos, v)
 		} else if !resource && f.rf != nil && f.rf.Result != nil {
@@ -64,7 +69,10 @@ func (p *Program) Run(ctx context.Context, fnName string, args []byte, opts *Opt
 		}
 		return v
 	})
-	res.Allocated = th.allocated
+	res.Allocated, res.Steps = th.allocated, th.steps
+	if len(th.reads) > 0 {
+		res.Reads = slices.Clone(th.reads)
+	}
 	th.recycle(err)
 	return res, err
 }
@@ -285,9 +293,9 @@ func (th *Thread) convertRecord(path string, r *syntax.RecordDecl, v Value, dept
 	return NewObject(out)
 }
 
-// encodeResult turns a function's result into the JSON and text of the
+// encodeResult turns the result of f into the JSON and text of the
 // call: Ok and Some unwrap, Err(e) is an ErrValue error.
-func (th *Thread) encodeResult(v Value, resource bool) Result {
+func (th *Thread) encodeResult(f *Func, v Value, resource bool) Result {
 	for v.k == KOk || v.k == KSome {
 		v = v.Inner()
 	}
@@ -300,7 +308,17 @@ func (th *Thread) encodeResult(v Value, resource bool) Result {
 	var b strings.Builder
 	th.writeJSON(&b, v, 0, true)
 	if max := th.opts.MaxOutputBytes; max > 0 && int64(b.Len()) > max {
-		th.limit(LimitOutput, max)
+		// The call has returned: the limit stops it at f's result.
+		e := th.limitError(LimitOutput, max)
+		if f.rf != nil {
+			pos := f.rf.Pos
+			if f.rf.Result != nil {
+				pos = f.rf.Result.Pos
+			}
+			e.Path, e.Line, e.Col = th.prog.path, int(pos.Line), int(pos.Col)
+			e.Stack = []StackFrame{{Func: f.name, Line: e.Line, Col: e.Col, Times: 1}}
+		}
+		panic(e)
 	}
 	res := Result{JSON: []byte(b.String())}
 	if v.k == KStr {

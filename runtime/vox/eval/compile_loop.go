@@ -13,6 +13,7 @@ import (
 // elements are (key, value) pairs, a string's one-character strings), the
 // index, when written, the element's position.
 func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
+	sp := s.Span()
 	bind := c.forBinder(s.Pattern)
 	var bindIndex func(fr *frame, v Value)
 	if s.Index != nil {
@@ -41,11 +42,11 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 	pos := s.Iter.Span()
 	return func(fr *frame) ctrl {
 		th := fr.th
-		th.step(w)
+		fr.step(w, sp)
 		v := iter(fr)
 		v.share() // the body may change the variable it came from
 		each := func(e Value, i int) (stop bool, k ctrl) {
-			th.step(1)
+			fr.step(1, sp)
 			bind(fr, e)
 			if bindIndex != nil {
 				bindIndex(fr, Int(int64(i)))
@@ -77,7 +78,7 @@ func (c *compiler) forStmt(s *syntax.ForStmt, w int64) stmtFn {
 			keys, vals := o.keys, o.vals
 			for i, key := range keys {
 				if bindKey != nil {
-					th.step(1)
+					fr.step(1, sp)
 					bindKey(fr, Str(key))
 					bindVal(fr, vals[i])
 					if bindIndex != nil {
@@ -159,6 +160,7 @@ func (c *compiler) guardIteration(l *loopCtx, body blockFn) blockFn {
 }
 
 func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set, setIndex func(*frame, Value), w int64) stmtFn {
+	sp := s.Span()
 	args := make([]exprFn, len(call.Args))
 	for i, a := range call.Args {
 		args[i] = c.borrow(a.Value)
@@ -168,7 +170,7 @@ func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set, setI
 	pos := call.Lparen
 	return func(fr *frame) ctrl {
 		th := fr.th
-		th.step(w)
+		fr.step(w, sp)
 		var vals [3]Value
 		for i, a := range args {
 			vals[i] = a(fr)
@@ -177,7 +179,7 @@ func (c *compiler) rangeLoop(s *syntax.ForStmt, call *syntax.CallExpr, set, setI
 		start, stop, step := rangeArgs(th, vals[:len(args)])
 		n := int64(0)
 		for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
-			th.step(1)
+			fr.step(1, sp)
 			set(fr, Int(i))
 			if setIndex != nil {
 				setIndex(fr, Int(n))

@@ -47,8 +47,9 @@ func (c *compiler) bodyBlock(b *syntax.Block, use valueUse) blockFn {
 		}
 		x := c.callMode(call, callMode{stmt: true, retain: retain})
 		w := weight(es.X)
+		sp := es.X.Span()
 		last = func(fr *frame) (Value, ctrl) {
-			fr.th.step(w)
+			fr.step(w, sp)
 			return x(fr), ctrlNone
 		}
 	} else if ok {
@@ -83,6 +84,7 @@ func (c *compiler) bodyBlock(b *syntax.Block, use valueUse) blockFn {
 // blocks there pass control flow through instead of unwinding. Its value
 // is used as use says.
 func (c *compiler) tail(e syntax.Expr, w int64, use valueUse) blockFn {
+	sp := e.Span() // where the frame is while it runs (frame.pos)
 	switch e := e.(type) {
 	case *syntax.IfExpr:
 		cond := c.cond(e.Cond)
@@ -97,7 +99,7 @@ func (c *compiler) tail(e syntax.Expr, w int64, use valueUse) blockFn {
 			els = c.tail(x, 0, use)
 		}
 		return func(fr *frame) (Value, ctrl) {
-			fr.th.step(w)
+			fr.step(w, sp)
 			if cond(fr) {
 				return then(fr)
 			}
@@ -108,7 +110,7 @@ func (c *compiler) tail(e syntax.Expr, w int64, use valueUse) blockFn {
 		pats, bodies := c.arms(e, func(body syntax.Expr) blockFn { return c.tail(body, weight(body), use) })
 		pos := e.Pos
 		return func(fr *frame) (Value, ctrl) {
-			fr.th.step(w)
+			fr.step(w, sp)
 			v := x(fr)
 			for i, m := range pats {
 				if m(fr, v) {
@@ -131,7 +133,7 @@ func (c *compiler) tail(e syntax.Expr, w int64, use valueUse) blockFn {
 		x = c.expr(e)
 	}
 	return func(fr *frame) (Value, ctrl) {
-		fr.th.step(w)
+		fr.step(w, sp)
 		return x(fr), ctrlNone
 	}
 }
@@ -260,6 +262,7 @@ func weight(n syntax.Node) int64 {
 }
 
 func (c *compiler) stmt(s syntax.Stmt) stmtFn {
+	sp := s.Span() // where the frame is while it runs (frame.pos)
 	c.enter()
 	defer func() { c.nest-- }()
 	w := weight(s)
@@ -272,13 +275,13 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 			switch b.Scope {
 			case resolve.Local:
 				return func(fr *frame) ctrl {
-					fr.th.step(w)
+					fr.step(w, sp)
 					fr.slots[i] = val(fr)
 					return ctrlNone
 				}
 			case resolve.Cell:
 				return func(fr *frame) ctrl {
-					fr.th.step(w)
+					fr.step(w, sp)
 					cell := new(Value)
 					*cell = val(fr)
 					fr.slots[i] = cellValue(cell)
@@ -289,7 +292,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 		m := c.pattern(s.Pattern)
 		pos := s.Pos
 		return func(fr *frame) ctrl {
-			fr.th.step(w)
+			fr.step(w, sp)
 			v := val(fr)
 			if !m(fr, v) {
 				fr.th.Fail(pos, "let pattern does not match %s", fr.th.display(v))
@@ -305,7 +308,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 			c.code.recover = true
 		}
 		return func(fr *frame) ctrl {
-			fr.th.step(w)
+			fr.step(w, sp)
 			fr.ret = val(fr)
 			return ctrlReturn
 		}
@@ -325,7 +328,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 			l.escapes = true
 		}
 		return func(fr *frame) ctrl {
-			fr.th.step(w)
+			fr.step(w, sp)
 			return k
 		}
 	case *syntax.WhileStmt:
@@ -334,7 +337,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 		wc := weight(s.Cond)
 		run := func(fr *frame) ctrl {
 			for {
-				fr.th.step(wc)
+				fr.step(wc, sp)
 				if !cond(fr) {
 					return ctrlNone
 				}
@@ -350,7 +353,7 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 		body, l := c.loopBody(s.Body)
 		run := func(fr *frame) ctrl {
 			for {
-				fr.th.step(1)
+				fr.step(1, sp)
 				if _, k := body(fr); k == ctrlBreak {
 					return ctrlNone
 				} else if k == ctrlReturn {
@@ -374,14 +377,14 @@ func (c *compiler) stmt(s syntax.Stmt) stmtFn {
 		case *syntax.CallExpr:
 			call := c.callMode(x, callMode{stmt: true})
 			return func(fr *frame) ctrl {
-				fr.th.step(w)
+				fr.step(w, sp)
 				call(fr)
 				return ctrlNone
 			}
 		}
 		x := c.borrow(s.X)
 		return func(fr *frame) ctrl {
-			fr.th.step(w)
+			fr.step(w, sp)
 			x(fr)
 			return ctrlNone
 		}
@@ -463,6 +466,7 @@ func unwind(fr *frame, k ctrl) {
 // ---- assignment ----
 
 func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
+	sp := s.Span() // where the frame is while it runs (frame.pos)
 	var rhs exprFn
 	if call, ok := s.RHS.(*syntax.CallExpr); ok && isMethodOn(call, s.LHS) {
 		// x = x.push(1) stores back the list push changed: nothing is
@@ -497,13 +501,13 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 		case resolve.Local:
 			if op == syntax.ILLEGAL {
 				return func(fr *frame) ctrl {
-					fr.th.step(w)
+					fr.step(w, sp)
 					fr.slots[i] = rhs(fr)
 					return ctrlNone
 				}
 			}
 			return func(fr *frame) ctrl {
-				fr.th.step(w)
+				fr.step(w, sp)
 				v := rhs(fr)
 				old := fr.slots[i]
 				if old.k == KInt && v.k == KInt && op == syntax.PLUS {
@@ -518,7 +522,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 			}
 		case resolve.Cell:
 			return func(fr *frame) ctrl {
-				fr.th.step(w)
+				fr.step(w, sp)
 				v := rhs(fr)
 				cell := fr.slots[i].cell()
 				*cell = combine(fr, *cell, v)
@@ -526,7 +530,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 			}
 		case resolve.Free:
 			return func(fr *frame) ctrl {
-				fr.th.step(w)
+				fr.step(w, sp)
 				v := rhs(fr)
 				cell := fr.free[i]
 				*cell = combine(fr, *cell, v)
@@ -560,8 +564,7 @@ func (c *compiler) assign(s *syntax.AssignStmt, w int64) stmtFn {
 			}
 		}
 		return func(fr *frame) ctrl {
-			th := fr.th
-			th.step(w)
+			fr.step(w, sp)
 			var kb [maxKeys]Value
 			keys := pl.keys(fr, &kb)
 			v := rhs(fr)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +53,12 @@ type Error struct {
 	Col     int
 	Limit   string // for LimitError: the key (steps, max_depth, timeout_ms, ...)
 	Max     int64  // for LimitError: the limit's value, which the message states
+	// Stack is the call stack where a limit stopped the call, innermost
+	// first, at most MaxStack entries (consecutive calls at the same place
+	// are one); Elided counts the outer calls left out. The first entry's
+	// position is the error's.
+	Stack  []StackFrame
+	Elided int
 	// Cause is the error of the client that ended the call, when the
 	// server must see it as it is (a Suspend: see Client).
 	Cause error
@@ -68,6 +75,36 @@ func (e *Error) Positioned() string {
 		return e.Message
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Message)
+}
+
+// StackFrame is one function call in progress: the function and where
+// in it the call was (the statement it was running).
+type StackFrame struct {
+	Func      string
+	Line, Col int
+	Times     int // consecutive calls at the same place (a recursion), at least 1
+}
+
+// MaxStack bounds Error.Stack: a recursion stopped by max_depth would
+// otherwise list hundreds of frames of the same function.
+const MaxStack = 16
+
+// Traceback returns the stack as lines "\n  in f at path:line:col",
+// innermost first, " (n calls)" after one that stands for n calls at the
+// same place, then "\n  ... n more" for the frames left out; "" when
+// there is no stack.
+func (e *Error) Traceback() string {
+	var b strings.Builder
+	for _, f := range e.Stack {
+		fmt.Fprintf(&b, "\n  in %s at %s:%d:%d", f.Func, e.Path, f.Line, f.Col)
+		if f.Times > 1 {
+			fmt.Fprintf(&b, " (%d calls)", f.Times)
+		}
+	}
+	if e.Elided > 0 {
+		fmt.Fprintf(&b, "\n  ... %d more", e.Elided)
+	}
+	return b.String()
 }
 
 // Limit keys, as in the scan config's limits.
@@ -149,6 +186,19 @@ type frame struct {
 	slots []Value
 	free  []*Value
 	ret   Value
+	fn    *Func
+	pos   syntax.Pos // the statement running, or the function's head before the first
+}
+
+// step counts w steps of the statement at pos, which is where the frame
+// is from now on: a limit that stops the call names it (Error.Stack).
+func (fr *frame) step(w int64, pos syntax.Pos) {
+	fr.pos = pos
+	th := fr.th
+	th.steps += w
+	if th.steps >= th.nextCheck {
+		th.checkSlow()
+	}
 }
 
 // Thread is the state of one call. It is not safe for concurrent use; each
@@ -184,6 +234,23 @@ type Thread struct {
 	lastProgress    float64
 	// asks counts what elicit() and sample() asked the client.
 	asks int
+	// reads are the files the call read (NoteRead), at most MaxReads.
+	reads []string
+}
+
+// MaxReads bounds the files a call records as read (Result.Reads): a
+// resource that reads more is told of changes to the first ones only.
+const MaxReads = 64
+
+// NoteRead records that the call read the file at rel (slash-separated,
+// relative to the workspace root), once, for Result.Reads: a subscribed
+// resource is read again when one of its files changes
+// (docs/federation.md §11).
+func (th *Thread) NoteRead(rel string) {
+	if len(th.reads) >= MaxReads || slices.Contains(th.reads, rel) {
+		return
+	}
+	th.reads = append(th.reads, rel)
 }
 
 // pollEvery is how many steps pass between checks of the context.
@@ -215,6 +282,7 @@ func newThread(ctx context.Context, p *Program, opts *Options) *Thread {
 	th.opts = &th.optsBuf
 	th.steps, th.depth, th.nest, th.allocated = 0, 0, 0, 0
 	th.progressReports, th.lastProgress, th.asks = 0, 0, 0
+	th.reads = th.reads[:0]
 	th.allocLimit = opts.MaxAllocBytes
 	if th.allocLimit <= 0 {
 		th.allocLimit = math.MaxInt64
@@ -330,13 +398,48 @@ func (th *Thread) canceled() {
 	panic(&Error{Kind: RuntimeError, Message: "call canceled: " + th.ctx.Err().Error()})
 }
 
-// limit raises the error of an exceeded limit.
+// limit raises the error of an exceeded limit, at the statement the
+// innermost call is running and with the calls in progress.
 func (th *Thread) limit(key string, n int64) {
+	e := th.limitError(key, n)
+	th.trace(e)
+	panic(e)
+}
+
+// limitError is the error of an exceeded limit, without a position.
+func (th *Thread) limitError(key string, n int64) *Error {
 	hint := "raise limits." + key + " in contracts/mcp/workspace-mcp-surface.v1.yaml"
 	if th.opts.Hint != "" {
 		hint = strings.NewReplacer("<key>", key, "<flag>", strings.ReplaceAll(key, "_", "-"), "<KEY>", strings.ToUpper(key)).Replace(th.opts.Hint)
 	}
-	panic(&Error{Kind: LimitError, Limit: key, Max: n, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)})
+	return &Error{Kind: LimitError, Limit: key, Max: n, Message: fmt.Sprintf("%s limit of %d exceeded; %s", key, n, hint)}
+}
+
+// trace records in e the calls in progress, innermost first, and the
+// innermost one's position as e's. Frame 0 is never a call's (invoke
+// counts the depth from 1).
+func (th *Thread) trace(e *Error) {
+	for d := th.depth; d >= 1 && d < len(th.frames); d-- {
+		fr := th.frames[d]
+		if fr.fn == nil || !fr.pos.IsValid() {
+			continue
+		}
+		line, col := int(fr.pos.Line), int(fr.pos.Col)
+		if n := len(e.Stack); n > 0 && e.Elided == 0 {
+			if top := &e.Stack[n-1]; top.Func == fr.fn.name && top.Line == line && top.Col == col {
+				top.Times++
+				continue
+			}
+		}
+		if len(e.Stack) == MaxStack {
+			e.Elided++
+			continue
+		}
+		e.Stack = append(e.Stack, StackFrame{Func: fr.fn.name, Line: line, Col: col, Times: 1})
+	}
+	if len(e.Stack) > 0 {
+		e.Path, e.Line, e.Col = th.prog.path, e.Stack[0].Line, e.Stack[0].Col
+	}
 }
 
 // Fail raises a runtime error at pos.
@@ -413,7 +516,10 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 		}
 	}
 	fr := th.frames[th.depth]
-	fr.slots, fr.free, fr.ret = slots, free, Unit
+	fr.slots, fr.free, fr.ret, fr.fn, fr.pos = slots, free, Unit, fn, syntax.Pos{}
+	if fn.rf != nil {
+		fr.pos = fn.rf.Pos
+	}
 	for _, i := range fn.cellParams {
 		c := new(Value)
 		*c = slots[i]
@@ -431,7 +537,7 @@ func (th *Thread) invoke(fn *Func, slots []Value, free []*Value) Value {
 			v = b
 		}
 	}
-	fr.slots, fr.free = nil, nil
+	fr.slots, fr.free, fr.fn = nil, nil, nil
 	th.depth--
 	th.nest -= code.nest
 	return v

@@ -20,6 +20,28 @@ import (
 type Scope struct {
 	TypeParams []string
 	Records    map[string]*syntax.RecordDecl
+	// Descriptions are the parameters' descriptions by name (the
+	// function's @param doc lines, DocDescriptions); nil when none.
+	Descriptions map[string]string
+}
+
+// DocDescriptions returns the descriptions of fn's parameters its doc
+// comment gives (syntax.ParamDocs), by name: the first line of a name
+// with text wins; nil when there are none.
+func DocDescriptions(f *syntax.File, fn *syntax.FnDecl) map[string]string {
+	var m map[string]string
+	for _, d := range syntax.ParamDocs(f, fn) {
+		if d.Text == "" {
+			continue
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		if _, dup := m[d.Name]; !dup {
+			m[d.Name] = d.Text
+		}
+	}
+	return m
 }
 
 // ScopeOf returns the scope of fn given the record types of its file
@@ -71,6 +93,9 @@ func Input(path string, params []*syntax.Param, sc Scope, diags *diag.List) sche
 			}
 		} else if !IsOption(p.Type) {
 			required = append(required, schemajson.StringValue(p.Name))
+		}
+		if desc, ok := sc.Descriptions[p.Name]; ok {
+			prop.Members = append(prop.Members, schemajson.Member{Key: "description", Value: schemajson.StringValue(desc)})
 		}
 		props = append(props, schemajson.Member{Key: p.Name, Value: prop})
 	}
@@ -124,6 +149,17 @@ func InputJSON(path string, params []*syntax.Param, sc Scope, diags *diag.List) 
 			if d, ok := LiteralValue(p.Default); ok {
 				def = &d
 			}
+		}
+		if desc, ok := sc.Descriptions[p.Name]; ok {
+			// Rare enough to take the value path, which sorts the key in
+			// among the type's own.
+			prop := m.typeSchema(p.Type, 0)
+			if def != nil {
+				prop.Members = append(prop.Members, schemajson.Member{Key: "default", Value: *def})
+			}
+			prop.Members = append(prop.Members, schemajson.Member{Key: "description", Value: schemajson.StringValue(desc)})
+			b = schemajson.AppendSchema(b, prop)
+			continue
 		}
 		b = m.appendType(b, p.Type, 0, def)
 	}

@@ -28,6 +28,7 @@ func checkSame(t *testing.T, name string, src []byte) int {
 		}
 		var d1, d2 diag.List
 		sc := ScopeOf(fn, Records(f))
+		sc.Descriptions = DocDescriptions(f, fn)
 		want := schemajson.Schema(Input(name, fn.Params, sc, &d1))
 		got := InputJSON(name, fn.Params, sc, &d2)
 		if !bytes.Equal(got, want) {
