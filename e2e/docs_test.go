@@ -386,6 +386,11 @@ func TestDocumentation(t *testing.T) {
 const (
 	desktopHome    = "/home/you"
 	desktopCommand = desktopHome + "/.local/bin/vox-mcp"
+	// windowsHome and windowsCommand are the same configuration on
+	// Windows (README "Claude Desktop"); the test runs it with the Linux
+	// binary, the project path translated, so its arguments stay checked.
+	windowsHome    = `C:\Users\you`
+	windowsCommand = windowsHome + `\AppData\Local\Programs\vox-mcp\vox-mcp.exe`
 )
 
 // checkClientConfigs starts the server of every MCP client configuration
@@ -416,16 +421,17 @@ func checkClientConfigs(t *testing.T, e *docEnv, blocks []docBlock, home string)
 				dir := project
 				switch {
 				case srv.Command == "vox-mcp":
-				case srv.Command == desktopCommand:
+				case srv.Command == desktopCommand, srv.Command == windowsCommand:
 					dir = "/"
 				default:
-					t.Errorf("%s:%d: server %s runs %q, not vox-mcp or %s", b.file, b.line, name, srv.Command, desktopCommand)
+					t.Errorf("%s:%d: server %s runs %q, not vox-mcp, %s or %s", b.file, b.line, name, srv.Command, desktopCommand, windowsCommand)
 					continue
 				}
 				args := slices.Clone(srv.Args)
 				for i := range args {
 					args[i] = strings.ReplaceAll(args[i], "${workspaceFolder}", project)
 					args[i] = strings.ReplaceAll(args[i], desktopHome+"/hello", project)
+					args[i] = strings.ReplaceAll(args[i], windowsHome+`\hello`, project)
 				}
 				cmd := exec.Command(filepath.Join(e.gobin, "vox-mcp"), args...)
 				cmd.Dir = dir

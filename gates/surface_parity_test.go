@@ -145,13 +145,13 @@ func TestSurfaceParityCountsCheckerErrors(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		workspace.ConfigPath: "scan_globs: [\"tools/*.vox\"]\n",
-		"tools/a.vox":        "@tool \"Fine\"\nfn fine() to int { 1 }\n\n@tool \"Wrong result\"\nfn wrong() to str { 1 + 1 }\n",
+		"tools/a.vox":        "@tool \"Fine\"\nfn fine() to int { 1 }\n\n@tool \"Wrong result\"\nfn wrong() to str { nope }\n",
 	})
 	r := SurfaceParity(root, nil)
 	if r.OK {
 		t.Fatal("the gate passed")
 	}
-	want := "tools/a.vox:4:1: tool wrong is not served: 5:21: wrong returns int here, but it is declared to return str [vox/return/type]"
+	want := "tools/a.vox:4:1: tool wrong is not served: 5:21: undefined: nope [vox/name/undefined]"
 	if got := problemLines(r.Problems); got != want {
 		t.Errorf("problems:\n%s\nwant\n%s", got, want)
 	}
