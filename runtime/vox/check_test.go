@@ -1,7 +1,10 @@
 package vox
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vox-lang/vox-mcp/runtime/vox/internal/chunkedfile"
@@ -28,6 +31,45 @@ func TestCheck(t *testing.T) {
 			for _, p := range c.Match(reports) {
 				t.Error(p)
 			}
+		}
+	}
+}
+
+// TestViewElementsFailWhenEvaluated: a tool whose function returns a view
+// element, with children or self-closing (spec 22 §4.3), is served — the
+// checker only warns — and calling it fails at the element with the
+// reason, not with "undefined".
+func TestViewElementsFailWhenEvaluated(t *testing.T) {
+	src := `@tool "Loading"
+fn loading() {
+    return text() { "Loading" }
+}
+
+@tool "Spinner"
+fn spinner() {
+    return Spinner()
+}
+
+@tool "Badge"
+fn badge(label: str) {
+    return Badge(text = label, attr_class = "b")
+}
+`
+	m := Compile("views.vox", []byte(src))
+	for _, tool := range []string{"loading", "spinner", "badge"} {
+		if d, broken := m.Broken(tool); broken {
+			t.Fatalf("%s is not served: %s", tool, d.Message)
+		}
+	}
+	for tool, line := range map[string]int{"loading": 3, "spinner": 8, "badge": 13} {
+		args := []byte(`{}`)
+		if tool == "badge" {
+			args = []byte(`{"label": "x"}`)
+		}
+		_, err := m.Call(context.Background(), tool, args, nil)
+		var ve *Error
+		if !errors.As(err, &ve) || ve.Line != line || !strings.Contains(err.Error(), "view elements are not supported") {
+			t.Errorf("%s: %v (%#v), want the view error at line %d", tool, err, ve, line)
 		}
 	}
 }

@@ -37,6 +37,14 @@ func (c *checker) call(e *syntax.CallExpr) *Type {
 				return c.ctorCall(e, fn, b.Index)
 			}
 		}
+		if (b == nil || b.Scope == resolve.Undefined) && syntax.IsSelfClosingView(e) && !c.imports[fn.Name] {
+			for _, a := range e.Args {
+				c.expr(a.Value)
+			}
+			c.warnf(fn.NamePos, "vox/view/unsupported", []string{"vox-mcp does not render views: keep this function out of what tools call"},
+				"%s(...) is a view element: the function is checked, but evaluating the element fails", fn.Name)
+			return tUnknown
+		}
 	}
 	ft := c.expr(e.Fn)
 	args := make([]*Type, len(e.Args))

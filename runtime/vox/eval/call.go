@@ -31,6 +31,11 @@ func (c *compiler) callMode(e *syntax.CallExpr, mode callMode) exprFn {
 			if spec := builtins[b.Index]; !spec.Value {
 				return c.callBuiltin(spec, e)
 			}
+		case resolve.Undefined:
+			if syntax.IsSelfClosingView(e) {
+				// A view element without children (spec 22 §4.3).
+				return failing(fn.NamePos, "view elements are not supported: vox-mcp does not render %s(...)", fn.Name)
+			}
 		}
 	case *syntax.DotExpr:
 		if id, ok := fn.X.(*syntax.Ident); ok {

@@ -373,6 +373,25 @@ func init() {
 	}
 }
 
+// IsSelfClosingView reports whether call has the shape of a view element
+// without children (spec 22 §4.3: Spinner(), Card(title = t)): a bare
+// view name and every argument named. The parser keeps it a call, since
+// only the resolver knows whether the name is a function of the file; a
+// call of an undefined name of this shape is a view element (the checker
+// warns, evaluating it fails), not an undefined name.
+func IsSelfClosingView(call *CallExpr) bool {
+	id, ok := call.Fn.(*Ident)
+	if !ok || !IsViewName(id.Name) {
+		return false
+	}
+	for _, a := range call.Args {
+		if a.Name == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // IsViewName reports whether a call of name with only named arguments is
 // a view element in the reference: a capitalised name, a UI primitive or
 // an HTML or SVG tag.
