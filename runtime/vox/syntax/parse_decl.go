@@ -435,17 +435,28 @@ func (p *parser) constDecl(f *File) {
 func (p *parser) importDecl(f *File) {
 	d := &ImportDecl{Pos: p.pos}
 	end := lineEnd(p.sc.src, p.sc.start)
-	d.Path = strings.TrimSpace(p.sc.srcStr[p.sc.end:end])
-	if i := strings.Index(d.Path, "//"); i >= 0 {
-		d.Path = strings.TrimSpace(d.Path[:i])
+	pathEnd := end
+	if i := strings.Index(p.sc.srcStr[p.sc.end:end], "//"); i >= 0 {
+		// A comment after the path is a comment, not part of the opaque
+		// unit, so that vox fmt lays it out as any trailing comment.
+		pathEnd = p.sc.end + i
+		cend := end
+		for cend > pathEnd && p.sc.src[cend-1] == '\r' {
+			cend--
+		}
+		p.sc.recordComment(pathEnd, cend)
 	}
+	d.Path = strings.TrimSpace(p.sc.srcStr[p.sc.end:pathEnd])
 	p.warn(d.Pos, "vox/import/unresolved", "import %s is recorded but not resolved: imported names are undefined", d.Path)
 	f.Decls = append(f.Decls, d)
-	pathEnd := end
 	for pathEnd > p.sc.end && (p.sc.src[pathEnd-1] == ' ' || p.sc.src[pathEnd-1] == '\t' || p.sc.src[pathEnd-1] == '\r') {
 		pathEnd--
 	}
-	p.opaque(p.sc.end, pathEnd)
+	pathOff := p.sc.end
+	for pathOff < pathEnd && (p.sc.src[pathOff] == ' ' || p.sc.src[pathOff] == '\t') {
+		pathOff++
+	}
+	p.opaque(pathOff, pathEnd)
 	p.sc.seek(end)
 	p.next()
 }
