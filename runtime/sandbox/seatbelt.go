@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"fmt"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -56,9 +56,11 @@ var seatbeltSymlinks = []string{"/etc", "/tmp", "/var"}
 // and whose private temporary folder is tempDir, both absolute, clean and
 // free of symlinks (Seatbelt compares the resolved path of every access).
 // A path that cannot be written as an SBPL string literal is refused.
+// Paths are macOS paths on every system, read with package path (not
+// filepath), so the profile is generated and tested alike under Wine.
 func seatbeltProfile(skillDir, tempDir string) (string, error) {
 	for _, p := range []struct{ what, path string }{{"skill folder", skillDir}, {"temporary folder", tempDir}} {
-		if !filepath.IsAbs(p.path) || filepath.Clean(p.path) != p.path || p.path == "/" {
+		if !path.IsAbs(p.path) || path.Clean(p.path) != p.path || p.path == "/" {
 			return "", fmt.Errorf("sandbox: seatbelt profile: the %s %q is not a clean absolute path below /", p.what, p.path)
 		}
 	}
@@ -124,7 +126,7 @@ func ancestors(paths ...string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range paths {
-		for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		for d := path.Dir(p); ; d = path.Dir(d) {
 			if !seen[d] {
 				seen[d] = true
 				out = append(out, d)
