@@ -27,6 +27,10 @@ func diff(a, b *syntax.File) string {
 	return walk("file", reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), 0)
 }
 
+func atEOF(reason string) string {
+	return strings.ReplaceAll(reason, "found end of file", "found newline")
+}
+
 func commentTexts(f *syntax.File) []string {
 	var out []string
 	for _, g := range f.Comments {
@@ -67,6 +71,13 @@ func walk(path string, a, b reflect.Value, depth int) string {
 			switch fld.Name {
 			case "Comments", "Path":
 				continue
+			case "Reason":
+				// An unavailable function's syntax error names what it
+				// found; at the end of a file that is "end of file" before
+				// the layout's final newline and "newline" after it.
+				if a.Field(i).Kind() == reflect.String && atEOF(a.Field(i).String()) == atEOF(b.Field(i).String()) {
+					continue
+				}
 			case "DefaultText":
 				if noBlanks(a.Field(i).String()) != noBlanks(b.Field(i).String()) {
 					return path + ".DefaultText differs"
