@@ -27,7 +27,9 @@ func diff(a, b *syntax.File) string {
 	return walk("file", reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), 0)
 }
 
-func atEOF(reason string) string {
+// eofAsNewline reads a syntax error found at the end of the file as the
+// same error found at the final newline the layout adds.
+func eofAsNewline(reason string) string {
 	return strings.ReplaceAll(reason, "found end of file", "found newline")
 }
 
@@ -75,7 +77,7 @@ func walk(path string, a, b reflect.Value, depth int) string {
 				// An unavailable function's syntax error names what it
 				// found; at the end of a file that is "end of file" before
 				// the layout's final newline and "newline" after it.
-				if a.Field(i).Kind() == reflect.String && atEOF(a.Field(i).String()) == atEOF(b.Field(i).String()) {
+				if a.Field(i).Kind() == reflect.String && eofAsNewline(a.Field(i).String()) == eofAsNewline(b.Field(i).String()) {
 					continue
 				}
 			case "DefaultText":
