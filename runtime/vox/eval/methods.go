@@ -99,8 +99,8 @@ type MethodTable struct {
 // anyTable holds the methods of every value (to_str).
 var anyTable *MethodTable
 
-// methodsByKind is the table of each kind of receiver; anyMethods apply
-// to every kind after it.
+// methodsByKind is the table of each kind of receiver; anyTable's methods
+// apply to every kind after it.
 var methodsByKind [kindCount]*MethodTable
 
 func init() {

@@ -7,8 +7,10 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
-// The method tables of lists and tuples, with the sorting and the
-// in-place updates of the list methods that change their receiver.
+// The methods of lists and tuples, with the sorting and the in-place
+// updates of the list methods that change their receiver: each function is
+// named by the impl or update of its row in the library contract
+// (methodTables, library.gen.go, binds it).
 
 func listLen(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }
 

@@ -2,8 +2,9 @@ package eval
 
 import "slices"
 
-// The method table of maps, with the in-place updates of the methods
-// that change their receiver.
+// The methods of maps, with the in-place updates of the methods that
+// change their receiver: each function is named by the impl or update of
+// its row in the library contract (methodTables, library.gen.go, binds it).
 
 func mapKeys(th *Thread, r Value, _ [3]Value) Value { return th.strList(r.Object().keys, 0) }
 

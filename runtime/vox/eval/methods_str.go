@@ -7,8 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// The method table of strings (methodTables in methods.go lists every
-// table).
+// The methods of strings: each function is named by the impl of its row
+// under receiver str of the library contract, whose generated table
+// (methodTables, library.gen.go) binds it; aliases share one.
 
 func strLen(th *Thread, r Value, _ [3]Value) Value {
 	return Int(int64(utf8.RuneCountInString(r.Str())))

@@ -7,8 +7,9 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
-// The method tables of numbers, options, results and unit, and the
-// methods of any value.
+// The methods of numbers, options, results and unit, and the methods of
+// any value: each function is named by the impl of its row in the library
+// contract (methodTables, library.gen.go, binds it).
 
 func numAbs(th *Thread, r Value, _ [3]Value) Value { return th.absValue(r) }
 
@@ -104,8 +105,8 @@ func resultMapErr(th *Thread, r Value, a [3]Value) Value {
 	return ErrVal(th.call1(a[0], r.Inner()))
 }
 
-// unitMethods are the reference's JSON helpers on null, so that code
-// walking a parsed document need not test for null first.
+// The methods of Unit are the reference's JSON helpers on null, so that
+// code walking a parsed document need not test for null first.
 func unitHas(th *Thread, r Value, a [3]Value) Value { th.strArg("has", a[0]); return False }
 
 func unitGet(th *Thread, r Value, a [3]Value) Value { th.strArg("get", a[0]); return None }
@@ -123,7 +124,8 @@ func unitKeys(th *Thread, r Value, _ [3]Value) Value { return None }
 // holds reports whether an Option or Result holds a value (Some or Ok).
 func holds(v Value) bool { return v.k == KSome || v.k == KOk }
 
-// anyMethods apply to every receiver that has no method of the name.
+// The methods of any apply to every receiver that has no method of the
+// name.
 func anyToStr(th *Thread, r Value, _ [3]Value) Value { return th.toStr(r) }
 
 func anyIsNull(th *Thread, r Value, _ [3]Value) Value { return Bool(r.k == KNull) }
