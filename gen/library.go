@@ -51,13 +51,16 @@ type libEntry struct {
 	Value     bool       `yaml:"value"`
 	Mutates   bool       `yaml:"mutates"`
 	Impl      string     `yaml:"impl"`
+	Update    string     `yaml:"update"`
 	Notes     string     `yaml:"notes"`
 	line, col int
 }
 
 type libReceiver struct {
 	Receiver string     `yaml:"receiver"`
+	Kinds    []string   `yaml:"kinds"`
 	Methods  []libEntry `yaml:"methods"`
+	line     int
 }
 
 type libDenial struct {
@@ -93,6 +96,19 @@ func (e *libEntry) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	e.line, e.col = n.Line, n.Column
+	return nil
+}
+
+// UnmarshalYAML keeps the receiver's position for errors.
+func (r *libReceiver) UnmarshalYAML(n *yaml.Node) error {
+	type plain libReceiver
+	if err := knownKeys(n, plain{}); err != nil {
+		return err
+	}
+	if err := n.Decode((*plain)(r)); err != nil {
+		return err
+	}
+	r.line = n.Line
 	return nil
 }
 
@@ -155,7 +171,7 @@ func ParseLibrary(path string, src []byte) (*library, error) {
 	if lib.Version != 1 {
 		bad(0, 0, "version must be 1, not %d", lib.Version)
 	}
-	entries := func(kind string, es []libEntry, wantImpl bool) {
+	entries := func(kind string, es []libEntry, method bool) {
 		seen := map[string]bool{}
 		for _, e := range es {
 			switch {
@@ -165,19 +181,40 @@ func ParseLibrary(path string, src []byte) (*library, error) {
 				bad(e.line, e.col, "%s: %s is listed twice", kind, e.Name)
 			case e.Result == "":
 				bad(e.line, e.col, "%s.%s: result is missing (write Unit for none)", kind, e.Name)
-			case wantImpl && !e.Value && !token.IsIdentifier(e.Impl):
+			case e.Value && (e.Impl != "" || method):
+				bad(e.line, e.col, "%s.%s: a value has no impl and is no method", kind, e.Name)
+			case !method && e.Update != "":
+				bad(e.line, e.col, "%s.%s: only a method has an update", kind, e.Name)
+			case method && e.Mutates && (e.Impl != "" || !token.IsIdentifier(e.Update)):
+				bad(e.line, e.col, "%s.%s: a method with mutates has no impl and its update must name the Go function changing the receiver in place, not %q", kind, e.Name, e.Update)
+			case method && e.Update != "" && !token.IsIdentifier(e.Update):
+				bad(e.line, e.col, "%s.%s: update must name the Go function changing the receiver in place, not %q", kind, e.Name, e.Update)
+			case (!method || !e.Mutates) && !e.Value && !token.IsIdentifier(e.Impl):
 				bad(e.line, e.col, "%s.%s: impl must name the Go function implementing it, not %q", kind, e.Name, e.Impl)
-			case !wantImpl && e.Impl != "":
-				bad(e.line, e.col, "%s.%s: a method is bound by name in its receiver's table; impl is not allowed", kind, e.Name)
-			case e.Value && e.Impl != "":
-				bad(e.line, e.col, "%s.%s: a value has no impl", kind, e.Name)
+			case method && e.maxParams() > 3:
+				bad(e.line, e.col, "%s.%s: a method takes at most 3 parameters, not %d", kind, e.Name, e.maxParams())
 			}
 			seen[e.Name] = true
 		}
 	}
-	entries("builtins", lib.Builtins, true)
+	entries("builtins", lib.Builtins, false)
+	seenRecv := map[string]bool{}
 	for _, r := range lib.Receivers {
-		entries(r.Receiver, r.Methods, false)
+		switch {
+		case r.Receiver == "" || seenRecv[r.Receiver]:
+			bad(r.line, 1, "receiver %q is empty or listed twice", r.Receiver)
+		case r.Receiver == "any" && len(r.Kinds) > 0:
+			bad(r.line, 1, "receiver any: its methods are every value's; kinds is not allowed")
+		case r.Receiver != "any" && len(r.Kinds) == 0:
+			bad(r.line, 1, "receiver %s: kinds must list the eval.Kind constants of its values (KStr, ...)", r.Receiver)
+		}
+		for _, k := range r.Kinds {
+			if !token.IsIdentifier(k) {
+				bad(r.line, 1, "receiver %s: kind %q is no Go identifier", r.Receiver, k)
+			}
+		}
+		seenRecv[r.Receiver] = true
+		entries(r.Receiver, r.Methods, true)
 	}
 	seen := map[string]bool{}
 	for _, ns := range lib.Namespaces {
@@ -185,7 +222,7 @@ func ParseLibrary(path string, src []byte) (*library, error) {
 			bad(ns.line, 1, "namespace %q is empty or listed twice", ns.Name)
 		}
 		seen[ns.Name] = true
-		entries(ns.Name, ns.Funcs, true)
+		entries(ns.Name, ns.Funcs, false)
 		for _, d := range ns.Denied {
 			if d.Name == "" || d.Reason == "" {
 				bad(d.line, 1, "%s: a denied entry needs a name and the reason it is denied", ns.Name)
@@ -303,6 +340,15 @@ func (e libEntry) entry(q func(string) *jen.Statement) jen.Code {
 	return jen.Values(d)
 }
 
+// maxParams is the number of parameters of the entry's longest form.
+func (e libEntry) maxParams() int {
+	n := len(e.Params)
+	for _, o := range e.Overloads {
+		n = max(n, len(o.Params))
+	}
+	return n
+}
+
 // sigTable is runtime/vox/libsig/library.gen.go: every entry's signature.
 func (lib *library) sigTable() *jen.File {
 	f := libFile("libsig")
@@ -355,8 +401,9 @@ func (lib *library) sigTable() *jen.File {
 	return f
 }
 
-// evalBinding is runtime/vox/eval/library.gen.go: the builtins table,
-// each row's signature from libsig and its implementation by name.
+// evalBinding is runtime/vox/eval/library.gen.go: the builtins table and
+// the method tables, each row's signature from libsig and its
+// implementation by name.
 func (lib *library) evalBinding() *jen.File {
 	f := libFile("eval")
 	f.Comment("builtins is the builtins table: each entry's signature comes from")
@@ -373,6 +420,41 @@ func (lib *library) evalBinding() *jen.File {
 			} else {
 				d[jen.Id("fn")] = jen.Id(b.Impl)
 			}
+			g.Values(d)
+		}
+	})
+	f.Comment("methodTables is the method tables, one per receiver type, as")
+	f.Comment("go.starlark.net keeps stringMethods and listMethods: each method's")
+	f.Comment("signature comes from the library contract and its implementation is")
+	f.Comment("the function its row names (impl, and update for one that changes its")
+	f.Comment("receiver in place), so that a row without one does not compile.")
+	f.Var().Id("methodTables").Op("=").Index().Op("*").Id("MethodTable").ValuesFunc(func(g *jen.Group) {
+		for i, r := range lib.Receivers {
+			d := jen.Dict{jen.Id("Receiver"): jen.Lit(r.Receiver)}
+			if len(r.Kinds) > 0 {
+				d[jen.Id("kinds")] = jen.Index().Id("Kind").ValuesFunc(func(g *jen.Group) {
+					for _, k := range r.Kinds {
+						g.Id(k)
+					}
+				})
+			}
+			d[jen.Id("Methods")] = jen.Index().Op("*").Id("Method").ValuesFunc(func(g *jen.Group) {
+				for j, m := range r.Methods {
+					md := jen.Dict{
+						jen.Id("Name"): jen.Lit(m.Name),
+						jen.Id("Sig"):  jen.Qual(libsigPkg, "Receivers").Call().Index(jen.Lit(i)).Dot("Methods").Index(jen.Lit(j)).Dot("Sig"),
+					}
+					if m.Mutates {
+						md[jen.Id("Mutates")] = jen.True()
+					} else {
+						md[jen.Id("fn")] = jen.Id(m.Impl)
+					}
+					if m.Update != "" {
+						md[jen.Id("update")] = jen.Id(m.Update)
+					}
+					g.Values(md)
+				}
+			})
 			g.Values(d)
 		}
 	})

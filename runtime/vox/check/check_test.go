@@ -349,3 +349,52 @@ func TestCompleteDecorator(t *testing.T) {
 		t.Errorf("@mcp.complete on a tool: %v", m.Diagnostics())
 	}
 }
+
+// An @endpoint kind the reference rejects (spec 22 §4.2) is a warning at
+// the kind naming the kinds it accepts, an error only under Strict; the
+// three it accepts are nothing.
+func TestEndpointKind(t *testing.T) {
+	cases := []struct {
+		src       string
+		line, col int // 0: no diagnostic
+		msg       string
+	}{
+		{"@endpoint(kind: query)\nfn a() to int { 1 }\n", 0, 0, ""},
+		{"@endpoint(kind: mutation) fn a() to int { 1 }\n", 0, 0, ""},
+		{"@endpoint( kind : server )\nfn a() to int { 1 }\n", 0, 0, ""},
+		{"@endpoint(kind: qurey)\nfn a() to int { 1 }\n", 1, 17, "unknown endpoint kind qurey: expected query, mutation or server"},
+		{"fn b() to int { 2 }\n\n@endpoint(\n    kind: delete\n)\nfn a() to int { 1 }\n", 4, 11, "unknown endpoint kind delete"},
+		{"@endpoint(method: query)\nfn a() to int { 1 }\n", 1, 10, "@endpoint needs kind: query, mutation or server"},
+		{"@endpoint fn a() to int { 1 }\n", 1, 10, "@endpoint needs kind"},
+	}
+	for _, c := range cases {
+		for _, opts := range []check.Options{{}, {Strict: true}} {
+			m := vox.CompileWith("e.vox", []byte(c.src), opts)
+			var got []diag.Diagnostic
+			for _, d := range m.Diagnostics() {
+				if d.Code == "vox/decorator/endpoint-kind" {
+					got = append(got, d)
+				}
+			}
+			if c.line == 0 {
+				if len(got) > 0 {
+					t.Errorf("strict=%v %q: got %v, want none", opts.Strict, c.src, got)
+				}
+				continue
+			}
+			want := diag.Warning
+			if opts.Strict {
+				want = diag.Error
+			}
+			if len(got) != 1 || got[0].Line != c.line || got[0].Col != c.col || got[0].Severity != want ||
+				!strings.Contains(got[0].Message, c.msg) || len(got[0].Help) == 0 || !strings.Contains(got[0].Help[0], "kind: mutation") {
+				t.Errorf("strict=%v %q: got %+v, want a %v at %d:%d saying %q", opts.Strict, c.src, got, want, c.line, c.col, c.msg)
+			}
+			if !opts.Strict {
+				if _, broken := m.Broken("a"); broken {
+					t.Errorf("%q: the endpoint is broken by a warning", c.src)
+				}
+			}
+		}
+	}
+}

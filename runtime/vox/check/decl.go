@@ -34,6 +34,9 @@ func (c *checker) decorators() {
 		switch d := d.(type) {
 		case *syntax.FnDecl:
 			for _, dec := range d.Decorators {
+				if dec.Name == "@endpoint" {
+					c.endpointKind(dec)
+				}
 				n := len(c.diags)
 				check(dec)
 				if len(c.diags) > n {
@@ -47,6 +50,27 @@ func (c *checker) decorators() {
 				check(syntax.Decorator{Pos: d.Pos, Name: d.Word, End: syntax.Pos{Line: d.Pos.Line, Col: d.Pos.Col + int32(len(d.Word))}})
 			}
 		}
+	}
+}
+
+// endpointKinds are the kinds of @endpoint(kind: ...) the reference
+// accepts (spec 22 §4.2).
+var endpointKinds = []string{"query", "mutation", "server"}
+
+// endpointKind reports an @endpoint whose kind the reference rejects. An
+// endpoint is read as a plain function here whatever its kind, so it is a
+// warning, an error only under Strict (docs/vox-language.md, The checker).
+func (c *checker) endpointKind(d syntax.Decorator) {
+	report := c.warnf
+	if c.opts.Strict {
+		report = c.errorf
+	}
+	help := []string{"the reference accepts @endpoint(kind: query), @endpoint(kind: mutation) and @endpoint(kind: server)"}
+	switch {
+	case d.Kind == "":
+		report(d.KindPos, "vox/decorator/endpoint-kind", help, "@endpoint needs kind: query, mutation or server")
+	case !slices.Contains(endpointKinds, d.Kind):
+		report(d.KindPos, "vox/decorator/endpoint-kind", help, "unknown endpoint kind %s: expected query, mutation or server", d.Kind)
 	}
 }
 

@@ -30,6 +30,8 @@ var rejected = []struct {
 	{"vox/call/arity", "@tool \"t\"\nfn t(s: str) to str { s.slice(1, 2, 3) }\n", false},
 	// spec 21 §9.2: the callee must be a function ("Not a function: T").
 	{"vox/call/not-callable", "@tool \"t\"\nfn t() to int {\n    let n = 3\n    n(1)\n}\n", false},
+	// spec 22 §4.2: "Unknown endpoint kind. Expected query, mutation, or server."
+	{"vox/decorator/endpoint-kind", "@endpoint(kind: qurey)\nfn e() to int { 1 }\n", true},
 	// spec 22 §1.2: the lexer drops the @ of an unknown decorator, leaving tol at top level.
 	{"vox/decorator/unknown", "@tol \"t\"\nfn t() to str { \"x\" }\n", false},
 	// spec 21 §9.2: "Field 'f' not found on struct S".

@@ -10,10 +10,11 @@ import (
 	"golang.org/x/text/language"
 )
 
-// The implementations of the everyday methods whose entries are in the
-// method tables (methods.go and methods_*.go; docs/vox-language.md,
-// Builtins, methods and capability functions). Each one counts what it allocates (allocate) and fails
-// with the method's name on an argument of the wrong kind.
+// The helpers of the everyday methods, whose functions (methods_*.go) the
+// method tables generated from the library contract bind (library.gen.go;
+// docs/vox-language.md, Builtins, methods and capability functions). Each
+// one counts what it allocates (allocate) and fails with the method's name
+// on an argument of the wrong kind.
 
 // mapCase converts the case of a string; the result is a new string of
 // about the same size.

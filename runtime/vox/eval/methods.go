@@ -1,10 +1,6 @@
 package eval
 
-import (
-	"slices"
-
-	"github.com/vox-lang/vox-mcp/runtime/vox/libsig"
-)
+import "slices"
 
 // kAbsent marks an optional method argument that was not given.
 const kAbsent Kind = 254
@@ -93,78 +89,36 @@ type MethodTable struct {
 	index map[string]*Method
 }
 
-// The method tables, one per receiver type, as go.starlark.net keeps
-// stringMethods and listMethods. Adding a method is an entry in its
-// receiver's table (methods_*.go), its test and a sentence in
-// docs/vox-language.md; the reference table there is generated from these.
-var methodTables []*MethodTable
+// The method tables, one per receiver type, are generated from the
+// library contract (contracts/library/library.v1.yaml) into methodTables
+// (library.gen.go): a method is its row there, whose impl (and update) name
+// its functions in methods_*.go, so that a row without its function does not
+// compile and a function without a row is no method. The reference table of
+// docs/vox-language.md is generated from the same rows.
 
 // anyTable holds the methods of every value (to_str).
 var anyTable *MethodTable
 
-func init() {
-	methodTables = []*MethodTable{
-		{Receiver: "str", kinds: []Kind{KStr}, Methods: strMethods},
-		{Receiver: "list[T]", kinds: []Kind{KList}, Methods: listMethods},
-		{Receiver: "tuple", kinds: []Kind{KTuple}, Methods: tupleMethods},
-		{Receiver: "map[str, V]", kinds: []Kind{KObject}, Methods: mapMethods},
-		{Receiver: "N: int | float", kinds: []Kind{KInt, KFloat}, Methods: numberMethods},
-		{Receiver: "Option[T]", kinds: []Kind{KSome, KNone}, Methods: optionMethods},
-		{Receiver: "Result[T, E]", kinds: []Kind{KOk, KErr}, Methods: resultMethods},
-		{Receiver: "Unit", kinds: []Kind{KNull}, Methods: unitMethods},
-		{Receiver: "any", Methods: anyMethods},
-		{Receiver: "Regex", kinds: []Kind{KRegex}, Methods: regexMethods},
-		{Receiver: "Match", kinds: []Kind{KMatch}, Methods: matchMethods},
-	}
-	for _, t := range methodTables {
-		if t.Receiver == "any" {
-			anyTable = t
-		}
-	}
-	indexMethods()
-}
-
-// methodsByKind is the table of each kind of receiver; anyMethods apply
-// to every kind after it.
+// methodsByKind is the table of each kind of receiver; anyTable's methods
+// apply to every kind after it.
 var methodsByKind [kindCount]*MethodTable
 
-func indexMethods() {
-	sigs := map[string]map[string]Signature{}
-	for _, r := range libsig.Receivers() {
-		sigs[r.Type] = map[string]Signature{}
-		for _, m := range r.Methods {
-			sigs[r.Type][m.Name] = m.Sig
-		}
-	}
+func init() {
 	for _, t := range methodTables {
 		t.index = make(map[string]*Method, len(t.Methods))
 		for _, m := range t.Methods {
-			// The signature is the library contract's row
-			// (contracts/library/library.v1.yaml); a method without a row,
-			// or a row without a method, stops the package from loading.
-			sig, ok := sigs[t.Receiver][m.Name]
-			if !ok {
-				panic("eval: method " + t.Receiver + "." + m.Name + " has no row in the library contract")
-			}
-			delete(sigs[t.Receiver], m.Name)
-			m.Sig = sig
+			// The generator has checked that a method has at most three
+			// parameters and an update when it mutates.
 			m.params = m.Sig.LongestParams()
-			if (m.fn == nil) != m.Mutates || m.Mutates && m.update == nil || len(m.params) > 3 || t.index[m.Name] != nil {
-				panic("eval: bad method " + t.Receiver + "." + m.Name)
-			}
 			m.required, _ = m.Sig.Arity()
 			t.index[m.Name] = m
 		}
 		for _, k := range t.kinds {
 			methodsByKind[k] = t
 		}
-		for name := range sigs[t.Receiver] {
-			panic("eval: the library contract's method " + t.Receiver + "." + name + " has no implementation")
+		if t.Receiver == "any" {
+			anyTable = t
 		}
-		delete(sigs, t.Receiver)
-	}
-	for recv := range sigs {
-		panic("eval: the library contract's receiver " + recv + " has no method table")
 	}
 }
 
@@ -179,6 +133,9 @@ func lookupMethod(k Kind, name string) *Method {
 				return m
 			}
 		}
+	}
+	if anyTable == nil {
+		return nil
 	}
 	return anyTable.index[name]
 }

@@ -7,176 +7,233 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
 )
 
-// The method tables of lists and tuples, with the sorting and the
-// in-place updates of the list methods that change their receiver.
+// The methods of lists and tuples, with the sorting and the in-place
+// updates of the list methods that change their receiver: each function is
+// named by the impl or update of its row in the library contract
+// (methodTables, library.gen.go, binds it).
 
-var listMethods = []*Method{
-	{Name: "len", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
-	{Name: "is_empty", fn: func(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }},
-	{Name: "push", Mutates: true, update: listPush},
-	{Name: "append", Mutates: true, update: listPush},
-	{Name: "pop", Mutates: true, update: func(th *Thread, r Value, _ [3]Value) Value {
-		l := r.List()
-		if len(l.elems) == 0 {
-			return Unit
-		}
-		v := l.elems[len(l.elems)-1]
-		l.elems[len(l.elems)-1] = Unit
-		l.elems = l.elems[:len(l.elems)-1]
-		l.size -= 16 + v.size()
-		return v
-	}},
-	{Name: "sort", Mutates: true, update: func(th *Thread, r Value, _ [3]Value) Value {
-		th.sortValues(r.List().elems)
-		return r
-	}},
-	{Name: "extend", fn: func(th *Thread, r Value, a [3]Value) Value {
-		return listMethodsUpdate(th, "extend", th.fresh(r), a)
-	},
-		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "extend", r, a) }},
-	{Name: "remove", fn: func(th *Thread, r Value, a [3]Value) Value {
-		return listMethodsUpdate(th, "remove", th.fresh(r), a)
-	},
-		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "remove", r, a) }},
-	{Name: "remove_at", fn: func(th *Thread, r Value, a [3]Value) Value {
-		return listMethodsUpdate(th, "remove_at", th.fresh(r), a)
-	},
-		update: func(th *Thread, r Value, a [3]Value) Value { return listMethodsUpdate(th, "remove_at", r, a) }},
-	{Name: "first", fn: func(th *Thread, r Value, _ [3]Value) Value {
-		if l := r.List(); len(l.elems) > 0 {
-			return Some(l.elems[0])
-		}
-		return None
-	}},
-	{Name: "last", fn: func(th *Thread, r Value, _ [3]Value) Value {
-		if l := r.List(); len(l.elems) > 0 {
-			return Some(l.elems[len(l.elems)-1])
-		}
-		return None
-	}},
-	{Name: "get", fn: func(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.List().elems, a[0]) }},
-	{Name: "contains", fn: func(th *Thread, r Value, a [3]Value) Value { return Bool(th.indexOf(r.List().elems, a[0]) >= 0) }},
-	{Name: "join", fn: func(th *Thread, r Value, a [3]Value) Value {
-		sep := ""
-		if a[0].k != kAbsent {
-			sep = th.strArg("join", a[0])
-		}
-		var b strings.Builder
-		for i, e := range r.List().elems {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			if e.k == KStr {
-				b.WriteString(e.Str())
-			} else {
-				b.WriteString(th.display(e))
-			}
-			if i&1023 == 0 {
-				th.checkSize(int64(b.Len()))
-			}
-		}
-		th.checkSize(int64(b.Len()))
-		th.allocate(int64(b.Len()))
-		return Str(b.String())
-	}},
-	{Name: "reverse", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) },
-		update: func(th *Thread, r Value, _ [3]Value) Value { slices.Reverse(r.List().elems); return r }},
-	{Name: "reversed", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) },
-		update: func(th *Thread, r Value, _ [3]Value) Value { slices.Reverse(r.List().elems); return r }},
-	{Name: "sorted", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) },
-		update: func(th *Thread, r Value, _ [3]Value) Value {
-			th.sortValues(r.List().elems)
-			return r
-		}},
-	{Name: "slice", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
-	{Name: "map", fn: func(th *Thread, r Value, a [3]Value) Value {
-		elems := r.List().elems
-		out := make([]Value, len(elems))
-		size := 16 * int64(len(elems))
-		th.checkSize(size)
-		th.allocate(size)
-		for i, e := range elems {
-			out[i] = th.call1(a[0], e)
-			size += out[i].size()
-		}
-		th.checkSize(size)
-		return listValue(&List{elems: out, size: size})
-	}},
-	{Name: "filter", fn: func(th *Thread, r Value, a [3]Value) Value {
-		// Room for every element, so that the kept ones are never
-		// copied as the list grows; a result under half of it is
-		// copied once to its size, so as not to keep the room.
-		elems := r.List().elems
-		th.allocate(16 * int64(len(elems)))
-		out := make([]Value, 0, len(elems))
-		var size int64
-		for _, e := range elems {
-			if th.predicate(a[0], e) {
-				out = append(out, e)
-				size += 16 + e.size()
-			}
-		}
-		if len(out) < cap(out)/2 {
-			out = slices.Clip(slices.Clone(out))
-		}
-		if out == nil {
-			out = []Value{}
-		}
-		return listValue(&List{elems: out, size: size})
-	}},
-	{Name: "any", fn: func(th *Thread, r Value, a [3]Value) Value {
-		for _, e := range r.List().elems {
-			if th.predicate(a[0], e) {
-				return True
-			}
-		}
-		return False
-	}},
-	{Name: "all", fn: func(th *Thread, r Value, a [3]Value) Value {
-		for _, e := range r.List().elems {
-			if !th.predicate(a[0], e) {
-				return False
-			}
-		}
-		return True
-	}},
-	{Name: "fold", fn: func(th *Thread, r Value, a [3]Value) Value {
-		acc := a[0]
-		acc.share()
-		for _, e := range r.List().elems {
-			acc = th.callAcc(a[1], acc, e)
-		}
-		return acc
-	}},
-	{Name: "sort_by_key", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(th.fresh(r), a[0]) },
-		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(r, a[0]) }},
-	{Name: "sorted_by_key", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(th.fresh(r), a[0]) },
-		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(r, a[0]) }},
-	{Name: "sort_by", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(th.fresh(r), a[0]) },
-		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(r, a[0]) }},
-	{Name: "sorted_by", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(th.fresh(r), a[0]) },
-		update: func(th *Thread, r Value, a [3]Value) Value { return th.sortBy(r, a[0]) }},
-	{Name: "slice_list", fn: func(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }},
-	{Name: "index", fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.indexOf(r.List().elems, a[0]))) }},
-	{Name: "find_index", fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.indexOf(r.List().elems, a[0]))) }},
-	{Name: "count", fn: func(th *Thread, r Value, a [3]Value) Value { return Int(int64(th.countOf(r.List().elems, a[0]))) }},
-	{Name: "find", fn: func(th *Thread, r Value, a [3]Value) Value { return th.find(r.List().elems, a[0]) }},
-	{Name: "zip", fn: func(th *Thread, r Value, a [3]Value) Value { return th.zip(r.List().elems, th.listArg("zip", a[0])) }},
-	{Name: "enumerate", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.enumerate(r.List().elems) }},
-	{Name: "sum", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.sum("sum", r.List().elems) }},
-	{Name: "min", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.extremumOption("min", r.List().elems, -1) }},
-	{Name: "max", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.extremumOption("max", r.List().elems, 1) }},
-	{Name: "flatten", fn: func(th *Thread, r Value, _ [3]Value) Value { return th.flatMap("flatten", r.List().elems, Value{}) }},
-	{Name: "flat_map", fn: func(th *Thread, r Value, a [3]Value) Value { return th.flatMap("flat_map", r.List().elems, a[0]) }},
-	{Name: "for_each", fn: func(th *Thread, r Value, a [3]Value) Value {
-		for _, e := range r.List().elems {
-			th.call1(a[0], e)
-		}
+func listLen(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }
+
+func listIsEmpty(th *Thread, r Value, _ [3]Value) Value { return Bool(len(r.List().elems) == 0) }
+
+func listPop(th *Thread, r Value, _ [3]Value) Value {
+	l := r.List()
+	if len(l.elems) == 0 {
 		return Unit
-	}},
-	{Name: "length", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.List().elems))) }},
-	{Name: "at", fn: func(th *Thread, r Value, a [3]Value) Value { return th.jsonAt(r, a[0]) }},
-	{Name: "pointer", fn: func(th *Thread, r Value, a [3]Value) Value { return th.pointer(r, th.strArg("pointer", a[0])) }},
+	}
+	v := l.elems[len(l.elems)-1]
+	l.elems[len(l.elems)-1] = Unit
+	l.elems = l.elems[:len(l.elems)-1]
+	l.size -= 16 + v.size()
+	return v
+}
+
+func listSort(th *Thread, r Value, _ [3]Value) Value {
+	th.sortValues(r.List().elems)
+	return r
+}
+
+func listExtend(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "extend", th.fresh(r), a)
+}
+
+func listExtendInPlace(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "extend", r, a)
+}
+
+func listRemove(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "remove", th.fresh(r), a)
+}
+
+func listRemoveInPlace(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "remove", r, a)
+}
+
+func listRemoveAt(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "remove_at", th.fresh(r), a)
+}
+
+func listRemoveAtInPlace(th *Thread, r Value, a [3]Value) Value {
+	return listMethodsUpdate(th, "remove_at", r, a)
+}
+
+func listFirst(th *Thread, r Value, _ [3]Value) Value {
+	if l := r.List(); len(l.elems) > 0 {
+		return Some(l.elems[0])
+	}
+	return None
+}
+
+func listLast(th *Thread, r Value, _ [3]Value) Value {
+	if l := r.List(); len(l.elems) > 0 {
+		return Some(l.elems[len(l.elems)-1])
+	}
+	return None
+}
+
+func listGet(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.List().elems, a[0]) }
+
+func listContains(th *Thread, r Value, a [3]Value) Value {
+	return Bool(th.indexOf(r.List().elems, a[0]) >= 0)
+}
+
+func listJoin(th *Thread, r Value, a [3]Value) Value {
+	sep := ""
+	if a[0].k != kAbsent {
+		sep = th.strArg("join", a[0])
+	}
+	var b strings.Builder
+	for i, e := range r.List().elems {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if e.k == KStr {
+			b.WriteString(e.Str())
+		} else {
+			b.WriteString(th.display(e))
+		}
+		if i&1023 == 0 {
+			th.checkSize(int64(b.Len()))
+		}
+	}
+	th.checkSize(int64(b.Len()))
+	th.allocate(int64(b.Len()))
+	return Str(b.String())
+}
+
+func listReverse(th *Thread, r Value, _ [3]Value) Value { return th.reversed(r.List()) }
+
+func listReverseInPlace(th *Thread, r Value, _ [3]Value) Value {
+	slices.Reverse(r.List().elems)
+	return r
+}
+
+func listSorted(th *Thread, r Value, _ [3]Value) Value { return th.sortedList(r.List().elems) }
+
+func listSortedInPlace(th *Thread, r Value, _ [3]Value) Value {
+	th.sortValues(r.List().elems)
+	return r
+}
+
+func listSlice(th *Thread, r Value, a [3]Value) Value { return th.sliceList(r.List(), a[0], a[1]) }
+
+func listMap(th *Thread, r Value, a [3]Value) Value {
+	elems := r.List().elems
+	out := make([]Value, len(elems))
+	size := 16 * int64(len(elems))
+	th.checkSize(size)
+	th.allocate(size)
+	for i, e := range elems {
+		out[i] = th.call1(a[0], e)
+		size += out[i].size()
+	}
+	th.checkSize(size)
+	return listValue(&List{elems: out, size: size})
+}
+
+func listFilter(th *Thread, r Value, a [3]Value) Value {
+	// Room for every element, so that the kept ones are never
+	// copied as the list grows; a result under half of it is
+	// copied once to its size, so as not to keep the room.
+	elems := r.List().elems
+	th.allocate(16 * int64(len(elems)))
+	out := make([]Value, 0, len(elems))
+	var size int64
+	for _, e := range elems {
+		if th.predicate(a[0], e) {
+			out = append(out, e)
+			size += 16 + e.size()
+		}
+	}
+	if len(out) < cap(out)/2 {
+		out = slices.Clip(slices.Clone(out))
+	}
+	if out == nil {
+		out = []Value{}
+	}
+	return listValue(&List{elems: out, size: size})
+}
+
+func listAny(th *Thread, r Value, a [3]Value) Value {
+	for _, e := range r.List().elems {
+		if th.predicate(a[0], e) {
+			return True
+		}
+	}
+	return False
+}
+
+func listAll(th *Thread, r Value, a [3]Value) Value {
+	for _, e := range r.List().elems {
+		if !th.predicate(a[0], e) {
+			return False
+		}
+	}
+	return True
+}
+
+func listFold(th *Thread, r Value, a [3]Value) Value {
+	acc := a[0]
+	acc.share()
+	for _, e := range r.List().elems {
+		acc = th.callAcc(a[1], acc, e)
+	}
+	return acc
+}
+
+func listSortByKey(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(th.fresh(r), a[0]) }
+
+func listSortByKeyInPlace(th *Thread, r Value, a [3]Value) Value { return th.sortByKey(r, a[0]) }
+
+func listSortBy(th *Thread, r Value, a [3]Value) Value { return th.sortBy(th.fresh(r), a[0]) }
+
+func listSortByInPlace(th *Thread, r Value, a [3]Value) Value { return th.sortBy(r, a[0]) }
+
+func listIndex(th *Thread, r Value, a [3]Value) Value {
+	return Int(int64(th.indexOf(r.List().elems, a[0])))
+}
+
+func listCount(th *Thread, r Value, a [3]Value) Value {
+	return Int(int64(th.countOf(r.List().elems, a[0])))
+}
+
+func listFind(th *Thread, r Value, a [3]Value) Value { return th.find(r.List().elems, a[0]) }
+
+func listZip(th *Thread, r Value, a [3]Value) Value {
+	return th.zip(r.List().elems, th.listArg("zip", a[0]))
+}
+
+func listEnumerate(th *Thread, r Value, _ [3]Value) Value { return th.enumerate(r.List().elems) }
+
+func listSum(th *Thread, r Value, _ [3]Value) Value { return th.sum("sum", r.List().elems) }
+
+func listMin(th *Thread, r Value, _ [3]Value) Value {
+	return th.extremumOption("min", r.List().elems, -1)
+}
+
+func listMax(th *Thread, r Value, _ [3]Value) Value {
+	return th.extremumOption("max", r.List().elems, 1)
+}
+
+func listFlatten(th *Thread, r Value, _ [3]Value) Value {
+	return th.flatMap("flatten", r.List().elems, Value{})
+}
+
+func listFlatMap(th *Thread, r Value, a [3]Value) Value {
+	return th.flatMap("flat_map", r.List().elems, a[0])
+}
+
+func listForEach(th *Thread, r Value, a [3]Value) Value {
+	for _, e := range r.List().elems {
+		th.call1(a[0], e)
+	}
+	return Unit
+}
+
+func listAt(th *Thread, r Value, a [3]Value) Value { return th.jsonAt(r, a[0]) }
+
+func listPointer(th *Thread, r Value, a [3]Value) Value {
+	return th.pointer(r, th.strArg("pointer", a[0]))
 }
 
 // listPush is push and append: v added at the end of the list r.
@@ -287,7 +344,6 @@ func listMethodsUpdate(th *Thread, name string, r Value, a [3]Value) Value {
 	return r
 }
 
-var tupleMethods = []*Method{
-	{Name: "len", fn: func(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.Tuple()))) }},
-	{Name: "get", fn: func(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.Tuple(), a[0]) }},
-}
+func tupleLen(th *Thread, r Value, _ [3]Value) Value { return Int(int64(len(r.Tuple()))) }
+
+func tupleGet(th *Thread, r Value, a [3]Value) Value { return th.getOption(r.Tuple(), a[0]) }

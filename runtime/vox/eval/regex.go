@@ -41,46 +41,44 @@ func (th *Thread) matchValue(s string, loc []int) Value {
 	return Value{k: KMatch, p: unsafe.Pointer(m)}
 }
 
-var regexMethods = []*Method{
-	{Name: "matches", fn: func(th *Thread, r Value, a [3]Value) Value {
-		s := th.strArg("matches", a[0])
-		th.charge(int64(len(s)))
-		return Bool(r.regex().MatchString(s))
-	}},
-	{Name: "find", fn: func(th *Thread, r Value, a [3]Value) Value {
-		s := th.strArg("find", a[0])
-		th.charge(int64(len(s)))
-		loc := r.regex().FindStringSubmatchIndex(s)
-		if loc == nil {
-			return None
-		}
-		return Some(th.matchValue(s, loc))
-	}},
-	{Name: "find_all", fn: func(th *Thread, r Value, a [3]Value) Value {
-		s := th.strArg("find_all", a[0])
-		th.charge(int64(len(s)))
-		var out []Value
-		var size int64
-		for _, loc := range r.regex().FindAllStringSubmatchIndex(s, -1) {
-			m := th.matchValue(s, loc)
-			size += 16 + m.size()
-			th.checkSize(size)
-			out = append(out, m)
-		}
-		if out == nil {
-			out = []Value{}
-		}
-		return listValue(&List{elems: out, size: size})
-	}},
+func regexMatches(th *Thread, r Value, a [3]Value) Value {
+	s := th.strArg("matches", a[0])
+	th.charge(int64(len(s)))
+	return Bool(r.regex().MatchString(s))
 }
 
-var matchMethods = []*Method{
-	{Name: "group", fn: func(th *Thread, r Value, a [3]Value) Value {
-		n := th.intArg("group", a[0])
-		g := r.match().groups
-		if n < 0 || n >= int64(len(g)) {
-			return None
-		}
-		return g[n]
-	}},
+func regexFind(th *Thread, r Value, a [3]Value) Value {
+	s := th.strArg("find", a[0])
+	th.charge(int64(len(s)))
+	loc := r.regex().FindStringSubmatchIndex(s)
+	if loc == nil {
+		return None
+	}
+	return Some(th.matchValue(s, loc))
+}
+
+func regexFindAll(th *Thread, r Value, a [3]Value) Value {
+	s := th.strArg("find_all", a[0])
+	th.charge(int64(len(s)))
+	var out []Value
+	var size int64
+	for _, loc := range r.regex().FindAllStringSubmatchIndex(s, -1) {
+		m := th.matchValue(s, loc)
+		size += 16 + m.size()
+		th.checkSize(size)
+		out = append(out, m)
+	}
+	if out == nil {
+		out = []Value{}
+	}
+	return listValue(&List{elems: out, size: size})
+}
+
+func matchGroup(th *Thread, r Value, a [3]Value) Value {
+	n := th.intArg("group", a[0])
+	g := r.match().groups
+	if n < 0 || n >= int64(len(g)) {
+		return None
+	}
+	return g[n]
 }

@@ -58,6 +58,12 @@ type Decorator struct {
 	Pos  Pos
 	Name string // including '@'
 	End  Pos    // position after the name
+
+	// Kind is the word of @endpoint(kind: WORD), at KindPos; it is empty,
+	// and KindPos the position after the name or of the '(', when the
+	// arguments are not of that form (spec 22 §4.2; the checker warns).
+	Kind    string
+	KindPos Pos
 }
 
 // FnDecl is a function: a tool, a resource or a plain function.

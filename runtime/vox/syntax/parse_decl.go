@@ -256,6 +256,11 @@ func (p *parser) decorated(f *File) {
 				// (spec 22 §4.2): vox run FILE FN and other functions
 				// call it, which the reference's interpreter cannot.
 				p.warn(d.Pos, "vox/decorator/endpoint", "@endpoint is read as a plain function here: vox run and other functions may call it, which the reference's interpreter cannot")
+				d.KindPos = d.End
+				if p.tok == LPAREN {
+					d.KindPos = p.pos
+					d.Kind, d.KindPos = p.endpointKind(d.KindPos)
+				}
 			}
 			if p.tok == LPAREN {
 				p.skipParens()
@@ -364,6 +369,48 @@ func (p *parser) plainString(what string) string {
 
 // skipParens skips the balanced arguments of an ignored decorator; the
 // current token is '('.
+// endpointKind reads WORD of the arguments (kind: WORD) at the current
+// '(' without consuming them, and its position; "" and at when they are
+// of another form.
+func (p *parser) endpointKind(at Pos) (string, Pos) {
+	src, open := p.sc.srcStr, p.sc.start
+	end := skipBalanced(p.sc.src, open)
+	if end < 0 {
+		return "", at
+	}
+	i := open + 1
+	skipSpace := func() {
+		for i < end-1 && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+			i++
+		}
+	}
+	skipSpace()
+	if !strings.HasPrefix(src[i:end-1], "kind") {
+		return "", at
+	}
+	i += len("kind")
+	skipSpace()
+	if i >= end-1 || src[i] != ':' {
+		return "", at
+	}
+	i++
+	skipSpace()
+	w := i
+	for i < end-1 && isIdentByte(src[i]) {
+		i++
+	}
+	word := src[w:i]
+	skipSpace()
+	if word == "" || i != end-1 {
+		return "", at
+	}
+	// The word is ahead of the scanner, which has not counted its lines.
+	if nl := strings.Count(src[open:w], "\n"); nl > 0 {
+		return word, MakePos(int(at.Line)+nl, w-strings.LastIndexByte(src[:w], '\n'))
+	}
+	return word, MakePos(int(at.Line), int(at.Col)+w-open)
+}
+
 func (p *parser) skipParens() {
 	j := skipBalanced(p.sc.src, p.sc.start)
 	if j < 0 {
