@@ -222,3 +222,22 @@ func (s *Server) auditSkillRun(ctx context.Context, start time.Time, spec sandbo
 	}
 	s.opts.Audit.Write(r)
 }
+
+// auditUnknownTool is an OnError hook of mcp-go: a tools/call of a name
+// that no tool has is refused before the middleware, and gets its line
+// here. The name is the client's text, so only the digest of the call's
+// name and arguments is written.
+func (s *Server) auditUnknownTool(ctx context.Context, _ any, method mcp.MCPMethod, message any, err error) {
+	if !s.auditing() || method != mcp.MethodToolsCall || !errors.Is(err, mcpserver.ErrToolNotFound) {
+		return
+	}
+	req, ok := message.(*mcp.CallToolRequest)
+	if !ok {
+		return
+	}
+	args, _ := json.Marshal(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{req.Params.Name, toolArgs(*req)})
+	s.auditWrite(ctx, time.Now(), audit.ActionToolCall, "", args, audit.OutcomeError, reasonNotFound)
+}

@@ -40,6 +40,7 @@ func TestAuditTrailOverHTTP(t *testing.T) {
 	full.rpc(`{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"` + secret + `"}}}`)
 	reader.do("POST", `{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"workspace-prompt"}}`)
 	reader.do("POST", `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vox://notes/`+secret+`"}}`)
+	full.rpc(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + secret + `","arguments":{}}}`)
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +68,7 @@ func TestAuditTrailOverHTTP(t *testing.T) {
 		{"token:full", "prompts/get", "vox_prompt", "ok", "", "*"},
 		{"token:read", "prompts/get", "workspace-prompt", "refused", "role", ""},
 		{"token:read", "resources/read", "vox://notes/{id}", "refused", "role", "*"},
+		{"token:full", "tools/call", "", "error", "not_found", "*"},
 	}
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
 	if len(lines) != len(want) {

@@ -238,6 +238,9 @@ func New(opts Options) (*Server, error) {
 	// The version an HTTP session negotiated decides on priming events
 	// (shim_events.go, transport/events.go).
 	hooks.AddAfterInitialize(s.recordProtocolVersion)
+	// A call of a tool no tool has is answered before the middleware
+	// (audit.go).
+	hooks.AddOnError(s.auditUnknownTool)
 	name := opts.Name
 	if name == "" {
 		name = Name
