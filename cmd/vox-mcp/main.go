@@ -5,7 +5,7 @@
 // Usage:
 //
 //	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch]
-//	        [--allow-env NAME]... [--allow-write GLOB]... [--version]
+//	        [--allow-env NAME]... [--allow-write GLOB]... [--audit FILE] [--version]
 //
 // The workspace root is the working directory unless --root names another;
 // without --root, a working directory that is the root of a file system or
@@ -21,6 +21,10 @@
 // refreshes them when their files change; vox_workspace_mcp_refresh does it
 // on demand.
 // Logs go to stderr; VOX_LOG sets the level (debug, info, warn, error).
+// --audit FILE (or VOX_MCP_AUDIT) appends the audit trail to FILE: one JSON
+// line per tool call, resource read, prompt get, skill activation and
+// skill run, with no argument value; it is rotated past --audit-max-size
+// bytes, keeping --audit-keep old files.
 //
 // With --http HOST:PORT the server speaks streamable HTTP at
 // http://HOST:PORT/mcp instead of stdio. VOX_MCP_TOKEN (full access) and

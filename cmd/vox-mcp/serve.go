@@ -16,6 +16,7 @@ import (
 	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
 	"github.com/vox-lang/vox-mcp/generated/catalog"
 	generatedworkspace "github.com/vox-lang/vox-mcp/generated/workspace"
+	"github.com/vox-lang/vox-mcp/runtime/audit"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/fleet"
@@ -36,6 +37,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	workspaceTools := fs.Bool("workspace-tools", false, "advertise the workspace tools in tools/list (also VOX_MCP_WORKSPACE_TOOLS=1); they are callable by name either way")
 	watch := fs.Bool("watch", false, "refresh the workspace tools when .vox files or the scan config change, and reload a skill when its folder changes")
 	storeURL := fs.String("store", "", "with --http: keep the session state and the revoked set in the Redis or Valkey at `URL` (redis://HOST:PORT/DB), shared by every instance (fleet mode; needs "+server.EnvSessionKey+")")
+	auditPath := fs.String("audit", os.Getenv("VOX_MCP_AUDIT"), "append one JSON line per tool call, resource read, prompt get, skill activation and skill run to `FILE` (created 0600, rotated by size; also VOX_MCP_AUDIT)")
+	auditMaxSize := fs.Int64("audit-max-size", audit.DefaultMaxSize, "rotate the --audit file once it would pass `BYTES`")
+	auditKeep := fs.Int("audit-keep", audit.DefaultKeep, "keep `N` rotated --audit files (FILE.1 newest .. FILE.N)")
 	var operator trust.Operator
 	fs.Var((*cliutil.Strings)(&operator.Env), "allow-env", "let env.get read the variable `NAME`, whatever vox trust recorded: the operator's grant, for CI and containers (repeatable)")
 	fs.Var((*cliutil.Strings)(&operator.Write), "allow-write", "let fs.write write the workspace paths matching `GLOB`, protected ones (.git, .vox files, the scan config, ...) included, whatever vox trust recorded (repeatable)")
@@ -92,6 +96,23 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		logger.Warn(err.Error())
 	}
+	var auditLog *audit.Log
+	if *auditPath != "" {
+		if *auditMaxSize <= 0 || *auditKeep <= 0 {
+			fmt.Fprintf(stderr, "vox-mcp: --audit-max-size and --audit-keep want positive numbers\n")
+			return cliutil.ExitUsage
+		}
+		opts := audit.Options{MaxSize: *auditMaxSize, Keep: *auditKeep, Logger: logger.With("component", "audit")}
+		if len(sessionKeys) > 0 {
+			// Instances sharing VOX_MCP_SESSION_KEY hash a session alike.
+			opts.SessionKey = audit.SessionKeyFrom(sessionKeys[0])
+		}
+		if auditLog, err = audit.Open(*auditPath, opts); err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitUsage
+		}
+		defer auditLog.Close()
+	}
 	var shared server.SharedStore
 	var events session.EventStore
 	if *storeURL != "" {
@@ -126,6 +147,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// One process, one server: the heap its start-up freed goes back
 		// to the system once that work ends (docs/benchmarks.md).
 		ReturnStartupMemory: true,
+		Audit:               auditLog,
 	})
 	if err != nil {
 		logger.Error("vox-mcp cannot start", "err", err)

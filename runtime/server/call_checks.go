@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/runtime/audit"
 )
 
 // The checks on one tools/call (docs/architecture.md §4, item 4) are one
@@ -197,6 +200,9 @@ func (s *Server) shimCall(ctx context.Context, raw []byte, m *rpcMessage, modern
 	c.entry, _ = s.currentTools().lookup(p.Name)
 	r := s.checkCall(ctx, *c)
 	if r != nil && r.rpc != nil {
+		if s.auditing() {
+			s.auditWrite(ctx, time.Now(), audit.ActionToolCall, c.name, p.Arguments, audit.OutcomeRefused, refusalReason(r))
+		}
 		return ctx, nil, rpcReply(m.ID, nil, r.rpc), true
 	}
 	pass = raw

@@ -116,6 +116,9 @@ func (s *Server) HTTPHandler(auth Auth) http.Handler {
 
 func (s *Server) httpHandler(auth Auth, hs *http.Server, readTimeout time.Duration) (http.Handler, *mcpserver.StreamableHTTPServer) {
 	s.sessions.announceKey()
+	if auth.Enabled() {
+		s.httpAuth.Store(true)
+	}
 	events := transport.NewEventStore(s.sessions.events)
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp-go")),

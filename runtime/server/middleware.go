@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -24,13 +25,21 @@ import (
 func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		name := req.Params.Name
+		// The audit line is written last, once the recovery below has
+		// made the result (audit.go).
+		var denied *refusal
+		panicked := false
+		if s.auditing() {
+			start := time.Now()
+			defer func() { s.auditToolCall(ctx, req, start, res, denied, panicked) }()
+		}
 		defer func() {
 			if r := recover(); r != nil {
+				panicked = true
 				s.log.Error("tool panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				res, err = errorResult(fmt.Sprintf("internal error in tool %s: %v; the server keeps running, please report this", name, r)), nil
 			}
 		}()
-		var denied *refusal
 		if cc, ok := checkedCallFrom(ctx); ok && cc.call.name == name {
 			denied = cc.refusal
 		} else {

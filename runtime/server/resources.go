@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/runtime/audit"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -101,6 +103,9 @@ func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage
 	if unmarshal(params, &p) != nil || p.URI == "" || s.resourceRegistered(p.URI) ||
 		roleFrom(ctx) == roleRead && !workspace.ReservedURI(p.URI) {
 		return nil, false
+	}
+	if s.auditing() {
+		s.auditWrite(ctx, time.Now(), audit.ActionResourceRead, "", uriArgs(p.URI), audit.OutcomeError, reasonNotFound)
 	}
 	code := mcp.RESOURCE_NOT_FOUND
 	if modern {

@@ -41,6 +41,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/vox-lang/vox-mcp/runtime/audit"
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
@@ -128,6 +129,11 @@ type Options struct {
 	// the command sets it; tests, which start many servers in one
 	// process, leave it off.
 	ReturnStartupMemory bool
+	// Audit, when set, receives one line per tool call, resource read,
+	// prompt get, skill activation and skill run (audit.go,
+	// docs/security.md "Audit trail"); nil audits nothing. The caller
+	// closes it after the server stopped.
+	Audit *audit.Log
 }
 
 // Server is one vox-mcp instance.
@@ -189,6 +195,10 @@ type Server struct {
 	promptMu          sync.Mutex
 	registeredPrompts map[string]promptEntry
 	promptOrigins     atomic.Pointer[map[string]string]
+
+	// httpAuth is set when the HTTP endpoint requires tokens, so that a
+	// full-access request is token:full, not anonymous (principal.go).
+	httpAuth atomic.Bool
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -228,6 +238,9 @@ func New(opts Options) (*Server, error) {
 	// The version an HTTP session negotiated decides on priming events
 	// (shim_events.go, transport/events.go).
 	hooks.AddAfterInitialize(s.recordProtocolVersion)
+	// A call of a tool no tool has is answered before the middleware
+	// (audit.go).
+	hooks.AddOnError(s.auditUnknownTool)
 	name := opts.Name
 	if name == "" {
 		name = Name
@@ -243,6 +256,8 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithResourceCompletionProvider(completer{s}),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
+		mcpserver.WithResourceHandlerMiddleware(s.auditResources),
+		mcpserver.WithPromptHandlerMiddleware(s.auditPrompts),
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
 		// skills/list and skills/get are served by the shim (shim_skills.go).
 		mcpserver.WithExtensions(shimExtensions(opts)),

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
+	"github.com/vox-lang/vox-mcp/runtime/audit"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/session"
 	"github.com/vox-lang/vox-mcp/runtime/skills"
@@ -108,10 +110,22 @@ func (v *Services) ActivateSkill(ctx context.Context, in *skills.Installed) erro
 	if v.s.skills == nil {
 		return ErrNoSkills
 	}
+	var err error
+	start := time.Now()
 	if in == nil {
-		return v.s.sessions.setActiveSkill(ctx, nil)
+		err = v.s.sessions.setActiveSkill(ctx, nil)
+	} else {
+		err = v.s.sessions.setActiveSkill(ctx, &session.ActiveSkill{ID: in.ID, Name: in.Name, Tools: in.Tools})
 	}
-	return v.s.sessions.setActiveSkill(ctx, &session.ActiveSkill{ID: in.ID, Name: in.Name, Tools: in.Tools})
+	if v.s.auditing() {
+		what := "" // the active skill cleared
+		if in != nil {
+			what = in.ID
+		}
+		outcome, reason := handlerOutcome(err, nil)
+		v.s.auditWrite(ctx, start, audit.ActionSkillActivate, what, nil, outcome, reason)
+	}
+	return err
 }
 
 // RunSkillCommand runs a skill's command in the sandbox with the server's
@@ -126,6 +140,9 @@ func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sand
 	cfg := v.s.opts.SkillSandbox
 	var res sandbox.Result
 	var err error
+	if v.s.auditing() {
+		defer v.s.auditSkillRun(ctx, time.Now(), spec, &res, &err)
+	}
 	if v.s.skills.sandboxOff {
 		v.s.log.Warn("VOX_SKILL_SANDBOX=off: running a skill command without isolation", "skill", spec.SkillID)
 		res, err = cfg.RunUnisolated(ctx, spec)
