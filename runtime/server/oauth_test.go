@@ -2,14 +2,7 @@ package server
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/internal/oauthtest"
 	"github.com/vox-lang/vox-mcp/runtime/oauth"
 )
 
@@ -51,6 +44,55 @@ func startOAuthResource(t *testing.T, issuers ...string) *oauthResource {
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &oauthResource{URL: origin + EndpointPath, Origin: origin, validate: v, srv: s, auth: auth}
+}
+
+// startAuthServer starts a real authorization server for the test
+// (internal/oauthtest: zitadel/oidc's OpenID provider).
+func startAuthServer(t *testing.T) *testAS {
+	t.Helper()
+	as, err := oauthtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(as.Close)
+	return &testAS{Server: as, t: t}
+}
+
+// testAS fails the test where oauthtest returns an error.
+type testAS struct {
+	*oauthtest.Server
+	t *testing.T
+}
+
+func (as *testAS) token(t *testing.T, resource string, scopes ...string) string {
+	t.Helper()
+	tok, err := as.Token(resource, scopes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func (as *testAS) mint(mod func(map[string]any), resource string) string {
+	as.t.Helper()
+	c := as.Claims(resource, oauth.ScopeFull)
+	if mod != nil {
+		mod(c)
+	}
+	tok, err := as.Mint(c)
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	return tok
+}
+
+func (as *testAS) forge(kind, token string) string {
+	as.t.Helper()
+	tok, err := as.Forge(kind, token)
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	return tok
 }
 
 // post sends an initialize with the bearer token (none when empty).
@@ -118,9 +160,9 @@ func TestOAuthPrincipalAndRoles(t *testing.T) {
 		principal string
 		role      role
 	}{
-		{as.token(t, res.URL, oauth.ScopeFull), asClientID + "@" + as.URL, roleFull},
-		{as.token(t, res.URL, oauth.ScopeRead), asClientID + "@" + as.URL, roleRead},
-		{as.token(t, res.URL, oauth.ScopeRead, oauth.ScopeFull), asClientID + "@" + as.URL, roleFull},
+		{as.token(t, res.URL, oauth.ScopeFull), oauthtest.ClientID + "@" + as.URL, roleFull},
+		{as.token(t, res.URL, oauth.ScopeRead), oauthtest.ClientID + "@" + as.URL, roleRead},
+		{as.token(t, res.URL, oauth.ScopeRead, oauth.ScopeFull), oauthtest.ClientID + "@" + as.URL, roleFull},
 		{"static-full", PrincipalFullToken, roleFull},
 	} {
 		got.principal = ""
@@ -182,46 +224,28 @@ func TestOAuthRefusals(t *testing.T) {
 		t.Fatalf("the good token: status %d: %s", r.status, r.body)
 	}
 	now := time.Now()
-	key, kid := as.signingKey()
-	claims := func(mod func(map[string]any)) map[string]any {
-		c := map[string]any{"iss": as.URL, "sub": "minted", "aud": []string{res.URL}, "scope": oauth.ScopeFull,
-			"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(5 * time.Minute).Unix()}
-		if mod != nil {
-			mod(c)
-		}
-		return c
-	}
-	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The minted token with the server's key and claims is accepted: the
+	// A token minted with the server's key and claims is accepted: the
 	// refusals below fail for what each changes, nothing else.
-	if r := res.post(t, signRSA(t, key, kid, claims(nil))); r.status != http.StatusOK {
+	if r := res.post(t, as.mint(nil, res.URL)); r.status != http.StatusOK {
 		t.Fatalf("a token minted with the server's key: status %d: %s", r.status, r.body)
 	}
 	// Within the skew (30s) an expired token still passes.
-	if r := res.post(t, signRSA(t, key, kid, claims(func(c map[string]any) { c["exp"] = now.Add(-10 * time.Second).Unix() }))); r.status != http.StatusOK {
+	if r := res.post(t, as.mint(func(c map[string]any) { c["exp"] = now.Add(-10 * time.Second).Unix() }, res.URL)); r.status != http.StatusOK {
 		t.Errorf("a token expired 10s ago (skew 30s): status %d: %s", r.status, r.body)
 	}
-	pubDER, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
-
 	invalid := []struct{ name, token string }{
 		{"another audience", as.token(t, "http://127.0.0.1:1/mcp", oauth.ScopeFull)},
 		{"no audience", as.token(t, "", oauth.ScopeFull)},
 		{"another issuer", other.token(t, res.URL, oauth.ScopeFull)},
-		{"another issuer claimed, signed by the trusted one", signRSA(t, key, kid, claims(func(c map[string]any) { c["iss"] = other.URL }))},
-		{"expired", signRSA(t, key, kid, claims(func(c map[string]any) { c["exp"] = now.Add(-5 * time.Minute).Unix() }))},
-		{"no exp", signRSA(t, key, kid, claims(func(c map[string]any) { delete(c, "exp") }))},
-		{"not yet valid", signRSA(t, key, kid, claims(func(c map[string]any) { c["nbf"] = now.Add(5 * time.Minute).Unix() }))},
-		{"re-signed with another key, same kid", resign(t, good, otherKey, kid)},
-		{"re-signed with another key, another kid", resign(t, good, otherKey, "unknown-kid")},
-		{"alg none", unsigned(t, good)},
-		{"HS256 with the public key (PEM) as secret", hmacSigned(t, good, kid, pubPEM)},
-		{"HS256 with the public key (DER) as secret", hmacSigned(t, good, kid, pubDER)},
-		{"tampered payload", tamper(t, good)},
+		{"another issuer claimed, signed by the trusted one", as.mint(func(c map[string]any) { c["iss"] = other.URL }, res.URL)},
+		{"expired", as.mint(func(c map[string]any) { c["exp"] = now.Add(-5 * time.Minute).Unix() }, res.URL)},
+		{"no exp", as.mint(func(c map[string]any) { delete(c, "exp") }, res.URL)},
+		{"no sub", as.mint(func(c map[string]any) { delete(c, "sub") }, res.URL)},
+		{"not yet valid", as.mint(func(c map[string]any) { c["nbf"] = now.Add(5 * time.Minute).Unix() }, res.URL)},
 		{"not a JWT", "opaque-token-value"},
+	}
+	for _, kind := range oauthtest.Forgeries {
+		invalid = append(invalid, struct{ name, token string }{"forged: " + kind, as.forge(kind, good)})
 	}
 	metadata := `resource_metadata="` + res.Origin + `/.well-known/oauth-protected-resource/mcp"`
 	for _, c := range invalid {
@@ -242,91 +266,10 @@ func TestOAuthRefusals(t *testing.T) {
 
 	// The server rotates its key: the new kid is unknown to the cached
 	// JWKS, which is fetched again.
-	as.rotate(t)
+	if err := as.Rotate(); err != nil {
+		t.Fatal(err)
+	}
 	if r := res.post(t, as.token(t, res.URL, oauth.ScopeFull)); r.status != http.StatusOK {
 		t.Errorf("a token signed with the rotated key: status %d: %s", r.status, r.body)
 	}
-}
-
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-
-func jwtParts(t *testing.T, token string) (header map[string]any, payload []byte) {
-	t.Helper()
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a compact JWS: %q", token)
-	}
-	h, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(h, &header); err != nil {
-		t.Fatal(err)
-	}
-	payload, err = base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return header, payload
-}
-
-func signRSA(t *testing.T, key *rsa.PrivateKey, kid string, claims map[string]any) string {
-	t.Helper()
-	payload, err := json.Marshal(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signPayload(t, key, kid, payload)
-}
-
-func signPayload(t *testing.T, key *rsa.PrivateKey, kid string, payload []byte) string {
-	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jws, err := signer.Sign(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := jws.CompactSerialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// resign signs token's claims again with key under kid.
-func resign(t *testing.T, token string, key *rsa.PrivateKey, kid string) string {
-	_, payload := jwtParts(t, token)
-	return signPayload(t, key, kid, payload)
-}
-
-// unsigned is token's claims with alg none and no signature.
-func unsigned(t *testing.T, token string) string {
-	_, payload := jwtParts(t, token)
-	return b64([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + b64(payload) + "."
-}
-
-// hmacSigned is token's claims signed with HS256 and secret, the attack
-// on a verifier that takes the key from the header's algorithm.
-func hmacSigned(t *testing.T, token, kid string, secret []byte) string {
-	_, payload := jwtParts(t, token)
-	head := b64([]byte(`{"alg":"HS256","typ":"JWT","kid":"`+kid+`"}`)) + "." + b64(payload)
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(head))
-	return head + "." + b64(mac.Sum(nil))
-}
-
-// tamper changes the token's subject and keeps its signature.
-func tamper(t *testing.T, token string) string {
-	_, payload := jwtParts(t, token)
-	var c map[string]any
-	if err := json.Unmarshal(payload, &c); err != nil {
-		t.Fatal(err)
-	}
-	c["sub"] = "admin"
-	p, _ := json.Marshal(c)
-	parts := strings.Split(token, ".")
-	return parts[0] + "." + b64(p) + "." + parts[2]
 }
