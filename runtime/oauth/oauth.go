@@ -2,7 +2,7 @@
 // transport, which acts as an OAuth resource server (docs/security.md, OAuth):
 // a token is a JWT signed by one of the configured authorization servers
 // with a key of its JWKS (found through its OpenID discovery document,
-// cached, fetched again on an unknown key id), whose aud names this
+// cached, fetched again on an unknown key id at most every 10s by default), whose aud names this
 // resource (RFC 8707), and whose exp and nbf hold with a small skew. The
 // algorithms are an allowlist of asymmetric ones: never none, never an
 // HMAC whose secret could be the issuer's public key.
@@ -72,6 +72,10 @@ type Config struct {
 	Audience string
 	// Skew is the leeway on the token's times; 0 means DefaultSkew.
 	Skew time.Duration
+	// MinRefetch is the least time between two fetches of an issuer's
+	// JWKS for a token naming a key id the cache lacks; 0 means
+	// DefaultMinRefetch.
+	MinRefetch time.Duration
 	// HTTPClient fetches the discovery documents and the JWKS; nil means
 	// a client with a 10s timeout.
 	HTTPClient *http.Client
@@ -107,11 +111,12 @@ type Validator struct {
 
 // issuer is one authorization server, discovered on first use.
 type issuer struct {
-	url    string
-	client *http.Client
+	url        string
+	client     *http.Client
+	minRefetch time.Duration
 
 	mu      sync.Mutex
-	keys    *oidc.RemoteKeySet
+	keys    *keySet
 	failed  time.Time
 	lastErr error
 }
@@ -129,6 +134,9 @@ func New(cfg Config) (*Validator, error) {
 	if cfg.Skew <= 0 {
 		cfg.Skew = DefaultSkew
 	}
+	if cfg.MinRefetch <= 0 {
+		cfg.MinRefetch = DefaultMinRefetch
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -140,7 +148,7 @@ func New(cfg Config) (*Validator, error) {
 		if err := checkIssuer(iss); err != nil {
 			return nil, err
 		}
-		v.issuers[iss] = &issuer{url: iss, client: cfg.HTTPClient}
+		v.issuers[iss] = &issuer{url: iss, client: cfg.HTTPClient, minRefetch: cfg.MinRefetch}
 	}
 	return v, nil
 }
@@ -229,12 +237,9 @@ func (v *Validator) Validate(ctx context.Context, raw string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	payload, err := keys.VerifySignature(ctx, raw)
+	payload, err := keys.verify(ctx, jws, v.cfg.Now())
 	if err != nil {
-		if strings.Contains(err.Error(), "fetching keys") {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, iss.url, err)
-		}
-		return nil, errors.New("the signature matches no key of the issuer's JWKS")
+		return nil, err
 	}
 	var c claims
 	if err := json.Unmarshal(payload, &c); err != nil {
@@ -278,11 +283,10 @@ func scpScopes(raw json.RawMessage) []string {
 	return nil
 }
 
-// keySet returns the issuer's remote key set, discovering it first. The
-// key set outlives the request: it is bound to a background context that
-// carries the validator's HTTP client, and go-oidc fetches the JWKS again
-// when a token names a key id it does not hold (a rotation).
-func (i *issuer) keySet(ctx context.Context, now time.Time) (*oidc.RemoteKeySet, error) {
+// keySet returns the issuer's key set, discovering its jwks_uri first
+// with go-oidc, which also checks that the discovery document names the
+// issuer exactly.
+func (i *issuer) keySet(ctx context.Context, now time.Time) (*keySet, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.keys != nil {
@@ -302,7 +306,7 @@ func (i *issuer) keySet(ctx context.Context, now time.Time) (*oidc.RemoteKeySet,
 			err = errors.New("its discovery document has no jwks_uri")
 		}
 		if err == nil {
-			i.keys = oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), i.client), meta.JWKSURI)
+			i.keys = &keySet{url: meta.JWKSURI, client: i.client, minRefetch: i.minRefetch}
 			i.lastErr = nil
 			return i.keys, nil
 		}

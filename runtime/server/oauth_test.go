@@ -35,7 +35,9 @@ func startOAuthResource(t *testing.T, issuers ...string) *oauthResource {
 	s := newServer(t, nil)
 	ts := httptest.NewUnstartedServer(nil)
 	origin := "http://" + ts.Listener.Addr().String()
-	v, err := oauth.New(oauth.Config{Issuers: issuers, Audience: origin + EndpointPath})
+	// A fetch of the JWKS for every unknown key id, so that the rotation
+	// in TestOAuthRefusals is followed at once after the forgeries.
+	v, err := oauth.New(oauth.Config{Issuers: issuers, Audience: origin + EndpointPath, MinRefetch: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
