@@ -72,10 +72,10 @@ type HTTPOptions struct {
 	ReadTimeout time.Duration
 }
 
-// CheckListenAddr refuses to serve a non-loopback address without a token:
-// anyone who can reach it could call every tool. Loopback means localhost,
-// 127.0.0.0/8 or ::1; an empty host (":8080") listens on every interface
-// and is not loopback.
+// CheckListenAddr refuses to serve a non-loopback address without a token
+// or an OAuth issuer: anyone who can reach it could call every tool.
+// Loopback means localhost, 127.0.0.0/8 or ::1; an empty host (":8080")
+// listens on every interface and is not loopback.
 func CheckListenAddr(addr string, auth Auth) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -89,7 +89,7 @@ func CheckListenAddr(addr string, auth Auth) error {
 		where = "every interface"
 	}
 	return fmt.Errorf("refusing to listen on %s (%s) without a token: it is not a loopback address, so anyone who can reach it could call every tool; "+
-		"set %s (full access) and/or %s (read role), or listen on a loopback address such as 127.0.0.1:%s",
+		"set %s (full access) and/or %s (read role), give --auth-issuer URL (OAuth), or listen on a loopback address such as 127.0.0.1:%s",
 		addr, where, EnvToken, EnvReadToken, portOf(addr))
 }
 
