@@ -57,7 +57,7 @@ func Start() (*Server, error) {
 	as.srv = httptest.NewUnstartedServer(nil)
 	as.URL = "http://" + as.srv.Listener.Addr().String()
 	st := &asStorage{Storage: storage.NewStorage(storage.NewUserStore(as.URL)), as: as}
-	provider, err := op.NewOpenIDProvider(as.URL, &op.Config{CryptoKey: sha256.Sum256([]byte("test")), CodeMethodS256: true}, st,
+	provider, err := op.NewProvider(&op.Config{CryptoKey: sha256.Sum256([]byte("test")), CodeMethodS256: true}, st, op.StaticIssuer(as.URL),
 		op.WithAllowInsecure(), op.WithHttpInterceptors(resourceParam))
 	if err != nil {
 		as.srv.Close()
