@@ -25,6 +25,7 @@ var importRules = []struct {
 	{"./generated/...", []string{"gen", "gates", "cmd/"}, "generated code depends on the runtime only", false, nil},
 	{"./runtime/vox/libsig", []string{"runtime/", "generated/", "gen", "gates", "cmd/"}, "libsig holds the library's signature types and table: a leaf every reader of signatures can import", false, nil},
 	{"./runtime/vox/check/...", []string{"runtime/vox/eval", "runtime/vox/capability"}, "the checker reads the library's signatures from libsig, never the interpreter that implements them", true, nil},
+	{"./runtime/oauth", []string{"runtime/", "generated/", "gen", "gates", "cmd/"}, "the token validator knows tokens, not the server's roles or plane: it imports nothing of the module", true, nil},
 	// The MCP transport is apart from the plane (docs/architecture.md §4):
 	// the plane imports the transport, never the other way round, as the
 	// Go SDK's mcp imports internal/jsonrpc2.

@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--http ADDR [--store URL]] [--workspace-tools] [--watch]
+//	vox-mcp [--root DIR] [--http ADDR [--store URL] [--auth-issuer URL]... [--auth-audience URI]]
+//	        [--workspace-tools] [--watch]
 //	        [--allow-env NAME]... [--allow-write GLOB]... [--audit FILE] [--version]
 //
 // The workspace root is the working directory unless --root names another;
@@ -30,7 +31,12 @@
 // http://HOST:PORT/mcp instead of stdio. VOX_MCP_TOKEN (full access) and
 // VOX_MCP_READ_TOKEN (read role) require Authorization: Bearer <token> on
 // every request; without a token the server listens only on loopback
-// addresses (localhost, 127.0.0.0/8, ::1). initialize mints a signed
+// addresses (localhost, 127.0.0.0/8, ::1). --auth-issuer URL (or
+// VOX_MCP_AUTH_ISSUER) makes the server an OAuth resource server beside
+// the static tokens: it accepts JWT access tokens of that authorization
+// server whose aud is --auth-audience (default http://ADDR/mcp), with
+// scope vox:full or vox:read, and serves its protected resource metadata
+// at /.well-known/oauth-protected-resource. initialize mints a signed
 // Mcp-Session-Id that lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
 // that every instance sharing VOX_MCP_SESSION_KEY (32 bytes or more; one
 // is generated at start-up when unset) accepts; DELETE ends it. A request

@@ -81,3 +81,26 @@ func TestStoreRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A bad OAuth setting stops vox-mcp before it serves, saying what it
+// wants (docs/security.md, OAuth).
+func TestOAuthFlagsRefuseBadSettings(t *testing.T) {
+	t.Setenv("VOX_MCP_AUTH_ISSUER", "")
+	t.Setenv("VOX_MCP_AUTH_AUDIENCE", "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--auth-issuer", "https://auth.example.com"}, "use it with --http ADDR"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-audience", "http://127.0.0.1:8080/mcp"}, "--auth-audience without --auth-issuer"},
+		{[]string{"--http", "127.0.0.1:0", "--auth-issuer", "https://auth.example.com"}, "give --auth-audience"},
+		{[]string{"--http", "0.0.0.0:8080", "--auth-issuer", "https://auth.example.com"}, "give --auth-audience"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "http://auth.example.com"}, "want https (http only on a loopback host"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "https://auth.example.com", "--auth-audience", "/mcp"}, "want the absolute URL clients use"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}

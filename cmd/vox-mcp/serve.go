@@ -3,9 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
 	"github.com/vox-lang/vox-mcp/runtime/cliutil"
 	"github.com/vox-lang/vox-mcp/runtime/fleet"
+	"github.com/vox-lang/vox-mcp/runtime/oauth"
 	"github.com/vox-lang/vox-mcp/runtime/sandbox"
 	"github.com/vox-lang/vox-mcp/runtime/server"
 	"github.com/vox-lang/vox-mcp/runtime/session"
@@ -43,6 +46,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var operator trust.Operator
 	fs.Var((*cliutil.Strings)(&operator.Env), "allow-env", "let env.get read the variable `NAME`, whatever vox trust recorded: the operator's grant, for CI and containers (repeatable)")
 	fs.Var((*cliutil.Strings)(&operator.Write), "allow-write", "let fs.write write the workspace paths matching `GLOB`, protected ones (.git, .vox files, the scan config, ...) included, whatever vox trust recorded (repeatable)")
+	var authIssuers []string
+	fs.Var((*cliutil.Strings)(&authIssuers), "auth-issuer", "with --http: accept the OAuth access tokens (JWTs) of the authorization server `URL` (repeatable; also "+oauth.EnvIssuer+")")
+	authAudience := fs.String("auth-audience", "", "with --auth-issuer: this server's canonical resource `URI`, the URL clients use (default http://ADDR/mcp from --http; also "+oauth.EnvAudience+")")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -68,6 +74,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cliutil.ExitUsage
 	}
 	auth := server.AuthFromEnv(os.Getenv)
+	if auth.OAuth, err = oauthValidator(*httpAddr, authIssuers, *authAudience); err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitUsage
+	}
 	var sessionKeys [][]byte
 	var sessionLifetime, readTimeout time.Duration
 	if *httpAddr != "" {
@@ -176,6 +186,37 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cliutil.ExitProblem
 	}
 	return cliutil.ExitOK
+}
+
+// oauthValidator is the OAuth configuration of the flags, or else of
+// VOX_MCP_AUTH_ISSUER and VOX_MCP_AUTH_AUDIENCE; nil when no issuer is
+// given. The audience defaults to the endpoint's URL on the listen
+// address, which is the URL clients use only when they use that address.
+func oauthValidator(httpAddr string, issuers []string, audience string) (*oauth.Validator, error) {
+	cfg := oauth.ConfigFromEnv(os.Getenv)
+	if len(issuers) > 0 {
+		cfg.Issuers = issuers
+	}
+	if audience != "" {
+		cfg.Audience = audience
+	}
+	if len(cfg.Issuers) == 0 {
+		if cfg.Audience != "" {
+			return nil, errors.New("--auth-audience without --auth-issuer: give the authorization server's URL too")
+		}
+		return nil, nil
+	}
+	if httpAddr == "" {
+		return nil, errors.New("--auth-issuer protects the HTTP transport: use it with --http ADDR (over stdio the client started the process)")
+	}
+	if cfg.Audience == "" {
+		host, port, err := net.SplitHostPort(httpAddr)
+		if err != nil || host == "" || port == "0" || net.ParseIP(host).IsUnspecified() {
+			return nil, fmt.Errorf("--http %s names no address clients use: give --auth-audience https://HOST/mcp, the URL of the endpoint as clients reach it", httpAddr)
+		}
+		cfg.Audience = "http://" + net.JoinHostPort(host, port) + server.EndpointPath
+	}
+	return oauth.New(cfg)
 }
 
 // serveHTTP serves streamable HTTP until ctx ends.

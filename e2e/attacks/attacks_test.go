@@ -29,6 +29,9 @@
 //	http-slow [flags]                 a POST whose body trickles in byte by byte
 //	http-log [-wait REGEXP]           the log of the server of http-serve
 //	session-id [-age D] VAR           an id signed with $VOX_MCP_SESSION_KEY
+//	oauth-server VAR                  a real authorization server on loopback, its URL in $VAR
+//	oauth-token [flags] SERVER VAR    $VAR = "Authorization: Bearer T", T from SERVER or forged
+//	free-port VAR                     a free loopback port, for a server whose URL is its audience
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
 // sends every request of the file REQUESTS (one JSON object per line with
@@ -217,17 +220,20 @@ func TestAttacks(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mcp":        cmdMCP,
-			"run":        cmdRun,
-			"repeat":     cmdRepeat,
-			"lsp-frame":  cmdLSPFrame,
-			"sleep":      cmdSleep,
-			"http-serve": cmdHTTPServe,
-			"http":       cmdHTTP,
-			"http-forge": cmdHTTPForge,
-			"http-slow":  cmdHTTPSlow,
-			"http-log":   cmdHTTPLog,
-			"session-id": cmdSessionID,
+			"mcp":          cmdMCP,
+			"run":          cmdRun,
+			"repeat":       cmdRepeat,
+			"lsp-frame":    cmdLSPFrame,
+			"sleep":        cmdSleep,
+			"http-serve":   cmdHTTPServe,
+			"http":         cmdHTTP,
+			"http-forge":   cmdHTTPForge,
+			"http-slow":    cmdHTTPSlow,
+			"http-log":     cmdHTTPLog,
+			"session-id":   cmdSessionID,
+			"oauth-server": cmdOAuthServer,
+			"oauth-token":  cmdOAuthToken,
+			"free-port":    cmdFreePort,
 		},
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vox-lang/vox-mcp/runtime/oauth"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -22,12 +23,16 @@ const (
 	EnvReadToken = "VOX_MCP_READ_TOKEN" // read role
 )
 
-// Auth holds the bearer tokens of the HTTP transport. With neither set,
-// every request has full access (only allowed on loopback addresses, see
-// CheckListenAddr).
+// Auth holds the bearer tokens of the HTTP transport. With none set and
+// no OAuth, every request has full access (only allowed on loopback
+// addresses, see CheckListenAddr).
 type Auth struct {
 	Token     string // full access
 	ReadToken string // read role
+	// OAuth, when set, also accepts the access tokens of its authorization
+	// servers, their scopes mapped to roles by scopeRole (docs/security.md,
+	// OAuth); the static tokens above still work beside it.
+	OAuth *oauth.Validator
 }
 
 // AuthFromEnv reads VOX_MCP_TOKEN and VOX_MCP_READ_TOKEN.
@@ -36,7 +41,9 @@ func AuthFromEnv(getenv func(string) string) Auth {
 }
 
 // Enabled reports whether any token is configured.
-func (a Auth) Enabled() bool { return a.Token != "" || a.ReadToken != "" }
+func (a Auth) Enabled() bool { return a.Token != "" || a.ReadToken != "" || a.OAuth != nil }
+
+func (a Auth) hasStatic() bool { return a.Token != "" || a.ReadToken != "" }
 
 // role is what an authenticated request may do.
 type role int
@@ -66,26 +73,63 @@ func roleFrom(ctx context.Context) role {
 	return roleFull
 }
 
-// authenticate returns the role a request's Authorization header grants,
-// or false when tokens are configured and the header carries none of them.
-// Both tokens are always compared, each in constant time over SHA-256
-// digests, so neither the token lengths nor which token matched shows in
-// the timing.
-func (a Auth) authenticate(header string) (role, bool) {
+// verdict is what the authentication of a request decided.
+type verdict struct {
+	role      role
+	principal string
+	status    int    // 0 when the request may go on, else 401, 403 or 503
+	errCode   string // the WWW-Authenticate error: invalid_token, insufficient_scope or none
+	text      string // why, for the log and the response body
+}
+
+// authenticate decides what a request's Authorization header grants. A
+// static token is tried first: both are always compared, each in
+// constant time over SHA-256 digests, so neither the token lengths nor
+// which token matched shows in the timing. A bearer value that is neither
+// is an OAuth access token when OAuth is configured.
+func (a Auth) authenticate(ctx context.Context, header string) verdict {
 	if !a.Enabled() {
-		return roleFull, true
+		return verdict{role: roleFull, principal: PrincipalAnonymous}
 	}
 	scheme, token, found := strings.Cut(strings.TrimSpace(header), " ")
-	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return 0, false
+	token = strings.TrimSpace(token)
+	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return verdict{status: http.StatusUnauthorized, text: "send Authorization: Bearer <token>"}
 	}
-	presented := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	presented := sha256.Sum256([]byte(token))
 	full := a.Token != "" && tokenEqual(presented, a.Token)
 	read := a.ReadToken != "" && tokenEqual(presented, a.ReadToken)
 	switch {
 	case full:
-		return roleFull, true
+		return verdict{role: roleFull, principal: PrincipalFullToken}
 	case read:
+		return verdict{role: roleRead, principal: PrincipalReadToken}
+	case a.OAuth == nil:
+		return verdict{status: http.StatusUnauthorized, errCode: "invalid_token", text: "the bearer token is neither " + EnvToken + " nor " + EnvReadToken}
+	}
+	tok, err := a.OAuth.Validate(ctx, token)
+	if err != nil {
+		if errors.Is(err, oauth.ErrUnavailable) {
+			return verdict{status: http.StatusServiceUnavailable, text: err.Error()}
+		}
+		return verdict{status: http.StatusUnauthorized, errCode: "invalid_token", text: "access token refused: " + err.Error()}
+	}
+	rl, ok := scopeRole(tok)
+	if !ok {
+		return verdict{status: http.StatusForbidden, errCode: "insufficient_scope",
+			text: fmt.Sprintf("the access token of %s carries neither %s nor %s: ask the authorization server for scope %s", tok.Principal(), oauth.ScopeFull, oauth.ScopeRead, oauth.ScopeFull)}
+	}
+	return verdict{role: rl, principal: tok.Principal()}
+}
+
+// scopeRole maps an access token's scopes to a role (docs/security.md,
+// OAuth): vox:full grants full access, vox:read the read role; a token
+// with both is full.
+func scopeRole(t *oauth.Token) (role, bool) {
+	switch {
+	case t.HasScope(oauth.ScopeFull):
+		return roleFull, true
+	case t.HasScope(oauth.ScopeRead):
 		return roleRead, true
 	}
 	return 0, false
@@ -96,28 +140,48 @@ func tokenEqual(presented [32]byte, configured string) bool {
 	return subtle.ConstantTimeCompare(presented[:], want[:]) == 1
 }
 
-// requireToken wraps the MCP endpoint: a request without a configured
-// bearer token gets 401 with WWW-Authenticate: Bearer; an authenticated
-// one carries its role in the request context, where the read-role checks
-// find it.
+// challenge is the WWW-Authenticate value of a refusal (RFC 6750 §3,
+// RFC 9728 §5.1): the resource metadata's URL when OAuth is configured,
+// so that a client finds the authorization servers, the error code when
+// a token was presented, and the scope a 403 asks for.
+func (a Auth) challenge(v verdict) string {
+	var params []string
+	if a.OAuth != nil {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", ResourceMetadataURL(a.OAuth.Audience())))
+	}
+	if v.errCode != "" {
+		params = append(params, fmt.Sprintf("error=%q", v.errCode))
+	}
+	if v.errCode == "insufficient_scope" {
+		params = append(params, fmt.Sprintf("scope=%q", oauth.ScopeFull))
+	}
+	if len(params) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}
+
+// requireToken wraps the MCP endpoint: a request without a token the
+// server accepts gets 401 with WWW-Authenticate: Bearer (403 for an
+// access token without a vox scope); an authenticated one carries its
+// role and principal in the request context, where the read-role checks
+// and PrincipalFrom find them.
 func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rl, ok := a.authenticate(r.Header.Get("Authorization"))
-		if !ok {
-			s.log.Debug("http: request without a valid bearer token", "remote", r.RemoteAddr, "method", r.Method)
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "unauthorized: send Authorization: Bearer <token> with the value of "+EnvToken+" or "+EnvReadToken, http.StatusUnauthorized)
+		v := a.authenticate(r.Context(), r.Header.Get("Authorization"))
+		if v.status != 0 {
+			s.log.Debug("http: request refused", "remote", r.RemoteAddr, "method", r.Method, "status", v.status, "why", v.text)
+			if v.status != http.StatusServiceUnavailable {
+				w.Header().Set("WWW-Authenticate", a.challenge(v))
+			}
+			http.Error(w, http.StatusText(v.status)+": "+v.text, v.status)
 			return
 		}
-		if rl == roleFull {
-			// Full is what roleFrom reads from a context without a role
-			// (its key is this package's, so nothing else sets one): the
-			// copy of the request that carrying it costs, on every call,
-			// buys nothing.
-			next.ServeHTTP(w, r)
-			return
+		ctx := withPrincipal(r.Context(), v.principal)
+		if v.role == roleRead {
+			ctx = readRoleContext(ctx)
 		}
-		next.ServeHTTP(w, r.WithContext(readRoleContext(r.Context())))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -72,10 +72,10 @@ type HTTPOptions struct {
 	ReadTimeout time.Duration
 }
 
-// CheckListenAddr refuses to serve a non-loopback address without a token:
-// anyone who can reach it could call every tool. Loopback means localhost,
-// 127.0.0.0/8 or ::1; an empty host (":8080") listens on every interface
-// and is not loopback.
+// CheckListenAddr refuses to serve a non-loopback address without a token
+// or an OAuth issuer: anyone who can reach it could call every tool.
+// Loopback means localhost, 127.0.0.0/8 or ::1; an empty host (":8080")
+// listens on every interface and is not loopback.
 func CheckListenAddr(addr string, auth Auth) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -89,7 +89,7 @@ func CheckListenAddr(addr string, auth Auth) error {
 		where = "every interface"
 	}
 	return fmt.Errorf("refusing to listen on %s (%s) without a token: it is not a loopback address, so anyone who can reach it could call every tool; "+
-		"set %s (full access) and/or %s (read role), or listen on a loopback address such as 127.0.0.1:%s",
+		"set %s (full access) and/or %s (read role), give --auth-issuer URL (OAuth), or listen on a loopback address such as 127.0.0.1:%s",
 		addr, where, EnvToken, EnvReadToken, portOf(addr))
 }
 
@@ -303,6 +303,21 @@ func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 	return nil, false
 }
 
+// routes serves the MCP endpoint at EndpointPath and, with OAuth, the
+// protected resource metadata at its well-known paths (public: it tells
+// a client where to get a token).
+func routes(auth Auth, endpoint http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(EndpointPath, endpoint)
+	if v := auth.OAuth; v != nil {
+		meta := ResourceMetadataHandler(v)
+		for _, p := range ResourceMetadataPaths(v.Audience()) {
+			mux.Handle(p, meta)
+		}
+	}
+	return mux
+}
+
 // ListenAndServeHTTP serves streamable HTTP on opts.Addr until ctx is
 // cancelled, then shuts down gracefully. It refuses a non-loopback address
 // without a token (CheckListenAddr).
@@ -325,9 +340,7 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 		ErrorLog:    log.New(slogWriter{s.log.With("component", "net/http")}, "", 0),
 	}
 	handler, streamable := s.httpHandler(opts.Auth, hs, readTimeout)
-	mux := http.NewServeMux()
-	mux.Handle(EndpointPath, handler)
-	hs.Handler = mux
+	hs.Handler = routes(opts.Auth, handler)
 
 	roles := "no token: full access on loopback"
 	switch {
@@ -337,6 +350,13 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 		roles = "full token"
 	case opts.Auth.ReadToken != "":
 		roles = "read token only"
+	}
+	if v := opts.Auth.OAuth; v != nil {
+		roles = "OAuth (" + strings.Join(v.Issuers(), ", ") + "), static tokens: " + roles
+		if !opts.Auth.hasStatic() {
+			roles = "OAuth (" + strings.Join(v.Issuers(), ", ") + ")"
+		}
+		s.log.Info("oauth resource server", "resource", v.Audience(), "metadata", ResourceMetadataURL(v.Audience()))
 	}
 	s.log.Info("vox-mcp serving streamable HTTP", "url", "http://"+ln.Addr().String()+EndpointPath, "auth", roles, "root", s.root)
 	if opts.Ready != nil {

@@ -214,13 +214,16 @@ func TestHTTPRequiresBearerToken(t *testing.T) {
 	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full-secret", ReadToken: "read-secret"}))
 	defer ts.Close()
 
-	for _, c := range []struct{ name, header string }{
-		{"no header", ""},
-		{"wrong token", "Bearer nope"},
-		{"token prefix", "Bearer full-secre"},
-		{"token with suffix", "Bearer full-secretX"},
-		{"basic scheme", "Basic full-secret"},
-		{"no scheme", "full-secret"},
+	// A bearer token that was presented and refused is invalid_token
+	// (RFC 6750 §3.1); a request without one gets the bare challenge.
+	const invalid = `Bearer error="invalid_token"`
+	for _, c := range []struct{ name, header, challenge string }{
+		{"no header", "", "Bearer"},
+		{"wrong token", "Bearer nope", invalid},
+		{"token prefix", "Bearer full-secre", invalid},
+		{"token with suffix", "Bearer full-secretX", invalid},
+		{"basic scheme", "Basic full-secret", "Bearer"},
+		{"no scheme", "full-secret", "Bearer"},
 	} {
 		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
 			cl := &httpClient{t: t, url: ts.URL}
@@ -230,8 +233,8 @@ func TestHTTPRequiresBearerToken(t *testing.T) {
 			} else {
 				r = cl.do(method, initializeBody, "Authorization", c.header)
 			}
-			if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") != "Bearer" {
-				t.Errorf("%s, %s: status %d, WWW-Authenticate %q; want 401 and Bearer", c.name, method, r.status, r.header.Get("WWW-Authenticate"))
+			if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") != c.challenge {
+				t.Errorf("%s, %s: status %d, WWW-Authenticate %q; want 401 and %s", c.name, method, r.status, r.header.Get("WWW-Authenticate"), c.challenge)
 			}
 		}
 	}

@@ -2,40 +2,95 @@ package server
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vox-lang/vox-mcp/runtime/oauth"
 )
 
-// Principals of the requests that carry no identity of their own
-// (docs/security.md, "Audit trail").
+// Principals of the requests that carry no OAuth subject
+// (docs/security.md, OAuth).
 const (
-	principalStdio     = "stdio"      // the process's own client, over stdio
-	principalInProcess = "in-process" // a program calling MCP().HandleMessage
-	principalFull      = "token:full" // HTTP with VOX_MCP_TOKEN
-	principalRead      = "token:read" // HTTP with VOX_MCP_READ_TOKEN
-	principalAnonymous = "anonymous"  // HTTP without any token configured (loopback only)
+	PrincipalStdio     = "stdio"      // the client that started the process
+	PrincipalAnonymous = "anonymous"  // HTTP without any token configured (loopback only)
+	PrincipalFullToken = "token:full" // HTTP with VOX_MCP_TOKEN
+	PrincipalReadToken = "token:read" // HTTP with VOX_MCP_READ_TOKEN
 )
+
+type principalKey struct{}
+
+func withPrincipal(ctx context.Context, p string) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom is who the request behind ctx speaks for: "sub@issuer"
+// for an OAuth access token, "token:full" or "token:read" for the static
+// tokens, "anonymous" for HTTP without any token configured, and "stdio"
+// for a context that did not come through the HTTP authentication (stdio,
+// in-process calls). It is what an audit trail records.
+func PrincipalFrom(ctx context.Context) string {
+	if p, ok := ctx.Value(principalKey{}).(string); ok {
+		return p
+	}
+	return PrincipalStdio
+}
+
+// ResourceMetadataURL is the URL of the protected resource metadata of
+// the resource audience (RFC 9728 §3.1): the well-known path with the
+// resource's path appended, on the resource's origin, so
+// http://127.0.0.1:8080/mcp has
+// http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp.
+func ResourceMetadataURL(audience string) string {
+	u, err := url.Parse(audience)
+	if err != nil {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: mcpserver.ProtectedResourceMetadataPath(audience)}).String()
+}
+
+// ResourceMetadataPaths are the paths the metadata is served at: the
+// path-suffixed form RFC 9728 defines, and the bare well-known path that
+// clients of the MCP specification of 2025-03-26 try first.
+func ResourceMetadataPaths(audience string) []string {
+	paths := []string{mcpserver.WellKnownProtectedResourcePath}
+	if p := mcpserver.ProtectedResourceMetadataPath(audience); p != paths[0] {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// ResourceMetadataHandler serves the protected resource metadata of v
+// (RFC 9728): resource is the audience exactly as configured, which must
+// be the URL clients use (a mismatch makes clients such as VS Code give
+// up), with the issuers and the scopes of docs/security.md, OAuth.
+func ResourceMetadataHandler(v *oauth.Validator) http.Handler {
+	return mcpserver.NewProtectedResourceMetadataHandler(mcpserver.ProtectedResourceMetadataConfig{
+		Resource:               v.Audience(),
+		AuthorizationServers:   v.Issuers(),
+		ScopesSupported:        []string{oauth.ScopeFull, oauth.ScopeRead},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "vox-mcp",
+	})
+}
+
+// PrincipalInProcess is the principal of a program calling
+// MCP().HandleMessage: no transport, so no identity of its own.
+const PrincipalInProcess = "in-process"
 
 // principalFrom is who sent the request behind ctx, as the audit trail
-// names it. Static tokens name a role, not a person: every holder of
-// VOX_MCP_TOKEN is token:full. An HTTP request is one that came through
-// the endpoint (httpSessionKey, set on every request it dispatches); a
-// full-access one carries no role in its context (requireToken), so
-// whether tokens are configured tells token:full from anonymous.
+// names it: what the HTTP authentication recorded (PrincipalFrom: the
+// OAuth subject or the static token's role), "stdio" for the client that
+// started the process, "in-process" for a program's own call.
 func (s *Server) principalFrom(ctx context.Context) string {
-	if ctx.Value(httpSessionKey{}) == nil {
-		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() == "stdio" {
-			return principalStdio
-		}
-		return principalInProcess
+	if p, ok := ctx.Value(principalKey{}).(string); ok {
+		return p
 	}
-	switch {
-	case roleFrom(ctx) == roleRead:
-		return principalRead
-	case s.httpAuth.Load():
-		return principalFull
+	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() == "stdio" {
+		return PrincipalStdio
 	}
-	return principalAnonymous
+	return PrincipalInProcess
 }
 
 // sessionIDOf is the MCP session id of the request behind ctx: the
