@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vox-lang/vox-mcp/internal/oauthtest"
 	"github.com/vox-lang/vox-mcp/runtime/audit"
+	"github.com/vox-lang/vox-mcp/runtime/oauth"
 )
 
 // TestAuditTrailOverHTTP drives the HTTP endpoint with two tokens and
@@ -166,4 +168,38 @@ func tokenClients(t *testing.T, s *Server, fullToken, readToken string) (reader,
 	full = &httpClient{t: t, url: ts.URL, token: fullToken}
 	full.initialize()
 	return reader, full
+}
+
+// TestAuditNamesTheOAuthSubject: with an access token of a real
+// authorization server, the audit line's principal is the token's subject
+// at its issuer, never the token.
+func TestAuditNamesTheOAuthSubject(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log, err := audit.Open(path, audit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.srv.opts.Audit = log
+	token := as.token(t, res.URL, oauth.ScopeFull)
+	cl := &httpClient{t: t, url: res.URL, token: token}
+	cl.initialize()
+	cl.call("vox_tool_search")
+	log.Close()
+
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), token) {
+		t.Errorf("the audit file holds the access token:\n%s", raw)
+	}
+	var line struct{ Principal, What string }
+	if err := json.Unmarshal(raw, &line); err != nil {
+		t.Fatalf("audit file %q: %v", raw, err)
+	}
+	if want := oauthtest.ClientID + "@" + as.URL; line.Principal != want || line.What != "vox_tool_search" {
+		t.Errorf("audit line principal %q what %q, want %q vox_tool_search", line.Principal, line.What, want)
+	}
 }
