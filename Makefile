@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin
 # Fuzz targets run briefly by `make fuzz` (and so by `make test`), as
 # package:FuzzName. Add yours here.
-FUZZ_TARGETS ?= ./runtime/vox/syntax:FuzzLexer ./runtime/vox/syntax:FuzzParse ./runtime/vox/format:FuzzFormat ./runtime/vox:FuzzCall ./runtime/vox/check:FuzzCheck ./runtime/vox/eval:FuzzDecodeJSON ./runtime/skills:FuzzParse ./runtime/skills:FuzzResourceURI ./runtime/workspace:FuzzParseConfig ./runtime/workspace:FuzzParseFixtures ./runtime/contractdoc:FuzzReadYAML ./runtime/lsp:FuzzReadMessage ./runtime/lsp:FuzzHandle ./runtime/lsp:FuzzApplyChanges ./runtime/server/transport:FuzzDecodeHead
+FUZZ_TARGETS ?= ./internal/vox/syntax:FuzzLexer ./internal/vox/syntax:FuzzParse ./internal/vox/format:FuzzFormat ./internal/vox:FuzzCall ./internal/vox/check:FuzzCheck ./internal/vox/eval:FuzzDecodeJSON ./internal/skills:FuzzParse ./internal/skills:FuzzResourceURI ./runtime/workspace:FuzzParseConfig ./runtime/workspace:FuzzParseFixtures ./internal/contractdoc:FuzzReadYAML ./internal/lsp:FuzzReadMessage ./internal/lsp:FuzzHandle ./internal/lsp:FuzzApplyChanges ./internal/server/transport:FuzzDecodeHead
 FUZZTIME ?= 3s
 
 .DEFAULT_GOAL := help
@@ -41,10 +41,10 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 generate: ## regenerate every file under generated/
 	$(GO) generate ./...
 
-check-generated: ## regenerate, then fail if generated/ or the library's generated tables (runtime/**/library.gen.go) differ from the commit
+check-generated: ## regenerate, then fail if generated/ or the library's generated tables (internal/**/library.gen.go) differ from the commit
 	$(GO) generate ./...
-	@if [ -n "$$(git status --porcelain -- generated/ ':(glob)runtime/**/library.gen.go')" ]; then \
-		git status --porcelain -- generated/ ':(glob)runtime/**/library.gen.go'; \
+	@if [ -n "$$(git status --porcelain -- generated/ ':(glob)internal/**/library.gen.go')" ]; then \
+		git status --porcelain -- generated/ ':(glob)internal/**/library.gen.go'; \
 		echo "generated code is stale: run go generate ./... and commit the result"; \
 		exit 1; \
 	fi
@@ -83,7 +83,7 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 	done
 
 # make test fails the fleet-mode tests when redis-server is missing, rather
-# than skipping them (runtime/fleet/redistest), the container image test
+# than skipping them (internal/fleet/redistest), the container image test
 # when podman is (e2e/container), the Neovim test when nvim is
 # (e2e/editors), and the Windows tests when Wine is (test-windows). The
 # editor tests (e2e/editors: the VS Code grammar's goldens, the .vsix
@@ -101,13 +101,13 @@ test: deps lint check-generated ## the full test run of CI: installs, vet, cross
 
 # The packages whose code or tests differ by platform: cross type-checks
 # their tests for every release target.
-PLATFORM_PKGS ?= ./runtime/safefs ./runtime/workspace ./runtime/vox/capability ./runtime/skills
+PLATFORM_PKGS ?= ./internal/safefs ./runtime/workspace ./internal/vox/capability ./internal/skills
 
 # cross compiles both binaries, and the tests of CROSS_PKGS, for every
 # release target without linking (go vet type-checks each package from
 # its dependencies' compiled export data, and caches both): what `make
 # release` would fail on, at a fraction of its cost (docs/platforms.md).
-CROSS_PKGS ?= ./cmd/vox ./cmd/vox-mcp $(PLATFORM_PKGS) ./runtime/sandbox/... ./runtime/trust ./runtime/server
+CROSS_PKGS ?= ./cmd/vox ./cmd/vox-mcp $(PLATFORM_PKGS) ./internal/sandbox/... ./internal/trust ./internal/server
 cross: ## compile vox and vox-mcp and type-check the platform packages' tests for every release target (no linking)
 	@set -e; for p in $(PLATFORMS); do \
 		echo "cross $$p"; \
@@ -117,12 +117,12 @@ cross: ## compile vox and vox-mcp and type-check the platform packages' tests fo
 # test-windows runs the tests of WINE_PKGS built for windows/amd64 under
 # Wine (scripts/wine/exec: one Wine start per package), then the stdio
 # smoke of vox-mcp.exe under Wine (e2e/wine). -tags wine links
-# runtime/internal/wineshim into the package tests, which
+# internal/wineshim into the package tests, which
 # -checklinkname=0 allows: it switches Go's file deletion to the way Wine
 # 8.0 implements, and skips the tests that need the symbolic links they
 # make (Wine 8.0's CreateSymbolicLinkW is a stub). Both fail, not skip, when Wine or its prefix is missing:
 # make deps installs and prepares them (docs/platforms.md).
-WINE_PKGS ?= ./runtime/vox/capability ./runtime/safefs ./runtime/workspace ./runtime/skills ./runtime/sandbox
+WINE_PKGS ?= ./internal/vox/capability ./internal/safefs ./runtime/workspace ./internal/skills ./internal/sandbox
 test-windows: export VOX_TEST_WINE = $(CURDIR)/scripts/wine/exec
 test-windows: export VOX_TEST_REQUIRE_WINE = 1
 test-windows: ## run the platform packages' tests for windows/amd64 under Wine, and the stdio smoke of vox-mcp.exe
@@ -176,7 +176,7 @@ COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 DIST      ?= dist
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 BINARIES  ?= vox-mcp vox
-BUILDINFO := github.com/vox-lang/vox-mcp/runtime/buildinfo
+BUILDINFO := github.com/vox-lang/vox-mcp/internal/buildinfo
 RELEASE_LDFLAGS := -s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).commit=$(COMMIT)
 
 release-binaries: ## cross-compile $(BINARIES) for $(PLATFORMS) into $(DIST)/ with SHA256SUMS (VERSION=..., COMMIT=...)

@@ -604,7 +604,7 @@ func TestDocCitationsRefuseBadOnes(t *testing.T) {
 
 ### Fleet mode
 
-**The surface cache** (runtime/server). After the first scan...
+**The surface cache** (internal/server). After the first scan...
 
 ## Limits and such
 

@@ -1,7 +1,9 @@
 package voxmcp
 
 import (
+	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,20 +19,22 @@ var importRules = []struct {
 	why       string
 	code      bool     // the package's own code only: its tests may run it through what it must not import
 	allowed   []string // packages under a forbidden prefix that are not forbidden
+	except    []string // packages of pkgs the rule does not cover (a rule of their own does)
 }{
-	{"./runtime/...", []string{"generated/", "gen", "gates", "cmd/"}, "runtime/ is what every binary runs, generated app servers included; it is given tables, never links them", false, nil},
-	{"./gen/...", []string{"generated/", "gates", "cmd/"}, "the generator must run when the generated code is stale or broken", false, nil},
-	{"./gates/...", []string{"generated/", "cmd/"}, "the gates run inside vox, which regenerates generated/", false, nil},
-	{"./cmd/vox", []string{"generated/"}, "vox gen must build while generated/ is stale or broken", false, nil},
-	{"./generated/...", []string{"gen", "gates", "cmd/"}, "generated code depends on the runtime only", false, nil},
-	{"./runtime/vox/libsig", []string{"runtime/", "generated/", "gen", "gates", "cmd/"}, "libsig holds the library's signature types and table: a leaf every reader of signatures can import", false, nil},
-	{"./runtime/vox/check/...", []string{"runtime/vox/eval", "runtime/vox/capability"}, "the checker reads the library's signatures from libsig, never the interpreter that implements them", true, nil},
-	{"./runtime/oauth", []string{"runtime/", "generated/", "gen", "gates", "cmd/"}, "the token validator knows tokens, not the server's roles or plane: it imports nothing of the module", true, nil},
+	{"./runtime/...", []string{"generated/", "gen", "internal/gates", "cmd/", "internal/cmd/"}, "runtime/ is what every binary runs, generated app servers included; it is given tables, never links them", false, nil, nil},
+	{"./internal/...", []string{"generated/", "gen", "internal/gates", "cmd/", "internal/cmd/"}, "internal/ holds the rest of what the binaries run, under the same rule as runtime/ (docs/architecture.md, Public API)", false, nil, []string{"internal/gates"}},
+	{"./gen/...", []string{"generated/", "internal/gates", "cmd/"}, "the generator must run when the generated code is stale or broken", false, nil, nil},
+	{"./internal/gates/...", []string{"generated/", "cmd/"}, "the gates run inside vox, which regenerates generated/", false, nil, nil},
+	{"./cmd/vox", []string{"generated/"}, "vox gen must build while generated/ is stale or broken", false, nil, nil},
+	{"./generated/...", []string{"gen", "internal/gates", "cmd/"}, "generated code depends on the runtime only", false, nil, nil},
+	{"./internal/vox/libsig", []string{"runtime/", "internal/", "generated/", "gen", "cmd/"}, "libsig holds the library's signature types and table: a leaf every reader of signatures can import", false, []string{"internal/vox/libsig"}, nil},
+	{"./internal/vox/check/...", []string{"internal/vox/eval", "internal/vox/capability"}, "the checker reads the library's signatures from libsig, never the interpreter that implements them", true, nil, nil},
+	{"./internal/oauth", []string{"runtime/", "internal/", "generated/", "gen", "cmd/"}, "the token validator knows tokens, not the server's roles or plane: it imports nothing of the module", true, []string{"internal/oauth", "internal/oauthtest"}, nil},
 	// The MCP transport is apart from the plane (docs/architecture.md §4):
 	// the plane imports the transport, never the other way round, as the
 	// Go SDK's mcp imports internal/jsonrpc2.
-	{"./runtime/server/transport/...", []string{"runtime/server"}, "the transport (framing, heads, batches) never imports the plane it carries messages for", false,
-		[]string{"runtime/server/transport"}},
+	{"./internal/server/transport/...", []string{"internal/server"}, "the transport (framing, heads, batches) never imports the plane it carries messages for", false,
+		[]string{"internal/server/transport"}, nil},
 }
 
 // TestImportRules checks the rules with go list -deps, tests included.
@@ -48,6 +52,9 @@ func TestImportRules(t *testing.T) {
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			pkg, deps, _ := strings.Cut(line, ": ")
 			if !strings.HasPrefix(pkg, module) || !matches(strings.TrimPrefix(pkg, module), rule.pkgs) {
+				continue
+			}
+			if slices.ContainsFunc(rule.except, func(e string) bool { return matches(strings.TrimPrefix(pkg, module), "./"+e+"/...") }) {
 				continue
 			}
 			if rule.code && strings.Contains(pkg, ".test") {
@@ -95,4 +102,63 @@ func matches(rel, pattern string) bool {
 		return rel == base || strings.HasPrefix(rel, base+"/")
 	}
 	return rel == pattern
+}
+
+// publicAPI is the module's public API (docs/architecture.md, Public API):
+// the packages that vox gen app output and the generated tables import.
+var publicAPI = []string{"runtime/app", "runtime/registry", "runtime/toolcall", "runtime/workspace"}
+
+// TestPublicAPI checks the internal/ boundary: runtime/ holds the public
+// packages and no other, the docs' table lists exactly them, and the code
+// a user's go generate writes (generated/ here) imports no package of this
+// module outside them. The code of vox gen app is held to the same by
+// TestGenAppBuildsAndServes, which builds it in a module of its own.
+func TestPublicAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list over the module")
+	}
+	const module = "github.com/vox-lang/vox-mcp/"
+	out, err := exec.Command("go", "list", "./runtime/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list ./runtime/...: %v\n%s", err, out)
+	}
+	var runtimePkgs []string
+	for _, p := range strings.Fields(string(out)) {
+		runtimePkgs = append(runtimePkgs, strings.TrimPrefix(p, module))
+	}
+	if !slices.Equal(runtimePkgs, publicAPI) {
+		t.Errorf("packages under runtime/: %q, want the public API %q: a package that callers outside the module do not import belongs under internal/", runtimePkgs, publicAPI)
+	}
+
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "### Public API")
+	section, _, _ = strings.Cut(section, "\n### ")
+	var documented []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(runtime/[a-z/]+)` \\|").FindAllStringSubmatch(section, -1) {
+		documented = append(documented, m[1])
+	}
+	if !slices.Equal(documented, publicAPI) {
+		t.Errorf("docs/architecture.md, Public API lists %q, want %q", documented, publicAPI)
+	}
+
+	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "./generated/...").Output()
+	if err != nil {
+		t.Fatalf("go list ./generated/...: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		checked++
+		for _, imp := range strings.Fields(imports) {
+			if rel, ok := strings.CutPrefix(imp, module); ok && !slices.Contains(publicAPI, rel) {
+				t.Errorf("%s imports %s, which a user's module cannot import: generated code imports the public API only", pkg, imp)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no generated package checked")
+	}
 }

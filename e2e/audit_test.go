@@ -21,7 +21,7 @@ import (
 // appears nowhere in the file.
 func TestAuditTrailOverStdio(t *testing.T) {
 	skillRoot := t.TempDir()
-	if err := os.CopyFS(filepath.Join(skillRoot, "pdf-forms"), os.DirFS(filepath.Join(repoRoot, "runtime/skills/testdata/skills/pdf-forms"))); err != nil {
+	if err := os.CopyFS(filepath.Join(skillRoot, "pdf-forms"), os.DirFS(filepath.Join(repoRoot, "internal/skills/testdata/skills/pdf-forms"))); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "audit.jsonl")

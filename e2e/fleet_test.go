@@ -28,7 +28,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/vox-lang/vox-mcp/runtime/fleet/redistest"
+	"github.com/vox-lang/vox-mcp/internal/fleet/redistest"
 )
 
 // fleetKey is the session key the instances of a test fleet share.

@@ -121,19 +121,23 @@ test("requests without a session id get 400, a bare GET at once", async () => {
   await post.body?.cancel();
 });
 
-test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer", async () => {
+test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer (RFC 6750: invalid_token for a wrong one)", async () => {
   const init = JSON.stringify({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
   });
-  for (const auth of [undefined, "Bearer wrong", `Basic ${FULL}`]) {
+  for (const [auth, challenge] of [
+    [undefined, "Bearer"],
+    ["Bearer wrong", 'Bearer error="invalid_token"'],
+    [`Basic ${FULL}`, "Bearer"],
+  ]) {
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (auth) headers.Authorization = auth;
     const res = await fetch(server.url, { method: "POST", headers, body: init });
     assert.equal(res.status, 401, `Authorization ${auth}`);
-    assert.equal(res.headers.get("www-authenticate"), "Bearer");
+    assert.equal(res.headers.get("www-authenticate"), challenge, `Authorization ${auth}`);
   }
   await assert.rejects(connectHTTP(server.url, "wrong"));
 });

@@ -19,7 +19,7 @@ import (
 // fixtureSkills are the skills the Inspector's server sees: the skills
 // package's test corpus, read only.
 func fixtureSkills() string {
-	return filepath.Join(repoRoot, "runtime", "skills", "testdata", "skills")
+	return filepath.Join(repoRoot, "internal", "skills", "testdata", "skills")
 }
 
 // Exit codes of the Inspector CLI.

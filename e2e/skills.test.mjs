@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { ToolListChangedNotificationSchema, ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connect, repoRoot, tempDir, textOf } from "./helpers.mjs";
 
-const fixtures = join(repoRoot, "runtime/skills/testdata/skills");
+const fixtures = join(repoRoot, "internal/skills/testdata/skills");
 const skillRoot = tempDir("vox-e2e-skill-root-");
 for (const name of ["release-notes", "pdf-forms", "security-audit", "commit-message"]) {
   cpSync(join(fixtures, name), join(skillRoot, name), { recursive: true });

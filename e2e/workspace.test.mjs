@@ -277,7 +277,7 @@ test("vox-mcp --watch refreshes when a .vox file is added", async () => {
 test("an active skill's allowlist denies a workspace tool", async () => {
   const skills = tempDir("vox-e2e-ws-skills-");
   roots.push(skills);
-  cpSync(join(repoRoot, "runtime/skills/testdata/skills/release-notes"), join(skills, "release-notes"), { recursive: true });
+  cpSync(join(repoRoot, "internal/skills/testdata/skills/release-notes"), join(skills, "release-notes"), { recursive: true });
   const { client } = await start({ root: newRoot(), env: { VOX_SKILL_ROOTS: skills } });
   assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "x" } })), "hello x!");
   const used = await client.callTool({ name: "vox_skill_use", arguments: { id: "release-notes" } });

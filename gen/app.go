@@ -15,7 +15,7 @@ import (
 	"golang.org/x/mod/module"
 
 	voxmcp "github.com/vox-lang/vox-mcp"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
 )
 
 // BenchmarkGenerate measures a whole Generate(root, write=false) run —

@@ -11,10 +11,10 @@ import (
 	"sync"
 
 	"github.com/vox-lang/vox-mcp/contracts"
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -72,7 +72,7 @@ func LoadCatalog(root string) (*registry.Catalog, error) {
 	return cat, nil
 }
 
-// openCatalog opens the catalog beneath root through runtime/safefs, like
+// openCatalog opens the catalog beneath root through internal/safefs, like
 // the server reads the workspace: a named pipe, socket or device in its
 // place is refused at once instead of blocking vox gen on an open that
 // waits for a writer, and a file over the catalog's size limit is refused

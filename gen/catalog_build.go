@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 // row reads the members of one operation row, which the schema has

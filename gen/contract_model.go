@@ -9,8 +9,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 )
 
 // The typed handler contract (docs/contracts.md §5) is built from each

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -1,6 +1,6 @@
 package gen
 
-import "github.com/vox-lang/vox-mcp/runtime/contractdoc"
+import "github.com/vox-lang/vox-mcp/internal/contractdoc"
 
 // Error is one problem in an input file, with its position.
 type Error = contractdoc.Error

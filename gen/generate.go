@@ -139,7 +139,7 @@ func (in *inputs) settle(o *output) error {
 var producers = []producer{
 	{dir: "generated/catalog", produce: produceCatalog},
 	{dir: "generated/workspace", produce: produceWorkspace},
-	{dir: "runtime/vox/libsig", produce: produceLibrary, onlyItsFiles: true},
+	{dir: "internal/vox/libsig", produce: produceLibrary, onlyItsFiles: true},
 }
 
 // Generate renders every generated file of the repository at root and

@@ -16,16 +16,16 @@ import (
 )
 
 // The library contract (contracts/library/library.v1.yaml) and what it
-// compiles into: the signature table of runtime/vox/libsig and the
+// compiles into: the signature table of internal/vox/libsig and the
 // bindings of package eval (builtins) and package capability (capability
 // functions), which name each row's implementation so that a row without
 // one does not compile.
 const (
 	libraryContract = "contracts/library/library.v1.yaml"
-	libsigPkg       = ProductModule + "/runtime/vox/libsig"
-	libsigFile      = "runtime/vox/libsig/library.gen.go"
-	evalLibFile     = "runtime/vox/eval/library.gen.go"
-	capLibFile      = "runtime/vox/capability/library.gen.go"
+	libsigPkg       = ProductModule + "/internal/vox/libsig"
+	libsigFile      = "internal/vox/libsig/library.gen.go"
+	evalLibFile     = "internal/vox/eval/library.gen.go"
+	capLibFile      = "internal/vox/capability/library.gen.go"
 )
 
 type libParam struct {
@@ -349,7 +349,7 @@ func (e libEntry) maxParams() int {
 	return n
 }
 
-// sigTable is runtime/vox/libsig/library.gen.go: every entry's signature.
+// sigTable is internal/vox/libsig/library.gen.go: every entry's signature.
 func (lib *library) sigTable() *jen.File {
 	f := libFile("libsig")
 	q := func(name string) *jen.Statement { return jen.Id(name) }
@@ -401,7 +401,7 @@ func (lib *library) sigTable() *jen.File {
 	return f
 }
 
-// evalBinding is runtime/vox/eval/library.gen.go: the builtins table and
+// evalBinding is internal/vox/eval/library.gen.go: the builtins table and
 // the method tables, each row's signature from libsig and its
 // implementation by name.
 func (lib *library) evalBinding() *jen.File {
@@ -461,7 +461,7 @@ func (lib *library) evalBinding() *jen.File {
 	return f
 }
 
-// capBinding is runtime/vox/capability/library.gen.go: the namespaces,
+// capBinding is internal/vox/capability/library.gen.go: the namespaces,
 // each function's signature from libsig and its implementation by name.
 func (lib *library) capBinding() *jen.File {
 	f := libFile("capability")

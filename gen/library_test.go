@@ -67,7 +67,7 @@ func TestLibraryMethodRowWorkflow(t *testing.T) {
 	if err := os.WriteFile(contract, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := GenerateDirs(root, true, "runtime/vox/libsig"); err != nil {
+	if _, err := GenerateDirs(root, true, "internal/vox/libsig"); err != nil {
 		t.Fatal(err)
 	}
 	gen, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(evalLibFile)))
@@ -96,7 +96,7 @@ func TestLibraryMethodRowWorkflow(t *testing.T) {
 	if err := os.WriteFile(overlayFile, js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-overlay", overlayFile, "./runtime/vox/eval")
+	cmd := exec.Command("go", "build", "-overlay", overlayFile, "./internal/vox/eval")
 	cmd.Dir = repo
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "undefined: strShout") {

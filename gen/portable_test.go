@@ -3,7 +3,7 @@ package gen
 import (
 	"testing"
 
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 )
 
 // TestCatalogUnionsArePortable keeps every schema of this repository's

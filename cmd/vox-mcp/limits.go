@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox"
 )
 
 // limitFlags are the interpreter's maxima: each a flag --limit-<key>

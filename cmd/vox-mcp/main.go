@@ -61,7 +61,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/vox-lang/vox-mcp/runtime/sandbox"
+	"github.com/vox-lang/vox-mcp/internal/sandbox"
 )
 
 func main() {

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
-	"github.com/vox-lang/vox-mcp/runtime/vox/check"
-	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	voxlang "github.com/vox-lang/vox-mcp/internal/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox/check"
+	"github.com/vox-lang/vox-mcp/internal/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -10,7 +10,7 @@ import (
 // and under --strict (docs/vox-language.md, The checker).
 func TestCheckReferenceCorpus(t *testing.T) {
 	for _, args := range [][]string{{"check"}, {"check", "--strict"}} {
-		code, out, errOut := vox(t, append(args, "../../runtime/vox/check/testdata/reference")...)
+		code, out, errOut := vox(t, append(args, "../../internal/vox/check/testdata/reference")...)
 		if code != 0 || !regexp.MustCompile(`^checked \d+ file\(s\): 0 error\(s\), \d+ warning\(s\)\n$`).MatchString(out) {
 			t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}

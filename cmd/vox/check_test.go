@@ -25,11 +25,11 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestCheckCorpusPasses(t *testing.T) {
-	code, out, errOut := vox(t, "check", "../../runtime/vox/testdata/corpus")
+	code, out, errOut := vox(t, "check", "../../internal/vox/testdata/corpus")
 	if code != 0 || !regexp.MustCompile(`^checked \d+ file\(s\): 0 error\(s\), \d+ warning\(s\)\n$`).MatchString(out) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "../../runtime/vox/testdata/corpus/legacy.vox:3:1: warning: `@mcp.tool` is deprecated; use `@tool` [vox/decorator/mcp-tool-deprecated]") {
+	if !strings.Contains(errOut, "../../internal/vox/testdata/corpus/legacy.vox:3:1: warning: `@mcp.tool` is deprecated; use `@tool` [vox/decorator/mcp-tool-deprecated]") {
 		t.Errorf("warnings on stderr, relative paths as given:\n%s", errOut)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/vox-lang/vox-mcp/gates"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/gates"
 )
 
 // A gate is one CI gate: the "vox ci <name>" command that produces its
@@ -25,7 +25,7 @@ type gate struct {
 // gateTable is every CI gate, in the order "vox ci all" runs them (by
 // name). The "vox ci" commands, "vox ci all" and the gate table of
 // docs/ci-gates.md (TestGateDocs) are derived from it: adding a gate is an
-// entry here, its implementation in gates/, and its catalog row
+// entry here, its implementation in internal/gates/, and its catalog row
 // (cli.path [ci, <name>]).
 var gateTable = []gate{
 	{

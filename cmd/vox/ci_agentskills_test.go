@@ -11,7 +11,7 @@ func TestCIAgentSkillsCompliance(t *testing.T) {
 	root := t.TempDir()
 	fixture := func(set, name, dst string) {
 		t.Helper()
-		if err := os.CopyFS(filepath.Join(root, dst), os.DirFS(filepath.Join(repoRoot(t), "runtime/skills/testdata", set, name))); err != nil {
+		if err := os.CopyFS(filepath.Join(root, dst), os.DirFS(filepath.Join(repoRoot(t), "internal/skills/testdata", set, name))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/buildinfo"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
 )
 
 // streams are a command's standard input and outputs.

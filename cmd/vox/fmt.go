@@ -10,12 +10,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/vox/format"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/vox/format"
 )
 
 // runFmt is "vox fmt [-l] [--check] [-w] [PATH...]", gofmt for .vox files
-// (runtime/vox/format): without flags it prints each file in the
+// (internal/vox/format): without flags it prints each file in the
 // canonical layout on stdout; -l lists the files whose layout differs;
 // --check lists them on stderr and exits 1 when there is one; -w rewrites
 // them in place, atomically (a file beside the original, then a rename,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vox-lang/vox-mcp/gen"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
 )
 
 // runGen is "vox gen [--check] [--root DIR]", what go generate ./... runs.

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/vox-lang/vox-mcp/gen"
-	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/buildinfo"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
 )
 
 // runGenApp is "vox gen app --out DIR [--module PATH] [--replace DIR] FILE...".

@@ -125,7 +125,7 @@ func startApp(t *testing.T, bin string, args ...string) func(id int, method, par
 	}
 }
 
-// appCallChecks calls the app's tools (needs runtime/vox Module.Call).
+// appCallChecks calls the app's tools (needs internal/vox Module.Call).
 func appCallChecks(t *testing.T, call func(int, string, string) map[string]any) {
 	r := call(4, "tools/call", `{"name":"slugify","arguments":{"title":"Hello Vox World"}}`)["result"].(map[string]any)
 	if r["isError"] == true || r["content"].([]any)[0].(map[string]any)["text"] != "hello-vox-world" {

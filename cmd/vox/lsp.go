@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 
-	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/lsp"
+	"github.com/vox-lang/vox-mcp/internal/buildinfo"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/lsp"
 )
 
 // runLSP is "vox lsp": the language server for .vox files on stdin and
-// stdout (runtime/lsp, docs/vox-lsp.md). It exits 0 after the client's
+// stdout (internal/lsp, docs/vox-lsp.md). It exits 0 after the client's
 // shutdown and exit, 1 otherwise, as the protocol asks.
 func runLSP(s *streams, args []string) int {
 	flags := cliutil.NewFlagSet("vox lsp", s.err)

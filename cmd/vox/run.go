@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/skills"
-	"github.com/vox-lang/vox-mcp/runtime/trust"
-	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
-	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/skills"
+	"github.com/vox-lang/vox-mcp/internal/trust"
+	voxlang "github.com/vox-lang/vox-mcp/internal/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

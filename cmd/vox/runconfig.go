@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/trust"
-	voxlang "github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/internal/trust"
+	voxlang "github.com/vox-lang/vox-mcp/internal/vox"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

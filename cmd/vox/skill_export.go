@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/skills"
 )
 
 // runSkillExport is "vox skill export --client NAME [--scope project|user]

@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
-	"github.com/vox-lang/vox-mcp/runtime/trust"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/trust"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

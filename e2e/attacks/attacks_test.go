@@ -120,7 +120,7 @@
 // from the module cache that built the binaries; mcp -bin APP then drives
 // the app it built.
 //
-// $PROBE is the path of syscallprobe (runtime/sandbox/internal/syscallprobe),
+// $PROBE is the path of syscallprobe (internal/sandbox/internal/syscallprobe),
 // which a case copies into a skill folder to try, from a skill command,
 // what the sandbox must deny.
 //
@@ -174,7 +174,7 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"./cmd/vox", "./cmd/vox-mcp", "./runtime/sandbox/internal/syscallprobe", "./e2e/attacks/internal/peakrss")
+		"./cmd/vox", "./cmd/vox-mcp", "./internal/sandbox/internal/syscallprobe", "./e2e/attacks/internal/peakrss")
 	build.Dir = root
 	// The probe runs inside the sandbox, where only system folders are
 	// bound: a static binary needs none of them.

@@ -27,7 +27,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/vox-lang/vox-mcp/runtime/session"
+	"github.com/vox-lang/vox-mcp/internal/session"
 )
 
 // The HTTP commands of the attack suite (see the package comment).

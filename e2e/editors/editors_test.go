@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/syntax"
+	"github.com/vox-lang/vox-mcp/internal/vox/syntax"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden tokenizations of editors/vscode/test/testdata")

@@ -125,7 +125,7 @@ func TestStdioUnderWine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, wine, exe, "--root", winPath(ws), "--workspace-tools")
-	cmd.Env = append(os.Environ(), "VOX_SKILL_ROOTS="+winPath(filepath.Join(repo, "runtime", "skills", "testdata", "skills")))
+	cmd.Env = append(os.Environ(), "VOX_SKILL_ROOTS="+winPath(filepath.Join(repo, "internal", "skills", "testdata", "skills")))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,10 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/vox-lang/vox-mcp/runtime/buildinfo"
-	"github.com/vox-lang/vox-mcp/runtime/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/buildinfo"
+	"github.com/vox-lang/vox-mcp/internal/cliutil"
+	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/server"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox/ask"
+	"github.com/vox-lang/vox-mcp/internal/vox/ask"
 )
 
 // Asking the client mid-call (docs/tool-results.md §6): a tool sends
@@ -404,7 +404,7 @@ func (e *InputRequired) Error() string {
 }
 
 // Suspends marks the error as a suspension, not a failure (see
-// runtime/vox/eval.Suspend).
+// internal/vox/eval.Suspend).
 func (e *InputRequired) Suspends() {}
 
 // Builder holds the questions, for the input_required result of a tool

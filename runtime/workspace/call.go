@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/vox"
-	"github.com/vox-lang/vox-mcp/runtime/vox/content"
+	"github.com/vox-lang/vox-mcp/internal/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox/content"
 )
 
 // Env is the interpreter environment of calls on this surface: fs.* rooted

@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/vox-lang/vox-mcp/contracts"
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 )
 
 // Where a repository keeps its workspace contracts (docs/contracts.md §3–§4).

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vox-lang/vox-mcp/runtime/protect"
-	"github.com/vox-lang/vox-mcp/runtime/trust"
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
+	"github.com/vox-lang/vox-mcp/internal/protect"
+	"github.com/vox-lang/vox-mcp/internal/trust"
+	"github.com/vox-lang/vox-mcp/internal/vox/capability"
 )
 
 // Requested is what the scan config asks for beyond reading the
@@ -24,7 +24,7 @@ func (c *Config) Requested() trust.Powers {
 
 // Consent decides what the calls of a workspace may do: the powers its
 // scan config asks for when a vox trust record matches them, and the
-// operator's in every case; the paths of runtime/protect are never
+// operator's in every case; the paths of internal/protect are never
 // writable through the repository's globs.
 type Consent struct {
 	// Operator is what --allow-env and --allow-write grant directly.

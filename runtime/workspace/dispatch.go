@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/vox"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/vox"
 )
 
 // RefreshHint ends the errors that a refresh would resolve.
@@ -16,7 +16,7 @@ const RefreshHint = "run vox_workspace_mcp_refresh"
 // (docs/federation.md §3): an edited body takes effect on the next call.
 // Snapshot files are compiled here on their first call. The check and the
 // reread resolve the file beneath the workspace root, as the scan did
-// (runtime/safefs): a symlink leading outside or a FIFO swapped in since
+// (internal/safefs): a symlink leading outside or a FIFO swapped in since
 // is refused at once, its target never read.
 func (f *File) current() (*compiled, error) {
 	if f.Abs == "" {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 )
 
 // MaxSourceBytes is the largest .vox file read (by a scan, a call's
@@ -20,7 +20,7 @@ const MaxSourceBytes = 16 << 20
 // maxGoModBytes bounds the go.mod read for the module path.
 const maxGoModBytes = 4 << 20
 
-// rootDir is the workspace root held open (runtime/safefs) for the reads
+// rootDir is the workspace root held open (internal/safefs) for the reads
 // of a surface's files: the scan's and, at a call, the check (skipped
 // while the folders are watched and nothing changed, changes.go) and the
 // reread of an edited file. Each read resolves the file beneath the root
@@ -112,7 +112,7 @@ func readContract(dir *safefs.Root, rel string, max int) ([]byte, error) {
 
 // ReadSource reads the file p of the workspace at root for vox_check: p is
 // relative to the root, and the file is read beneath it like a scan's
-// (runtime/safefs) — refused when it leads outside, is not a regular file
+// (internal/safefs) — refused when it leads outside, is not a regular file
 // (a FIFO is refused at once, never waited on) or is larger than
 // MaxSourceBytes. It returns p cleaned and slash-separated.
 func ReadSource(root, p string) (string, []byte, error) {

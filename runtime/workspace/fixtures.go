@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"github.com/vox-lang/vox-mcp/contracts"
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/schemajson"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/schemajson"
 )
 
 // Fixture is one entry of the fixtures file: a tool call (Tool set) or a

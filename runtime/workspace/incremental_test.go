@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
+	"github.com/vox-lang/vox-mcp/internal/wineshim"
 )
 
 // describeSurface writes everything a surface serves, in its own order:

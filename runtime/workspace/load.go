@@ -18,13 +18,13 @@ import (
 
 	"github.com/google/btree"
 
+	"github.com/vox-lang/vox-mcp/internal/safefs"
+	"github.com/vox-lang/vox-mcp/internal/uritemplate"
+	"github.com/vox-lang/vox-mcp/internal/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox/capability"
+	"github.com/vox-lang/vox-mcp/internal/vox/check"
+	"github.com/vox-lang/vox-mcp/internal/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
-	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
-	"github.com/vox-lang/vox-mcp/runtime/vox"
-	"github.com/vox-lang/vox-mcp/runtime/vox/capability"
-	"github.com/vox-lang/vox-mcp/runtime/vox/check"
-	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 )
 
 // validToolName checks registry.ToolNamePattern (^[A-Za-z0-9_-]{1,64}$)

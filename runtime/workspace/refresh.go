@@ -11,7 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 )
 
 // A refresh from watched changes (docs/federation.md §4): where the

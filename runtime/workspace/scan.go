@@ -16,7 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 )
 
 // checkGlob returns why a glob is invalid, or "".
@@ -65,7 +65,7 @@ type FileError struct {
 // Scan expands the config's scan globs against root (docs/federation.md
 // §1.1): globs in config order, the files of one glob in lexical path
 // order, each file once at its first position, excluded paths skipped.
-// Every path is resolved beneath the root (runtime/safefs): symlinked
+// Every path is resolved beneath the root (internal/safefs): symlinked
 // directories are not followed, a symlinked file is kept only when it
 // leads to a regular file inside the root, and a matching FIFO, socket or
 // device is reported, never opened for reading. Unreadable directories

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
+	"github.com/vox-lang/vox-mcp/internal/wineshim"
 )
 
 // tree writes files (relative path -> content) under a new temporary root.

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"github.com/vox-lang/vox-mcp/runtime/contractdoc"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/contractdoc"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 )
 
 // Snapshot is the workspace surface compiled into generated/workspace by

@@ -1,7 +1,7 @@
 package workspace
 
 import (
-	"github.com/vox-lang/vox-mcp/runtime/uritemplate"
+	"github.com/vox-lang/vox-mcp/internal/uritemplate"
 )
 
 // reservedSchemes are the URI schemes of the resources the server serves

@@ -17,8 +17,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/vox-lang/vox-mcp/runtime/fswatch"
-	"github.com/vox-lang/vox-mcp/runtime/safefs"
+	"github.com/vox-lang/vox-mcp/internal/fswatch"
+	"github.com/vox-lang/vox-mcp/internal/safefs"
 )
 
 // WatchOptions configure Watch.
@@ -92,6 +92,7 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 		StartPolling: func() func() { return poller(opts) },
 		PollInterval: opts.PollInterval,
 		Resync:       opts.Resync,
+		CatchUp:      true, // a file edited while the watches were placed
 	})
 }
 

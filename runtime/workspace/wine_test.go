@@ -3,4 +3,4 @@
 package workspace_test
 
 // Under Wine, os.Remove needs Go's older way of deleting (wineshim).
-import _ "github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
+import _ "github.com/vox-lang/vox-mcp/internal/wineshim"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
-	"github.com/vox-lang/vox-mcp/runtime/server"
+	"github.com/vox-lang/vox-mcp/internal/server"
 )
 
 // hintProbe is a call that shows what a catalog tool does: setup runs

@@ -59,7 +59,7 @@ func TestContractIsCheckedByTheCompiler(t *testing.T) {
 		t.Fatal("tools.go no longer has VoxCheck where this test expects it")
 	}
 	noMethod := string(src[:i]) + string(src[j:])
-	noMethod = strings.Replace(noMethod, "\t\"github.com/vox-lang/vox-mcp/runtime/vox\"\n", "", 1)
+	noMethod = strings.Replace(noMethod, "\t\"github.com/vox-lang/vox-mcp/internal/vox\"\n", "", 1)
 	if out := build(map[string]string{"cmd/vox-mcp/handlers/tools.go": noMethod}); !strings.Contains(out, "missing method VoxCheck") {
 		t.Errorf("a tool without its method: want \"missing method VoxCheck\", got:\n%s", out)
 	}

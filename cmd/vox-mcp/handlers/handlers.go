@@ -5,7 +5,7 @@
 // result; the generated catalog.Bind adapts the methods to the server's
 // untyped handler table.
 //
-// The package belongs to the vox-mcp binary, outside runtime/: it is the
+// The package belongs to the vox-mcp binary, outside runtime/ and internal/: it is the
 // product's answer to its own catalog, and reaches the server only
 // through server.Services. Adding a catalog tool is a row in
 // contracts/operations/catalog.v1.yaml, go generate ./..., and one method
@@ -16,7 +16,7 @@ import (
 	"log/slog"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
-	"github.com/vox-lang/vox-mcp/runtime/server"
+	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
 	"github.com/vox-lang/vox-mcp/generated/catalog"
+	"github.com/vox-lang/vox-mcp/internal/server"
+	"github.com/vox-lang/vox-mcp/internal/skills"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/server"
-	"github.com/vox-lang/vox-mcp/runtime/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vox-lang/vox-mcp/runtime/server"
+	"github.com/vox-lang/vox-mcp/internal/server"
 )
 
 // Every installed skill is a prompt (docs/skills.md §9): its id is the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vox-lang/vox-mcp/runtime/sandbox"
-	"github.com/vox-lang/vox-mcp/runtime/server"
+	"github.com/vox-lang/vox-mcp/internal/sandbox"
+	"github.com/vox-lang/vox-mcp/internal/server"
 )
 
 // requireIsolation skips a test on a host where the sandbox cannot

@@ -8,8 +8,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
-	"github.com/vox-lang/vox-mcp/runtime/sandbox"
-	"github.com/vox-lang/vox-mcp/runtime/skills"
+	"github.com/vox-lang/vox-mcp/internal/sandbox"
+	"github.com/vox-lang/vox-mcp/internal/skills"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 

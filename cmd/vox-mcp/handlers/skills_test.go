@@ -19,10 +19,10 @@ import (
 
 	"github.com/vox-lang/vox-mcp/cmd/vox-mcp/handlers"
 	"github.com/vox-lang/vox-mcp/generated/catalog"
+	"github.com/vox-lang/vox-mcp/internal/sandbox"
+	"github.com/vox-lang/vox-mcp/internal/server"
+	"github.com/vox-lang/vox-mcp/internal/skills"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/sandbox"
-	"github.com/vox-lang/vox-mcp/runtime/server"
-	"github.com/vox-lang/vox-mcp/runtime/skills"
 )
 
 // TestMain lets this test binary act as the sandbox init (vox_skill_run
@@ -40,10 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// skillFixture copies runtime/skills/testdata/<set>/<name> into root.
+// skillFixture copies internal/skills/testdata/<set>/<name> into root.
 func skillFixture(t *testing.T, set, name, root string) {
 	t.Helper()
-	if err := os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join("..", "..", "..", "runtime", "skills", "testdata", set, name))); err != nil {
+	if err := os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join("..", "..", "..", "internal", "skills", "testdata", set, name))); err != nil {
 		t.Fatal(err)
 	}
 }

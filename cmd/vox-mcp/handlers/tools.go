@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/vox-lang/vox-mcp/generated/catalog"
+	"github.com/vox-lang/vox-mcp/internal/vox"
+	"github.com/vox-lang/vox-mcp/internal/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
-	"github.com/vox-lang/vox-mcp/runtime/vox"
-	"github.com/vox-lang/vox-mcp/runtime/vox/diag"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -158,7 +158,7 @@ test("spot checks of what each construct is coloured as", async () => {
   assert.ok(scopesOf(lines, "xs |>", "?").includes("keyword.operator.try.vox"));
 });
 
-// The lexer's reserved words (runtime/vox/syntax), passed by the Go test
+// The lexer's reserved words (internal/vox/syntax), passed by the Go test
 // (VOX_KEYWORDS): each is coloured as a keyword, a storage word or a
 // language constant wherever an expression may stand.
 test("every reserved word of the lexer is coloured as one", async () => {
@@ -193,9 +193,9 @@ function corpus() {
 // unclosed string or brackets runs to the end of the file in Vox as in
 // the grammar.
 const brokenOnPurpose = new Set([
-  "runtime/vox/testdata/check/lexer.vox", // "never closed
-  "runtime/vox/testdata/check/parse.vox", // this is not vox {{{
-  "runtime/vox/testdata/check/tolerance.vox", // 'unterminated in a skipped body
+  "internal/vox/testdata/check/lexer.vox", // "never closed
+  "internal/vox/testdata/check/parse.vox", // this is not vox {{{
+  "internal/vox/testdata/check/tolerance.vox", // 'unterminated in a skipped body
 ]);
 
 test("every .vox file of the repository ends at the top level", async () => {

@@ -1,0 +1,277 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/internal/oauth"
+	"github.com/vox-lang/vox-mcp/internal/oauthtest"
+)
+
+// oauthResource is a vox-mcp HTTP server on loopback that accepts the
+// tokens of the given authorization servers (and the static full token
+// "static-full"), served by the same routes as ListenAndServeHTTP.
+type oauthResource struct {
+	URL      string // the MCP endpoint, which is the audience
+	Origin   string
+	validate *oauth.Validator
+	srv      *Server
+	auth     Auth
+}
+
+func startOAuthResource(t *testing.T, issuers ...string) *oauthResource {
+	t.Helper()
+	s := newServer(t, nil)
+	ts := httptest.NewUnstartedServer(nil)
+	origin := "http://" + ts.Listener.Addr().String()
+	// A fetch of the JWKS for every unknown key id, so that the rotation
+	// in TestOAuthRefusals is followed at once after the forgeries.
+	v, err := oauth.New(oauth.Config{Issuers: issuers, Audience: origin + EndpointPath, MinRefetch: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := Auth{Token: "static-full", OAuth: v}
+	ts.Config.Handler = routes(auth, s.HTTPHandler(auth))
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &oauthResource{URL: origin + EndpointPath, Origin: origin, validate: v, srv: s, auth: auth}
+}
+
+// startAuthServer starts a real authorization server for the test
+// (internal/oauthtest: zitadel/oidc's OpenID provider).
+func startAuthServer(t *testing.T) *testAS {
+	t.Helper()
+	as, err := oauthtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(as.Close)
+	return &testAS{Server: as, t: t}
+}
+
+// testAS fails the test where oauthtest returns an error.
+type testAS struct {
+	*oauthtest.Server
+	t *testing.T
+}
+
+func (as *testAS) token(t *testing.T, resource string, scopes ...string) string {
+	t.Helper()
+	tok, err := as.Token(resource, scopes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func (as *testAS) mint(mod func(map[string]any), resource string) string {
+	as.t.Helper()
+	c := as.Claims(resource, oauth.ScopeFull)
+	if mod != nil {
+		mod(c)
+	}
+	tok, err := as.Mint(c)
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	return tok
+}
+
+func (as *testAS) forge(kind, token string) string {
+	as.t.Helper()
+	tok, err := as.Forge(kind, token)
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	return tok
+}
+
+// post sends an initialize with the bearer token (none when empty).
+func (r *oauthResource) post(t *testing.T, token string) httpReply {
+	t.Helper()
+	cl := &httpClient{t: t, url: r.URL}
+	if token == "" {
+		return cl.do(http.MethodPost, initializeBody)
+	}
+	return cl.do(http.MethodPost, initializeBody, "Authorization", "Bearer "+token)
+}
+
+// A token of a real authorization server (zitadel/oidc's OpenID provider,
+// client credentials, resource = this server) opens the MCP plane through
+// mcp-go's client: initialize and tools/list.
+func TestOAuthTokenOpensThePlane(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	token := as.token(t, res.URL, oauth.ScopeFull)
+
+	tr, err := transport.NewStreamableHTTP(res.URL, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "oauth-test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize with the access token: %v", err)
+	}
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list with the access token: %v", err)
+	}
+	if len(tools.Tools) == 0 {
+		t.Fatal("tools/list with the access token: no tools")
+	}
+
+	// The static token still works beside OAuth.
+	if r := res.post(t, "static-full"); r.status != http.StatusOK {
+		t.Errorf("the static token beside OAuth: status %d", r.status)
+	}
+}
+
+// The principal of a request is the token's subject at its issuer, and
+// the scopes map to the roles of docs/security.md, OAuth.
+func TestOAuthPrincipalAndRoles(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	var got struct {
+		principal string
+		role      role
+	}
+	h := res.srv.requireToken(res.auth, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.principal, got.role = PrincipalFrom(r.Context()), roleFrom(r.Context())
+	}))
+	for _, c := range []struct {
+		token     string
+		principal string
+		role      role
+	}{
+		{as.token(t, res.URL, oauth.ScopeFull), oauthtest.ClientID + "@" + as.URL, roleFull},
+		{as.token(t, res.URL, oauth.ScopeRead), oauthtest.ClientID + "@" + as.URL, roleRead},
+		{as.token(t, res.URL, oauth.ScopeRead, oauth.ScopeFull), oauthtest.ClientID + "@" + as.URL, roleFull},
+		{"static-full", PrincipalFullToken, roleFull},
+	} {
+		got.principal = ""
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, res.URL, nil)
+		r.Header.Set("Authorization", "Bearer "+c.token)
+		h.ServeHTTP(rec, r)
+		if rec.Code != http.StatusOK || got.principal != c.principal || got.role != c.role {
+			t.Errorf("token %.20s...: status %d, principal %q, role %d; want %q, %d", c.token, rec.Code, got.principal, got.role, c.principal, c.role)
+		}
+	}
+	if p := PrincipalFrom(context.Background()); p != PrincipalStdio {
+		t.Errorf("PrincipalFrom outside HTTP = %q, want %q", p, PrincipalStdio)
+	}
+}
+
+// The protected resource metadata (RFC 9728) is served at both
+// well-known paths with resource equal to the URL clients use, and a 401
+// points to it.
+func TestOAuthResourceMetadata(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		resp, err := http.Get(res.Origin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var meta struct {
+			Resource             string   `json:"resource"`
+			AuthorizationServers []string `json:"authorization_servers"`
+			ScopesSupported      []string `json:"scopes_supported"`
+		}
+		if err := json.Unmarshal(body, &meta); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s (%v)", path, resp.StatusCode, body, err)
+		}
+		if meta.Resource != res.URL || !slices.Equal(meta.AuthorizationServers, []string{as.URL}) ||
+			!slices.Contains(meta.ScopesSupported, oauth.ScopeFull) || !slices.Contains(meta.ScopesSupported, oauth.ScopeRead) {
+			t.Errorf("GET %s: %s", path, body)
+		}
+	}
+	r := res.post(t, "")
+	want := `Bearer resource_metadata="` + res.Origin + `/.well-known/oauth-protected-resource/mcp"`
+	if r.status != http.StatusUnauthorized || r.header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %d, WWW-Authenticate %q; want 401, %q", r.status, r.header.Get("WWW-Authenticate"), want)
+	}
+}
+
+// Every token that must not open the plane gets 401 invalid_token (or
+// 403 insufficient_scope) with the resource metadata's URL; a rotation of
+// the server's key is followed (a new kid fetches the JWKS again).
+func TestOAuthRefusals(t *testing.T) {
+	as := startAuthServer(t)
+	other := startAuthServer(t) // a real server this resource does not trust
+	res := startOAuthResource(t, as.URL)
+	good := as.token(t, res.URL, oauth.ScopeFull)
+	if r := res.post(t, good); r.status != http.StatusOK {
+		t.Fatalf("the good token: status %d: %s", r.status, r.body)
+	}
+	now := time.Now()
+	// A token minted with the server's key and claims is accepted: the
+	// refusals below fail for what each changes, nothing else.
+	if r := res.post(t, as.mint(nil, res.URL)); r.status != http.StatusOK {
+		t.Fatalf("a token minted with the server's key: status %d: %s", r.status, r.body)
+	}
+	// Within the skew (30s) an expired token still passes.
+	if r := res.post(t, as.mint(func(c map[string]any) { c["exp"] = now.Add(-10 * time.Second).Unix() }, res.URL)); r.status != http.StatusOK {
+		t.Errorf("a token expired 10s ago (skew 30s): status %d: %s", r.status, r.body)
+	}
+	invalid := []struct{ name, token string }{
+		{"another audience", as.token(t, "http://127.0.0.1:1/mcp", oauth.ScopeFull)},
+		{"no audience", as.token(t, "", oauth.ScopeFull)},
+		{"another issuer", other.token(t, res.URL, oauth.ScopeFull)},
+		{"another issuer claimed, signed by the trusted one", as.mint(func(c map[string]any) { c["iss"] = other.URL }, res.URL)},
+		{"expired", as.mint(func(c map[string]any) { c["exp"] = now.Add(-5 * time.Minute).Unix() }, res.URL)},
+		{"no exp", as.mint(func(c map[string]any) { delete(c, "exp") }, res.URL)},
+		{"no sub", as.mint(func(c map[string]any) { delete(c, "sub") }, res.URL)},
+		{"not yet valid", as.mint(func(c map[string]any) { c["nbf"] = now.Add(5 * time.Minute).Unix() }, res.URL)},
+		{"not a JWT", "opaque-token-value"},
+	}
+	for _, kind := range oauthtest.Forgeries {
+		invalid = append(invalid, struct{ name, token string }{"forged: " + kind, as.forge(kind, good)})
+	}
+	metadata := `resource_metadata="` + res.Origin + `/.well-known/oauth-protected-resource/mcp"`
+	for _, c := range invalid {
+		r := res.post(t, c.token)
+		h := r.header.Get("WWW-Authenticate")
+		t.Logf("%s: %d %s", c.name, r.status, strings.TrimSpace(string(r.body)))
+		if r.status != http.StatusUnauthorized || !strings.Contains(h, metadata) || !strings.Contains(h, `error="invalid_token"`) {
+			t.Errorf("%s: status %d, WWW-Authenticate %q; want 401 with %s and invalid_token (%s)", c.name, r.status, h, metadata, r.body)
+		}
+	}
+
+	// A token without a vox scope is authentic but grants nothing.
+	r := res.post(t, as.token(t, res.URL, "openid"))
+	if h := r.header.Get("WWW-Authenticate"); r.status != http.StatusForbidden ||
+		!strings.Contains(h, `error="insufficient_scope"`) || !strings.Contains(h, `scope="vox:full"`) || !strings.Contains(h, metadata) {
+		t.Errorf("no vox scope: status %d, WWW-Authenticate %q; want 403 insufficient_scope, scope vox:full", r.status, h)
+	}
+
+	// The server rotates its key: the new kid is unknown to the cached
+	// JWKS, which is fetched again.
+	if err := as.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	if r := res.post(t, as.token(t, res.URL, oauth.ScopeFull)); r.status != http.StatusOK {
+		t.Errorf("a token signed with the rotated key: status %d: %s", r.status, r.body)
+	}
+}

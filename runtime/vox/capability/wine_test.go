@@ -1,6 +1,0 @@
-//go:build wine
-
-package capability_test
-
-// Under Wine, os.Remove needs Go's older way of deleting (wineshim).
-import _ "github.com/vox-lang/vox-mcp/runtime/internal/wineshim"
