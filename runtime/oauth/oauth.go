@@ -214,6 +214,10 @@ func isLoopback(host string) bool {
 // Audience is this resource's canonical URI.
 func (v *Validator) Audience() string { return v.cfg.Audience }
 
+// Skew is the leeway on a token's times: a token is accepted until its
+// exp plus Skew.
+func (v *Validator) Skew() time.Duration { return v.cfg.Skew }
+
 // Issuers are the accepted authorization servers, in configured order.
 func (v *Validator) Issuers() []string { return slices.Clone(v.cfg.Issuers) }
 

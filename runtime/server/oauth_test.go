@@ -335,3 +335,67 @@ func TestOAuthOpaqueTokens(t *testing.T) {
 		t.Errorf("a forged JWT was sent to the introspection endpoint %d times", n)
 	}
 }
+
+// A session belongs to the principal that initialized it: another
+// principal's token of the same role gets 404 for it (POST, GET, DELETE)
+// and the owner keeps it, also with a new token of its own; a GET stream
+// opened with an access token ends when the token stops being accepted
+// (exp plus the skew), not when the session expires.
+func TestOAuthSessionsAreBoundToThePrincipal(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	owner := &httpClient{t: t, url: res.URL, token: as.token(t, res.URL, oauth.ScopeFull)}
+	owner.initialize()
+	other, err := as.TokenOf(oauthtest.OtherClientID, res.URL, oauth.ScopeFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief := &httpClient{t: t, url: res.URL, token: other, session: owner.session}
+	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		if r := thief.do(method, pingBody, "MCP-Protocol-Version", "2025-06-18"); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "not to this token's principal") {
+			t.Errorf("%s of another principal's session: %d %s", method, r.status, r.body)
+		}
+	}
+	// The static full token has full access too, but is another principal.
+	if r := (&httpClient{t: t, url: res.URL, token: "static-full", session: owner.session}).do(http.MethodPost, pingBody); r.status != http.StatusNotFound {
+		t.Errorf("the static token on an OAuth principal's session: %d %s", r.status, r.body)
+	}
+	if text, isErr := owner.call("vox_tool_search"); isErr {
+		t.Fatalf("the owner after the other principal's attempts: %s", text)
+	}
+	owner.token = as.token(t, res.URL, oauth.ScopeFull) // a refreshed token of the same principal
+	if r := owner.do(http.MethodPost, pingBody); r.status != http.StatusOK {
+		t.Errorf("the owner with a new token: %d %s", r.status, r.body)
+	}
+
+	// A token of the owner that expired 27s ago passes within the 30s
+	// skew: the stream it opens must end about 3s later.
+	expiring := as.mint(func(c map[string]any) {
+		c["sub"] = oauthtest.ClientID
+		c["exp"] = time.Now().Add(-27 * time.Second).Unix()
+	}, res.URL)
+	req, _ := http.NewRequest(http.MethodGet, res.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", owner.session)
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer "+expiring)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET stream with a token within its skew: %d %s", resp.StatusCode, b)
+	}
+	ended := make(chan struct{})
+	go func() { io.Copy(io.Discard, resp.Body); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the GET stream outlived the token that opened it")
+	}
+	if r := owner.do(http.MethodPost, pingBody); r.status != http.StatusOK {
+		t.Errorf("the session after the stream's token expired, with a valid token: %d %s", r.status, r.body)
+	}
+}
