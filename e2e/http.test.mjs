@@ -128,12 +128,13 @@ test("requests without a valid bearer token get 401 with WWW-Authenticate: Beare
     method: "initialize",
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
   });
-  for (const auth of [undefined, "Bearer wrong", `Basic ${FULL}`]) {
+  // A bearer token that is refused adds error="invalid_token" (RFC 6750 §3.1).
+  for (const [auth, challenge] of [[undefined, "Bearer"], ["Bearer wrong", 'Bearer error="invalid_token"'], [`Basic ${FULL}`, "Bearer"]]) {
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (auth) headers.Authorization = auth;
     const res = await fetch(server.url, { method: "POST", headers, body: init });
     assert.equal(res.status, 401, `Authorization ${auth}`);
-    assert.equal(res.headers.get("www-authenticate"), "Bearer");
+    assert.equal(res.headers.get("www-authenticate"), challenge, `Authorization ${auth}`);
   }
   await assert.rejects(connectHTTP(server.url, "wrong"));
 });
