@@ -40,7 +40,8 @@
 // the issuers) checks opaque tokens at that issuer's introspection
 // endpoint with the credentials of VOX_MCP_AUTH_CLIENT_ID and
 // VOX_MCP_AUTH_CLIENT_SECRET. initialize mints a signed
-// Mcp-Session-Id that lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
+// Mcp-Session-Id, bound to the principal of the request's token, that
+// lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
 // that every instance sharing VOX_MCP_SESSION_KEY (32 bytes or more; one
 // is generated at start-up when unset) accepts; DELETE ends it. A request
 // body must arrive within VOX_MCP_HTTP_READ_TIMEOUT (default 30s).
