@@ -3,7 +3,9 @@
 // deps` runs):
 //
 //   - the official TypeScript SDK (*.test.mjs, run with the machine's
-//     Node.js, 20 or later, by Node's test runner) over stdio and HTTP;
+//     Node.js, 20 or later, by Node's test runner) over stdio and HTTP,
+//     and its client-credentials OAuth provider against a real
+//     authorization server (oauth/, oauth_test.go);
 //   - the MCP conformance suite against `vox-mcp --http`, with the
 //     expected-failures baseline in conformance-baseline.yml, and both
 //     pinned suites (0.1.16; 0.2.0-alpha.12 as conformance-next, for

@@ -121,18 +121,15 @@ test("requests without a session id get 400, a bare GET at once", async () => {
   await post.body?.cancel();
 });
 
-test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer (RFC 6750: invalid_token for a wrong one)", async () => {
+test("requests without a valid bearer token get 401 with WWW-Authenticate: Bearer", async () => {
   const init = JSON.stringify({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
   });
-  for (const [auth, challenge] of [
-    [undefined, "Bearer"],
-    ["Bearer wrong", 'Bearer error="invalid_token"'],
-    [`Basic ${FULL}`, "Bearer"],
-  ]) {
+  // A bearer token that is refused adds error="invalid_token" (RFC 6750 §3.1).
+  for (const [auth, challenge] of [[undefined, "Bearer"], ["Bearer wrong", 'Bearer error="invalid_token"'], [`Basic ${FULL}`, "Bearer"]]) {
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (auth) headers.Authorization = auth;
     const res = await fetch(server.url, { method: "POST", headers, body: init });

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	vox-mcp [--root DIR] [--http ADDR [--store URL] [--auth-issuer URL]... [--auth-audience URI]]
+//	vox-mcp [--root DIR] [--http ADDR [--store URL] [--auth-issuer URL]... [--auth-audience URI] [--auth-introspect URL]]
 //	        [--workspace-tools] [--watch]
 //	        [--allow-env NAME]... [--allow-write GLOB]... [--audit FILE] [--version]
 //
@@ -36,8 +36,12 @@
 // the static tokens: it accepts JWT access tokens of that authorization
 // server whose aud is --auth-audience (default http://ADDR/mcp), with
 // scope vox:full or vox:read, and serves its protected resource metadata
-// at /.well-known/oauth-protected-resource. initialize mints a signed
-// Mcp-Session-Id that lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
+// at /.well-known/oauth-protected-resource; --auth-introspect URL (one of
+// the issuers) checks opaque tokens at that issuer's introspection
+// endpoint with the credentials of VOX_MCP_AUTH_CLIENT_ID and
+// VOX_MCP_AUTH_CLIENT_SECRET. initialize mints a signed
+// Mcp-Session-Id, bound to the principal of the request's token, that
+// lasts VOX_MCP_SESSION_LIFETIME (default 24h) and
 // that every instance sharing VOX_MCP_SESSION_KEY (32 bytes or more; one
 // is generated at start-up when unset) accepts; DELETE ends it. A request
 // body must arrive within VOX_MCP_HTTP_READ_TIMEOUT (default 30s).

@@ -87,6 +87,9 @@ func TestStoreRefusals(t *testing.T) {
 func TestOAuthFlagsRefuseBadSettings(t *testing.T) {
 	t.Setenv("VOX_MCP_AUTH_ISSUER", "")
 	t.Setenv("VOX_MCP_AUTH_AUDIENCE", "")
+	t.Setenv("VOX_MCP_AUTH_INTROSPECT", "")
+	t.Setenv("VOX_MCP_AUTH_CLIENT_ID", "")
+	t.Setenv("VOX_MCP_AUTH_CLIENT_SECRET", "")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -97,6 +100,9 @@ func TestOAuthFlagsRefuseBadSettings(t *testing.T) {
 		{[]string{"--http", "0.0.0.0:8080", "--auth-issuer", "https://auth.example.com"}, "give --auth-audience"},
 		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "http://auth.example.com"}, "want https (http only on a loopback host"},
 		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "https://auth.example.com", "--auth-audience", "/mcp"}, "want the absolute URL clients use"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-introspect", "https://auth.example.com"}, "--auth-introspect without --auth-issuer"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "https://auth.example.com", "--auth-introspect", "https://auth.example.com"}, "set VOX_MCP_AUTH_CLIENT_ID and VOX_MCP_AUTH_CLIENT_SECRET"},
+		{[]string{"--http", "127.0.0.1:8080", "--auth-issuer", "https://auth.example.com", "--auth-introspect", "https://other.example.com"}, "is not one of the issuers"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(c.args, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {

@@ -49,6 +49,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var authIssuers []string
 	fs.Var((*cliutil.Strings)(&authIssuers), "auth-issuer", "with --http: accept the OAuth access tokens (JWTs) of the authorization server `URL` (repeatable; also "+oauth.EnvIssuer+")")
 	authAudience := fs.String("auth-audience", "", "with --auth-issuer: this server's canonical resource `URI`, the URL clients use (default http://ADDR/mcp from --http; also "+oauth.EnvAudience+")")
+	authIntrospect := fs.String("auth-introspect", "", "with --auth-issuer: send the access tokens that are not JWTs to the introspection endpoint of the issuer `URL` (RFC 7662; credentials from "+oauth.EnvClientID+" and "+oauth.EnvClientSecret+"; also "+oauth.EnvIntrospect+")")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -74,7 +75,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cliutil.ExitUsage
 	}
 	auth := server.AuthFromEnv(os.Getenv)
-	if auth.OAuth, err = oauthValidator(*httpAddr, authIssuers, *authAudience); err != nil {
+	if auth.OAuth, err = oauthValidator(*httpAddr, authIssuers, *authAudience, *authIntrospect); err != nil {
 		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
 		return cliutil.ExitUsage
 	}
@@ -189,10 +190,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // oauthValidator is the OAuth configuration of the flags, or else of
-// VOX_MCP_AUTH_ISSUER and VOX_MCP_AUTH_AUDIENCE; nil when no issuer is
-// given. The audience defaults to the endpoint's URL on the listen
-// address, which is the URL clients use only when they use that address.
-func oauthValidator(httpAddr string, issuers []string, audience string) (*oauth.Validator, error) {
+// VOX_MCP_AUTH_ISSUER, VOX_MCP_AUTH_AUDIENCE and VOX_MCP_AUTH_INTROSPECT;
+// nil when no issuer is given. The audience defaults to the endpoint's
+// URL on the listen address, which is the URL clients use only when they
+// use that address. The introspection's credentials come from the
+// environment only (docs/security.md, OAuth).
+func oauthValidator(httpAddr string, issuers []string, audience, introspect string) (*oauth.Validator, error) {
 	cfg := oauth.ConfigFromEnv(os.Getenv)
 	if len(issuers) > 0 {
 		cfg.Issuers = issuers
@@ -200,9 +203,19 @@ func oauthValidator(httpAddr string, issuers []string, audience string) (*oauth.
 	if audience != "" {
 		cfg.Audience = audience
 	}
+	if introspect == "" && cfg.Introspect != nil {
+		introspect = cfg.Introspect.Issuer
+	}
+	cfg.Introspect = nil
+	if introspect != "" {
+		cfg.Introspect = oauth.IntrospectionFromEnv(introspect, os.Getenv)
+	}
 	if len(cfg.Issuers) == 0 {
-		if cfg.Audience != "" {
+		switch {
+		case cfg.Audience != "":
 			return nil, errors.New("--auth-audience without --auth-issuer: give the authorization server's URL too")
+		case cfg.Introspect != nil:
+			return nil, errors.New("--auth-introspect without --auth-issuer: give the authorization server's URL too")
 		}
 		return nil, nil
 	}

@@ -31,6 +31,7 @@
 //	session-id [-age D] VAR           an id signed with $VOX_MCP_SESSION_KEY
 //	oauth-server VAR                  a real authorization server on loopback, its URL in $VAR
 //	oauth-token [flags] SERVER VAR    $VAR = "Authorization: Bearer T", T from SERVER or forged
+//	oauth-count SERVER                "introspections N": the requests SERVER's introspection endpoint got
 //	free-port VAR                     a free loopback port, for a server whose URL is its audience
 //
 // mcp starts "vox-mcp ARGS" in the current directory, initializes, then
@@ -233,6 +234,7 @@ func TestAttacks(t *testing.T) {
 			"session-id":   cmdSessionID,
 			"oauth-server": cmdOAuthServer,
 			"oauth-token":  cmdOAuthToken,
+			"oauth-count":  cmdOAuthCount,
 			"free-port":    cmdFreePort,
 		},
 	})

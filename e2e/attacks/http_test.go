@@ -456,16 +456,18 @@ func cmdHTTPSlow(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintln(ts.Stdout(), <-other)
 }
 
-// cmdSessionID is session-id [-age D] [-role N] VAR: it mints a session
-// id with the key of $VOX_MCP_SESSION_KEY, as if issued D ago (default
-// 0), and sets $VAR to it: an id the server issued, aged at will.
+// cmdSessionID is session-id [-age D] [-role N] [-owner P] VAR: it mints
+// a session id with the key of $VOX_MCP_SESSION_KEY for the principal P
+// (default anonymous, a server without tokens), as if issued D ago
+// (default 0), and sets $VAR to it: an id the server issued, aged at will.
 func cmdSessionID(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("session-id", flag.ContinueOnError)
 	age := fs.Duration("age", 0, "how long ago the id was issued")
 	role := fs.Uint("role", 0, "the role byte (0: full access)")
+	owner := fs.String("owner", "anonymous", "the principal the id is for (anonymous: a server without tokens)")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); neg || err != nil || fs.NArg() != 1 {
-		ts.Fatalf("usage: session-id [-age D] [-role N] VAR")
+		ts.Fatalf("usage: session-id [-age D] [-role N] [-owner P] VAR")
 	}
 	keys, err := session.ParseKeys(ts.Getenv("VOX_MCP_SESSION_KEY"))
 	if err != nil {
@@ -473,6 +475,6 @@ func cmdSessionID(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s, err := session.NewSigner(keys, 0)
 	ts.Check(err)
-	id, _ := s.MintAt(uint8(*role), time.Now().Add(-*age))
+	id, _ := s.MintAt(uint8(*role), *owner, time.Now().Add(-*age))
 	ts.Setenv(fs.Arg(0), id)
 }

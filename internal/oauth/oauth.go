@@ -5,7 +5,9 @@
 // cached, fetched again on an unknown key id at most every 10s by default), whose aud names this
 // resource (RFC 8707), and whose exp and nbf hold with a small skew. The
 // algorithms are an allowlist of asymmetric ones: never none, never an
-// HMAC whose secret could be the issuer's public key.
+// HMAC whose secret could be the issuer's public key. A token that is not
+// a JWT is checked, when so configured, at its issuer's introspection
+// endpoint (RFC 7662, introspect.go).
 //
 // The package knows tokens, not roles: the server maps a token's scopes
 // to its roles (internal/server/auth.go). It imports nothing of the
@@ -34,6 +36,14 @@ import (
 const (
 	EnvIssuer   = "VOX_MCP_AUTH_ISSUER"   // one issuer URL, or several separated by commas or spaces
 	EnvAudience = "VOX_MCP_AUTH_AUDIENCE" // this resource's canonical URI
+	// EnvIntrospect names the issuer whose introspection endpoint checks
+	// opaque tokens (introspect.go).
+	EnvIntrospect = "VOX_MCP_AUTH_INTROSPECT"
+	// EnvClientID and EnvClientSecret are this resource server's
+	// credentials at that issuer, for introspection: read from the
+	// environment only, so that the secret is not in the process list.
+	EnvClientID     = "VOX_MCP_AUTH_CLIENT_ID"
+	EnvClientSecret = "VOX_MCP_AUTH_CLIENT_SECRET"
 )
 
 // Scopes that grant vox-mcp's roles (docs/security.md, OAuth).
@@ -81,6 +91,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Introspect, when set, sends the tokens that are not JWTs to the
+	// introspection endpoint of one of the Issuers (RFC 7662,
+	// introspect.go).
+	Introspect *Introspection
 }
 
 // Token is what a validated access token says.
@@ -107,6 +121,7 @@ var ErrUnavailable = errors.New("authorization server unavailable")
 type Validator struct {
 	cfg     Config
 	issuers map[string]*issuer
+	intro   *introspector // nil without Config.Introspect
 }
 
 // issuer is one authorization server, discovered on first use.
@@ -119,6 +134,9 @@ type issuer struct {
 	keys    *keySet
 	failed  time.Time
 	lastErr error
+	// introspection is the discovery document's introspection_endpoint
+	// (RFC 8414), "" when it names none; read with keys.
+	introspection string
 }
 
 // New checks cfg and returns its validator. Nothing is fetched yet: an
@@ -149,6 +167,13 @@ func New(cfg Config) (*Validator, error) {
 			return nil, err
 		}
 		v.issuers[iss] = &issuer{url: iss, client: cfg.HTTPClient, minRefetch: cfg.MinRefetch}
+	}
+	if cfg.Introspect != nil {
+		intro, err := newIntrospector(*cfg.Introspect, v.issuers)
+		if err != nil {
+			return nil, err
+		}
+		v.intro = intro
 	}
 	return v, nil
 }
@@ -189,16 +214,26 @@ func isLoopback(host string) bool {
 // Audience is this resource's canonical URI.
 func (v *Validator) Audience() string { return v.cfg.Audience }
 
+// Skew is the leeway on a token's times: a token is accepted until its
+// exp plus Skew.
+func (v *Validator) Skew() time.Duration { return v.cfg.Skew }
+
 // Issuers are the accepted authorization servers, in configured order.
 func (v *Validator) Issuers() []string { return slices.Clone(v.cfg.Issuers) }
 
 // ConfigFromEnv reads VOX_MCP_AUTH_ISSUER and VOX_MCP_AUTH_AUDIENCE; the
-// issuers are split on commas and spaces.
+// issuers are split on commas and spaces. With VOX_MCP_AUTH_INTROSPECT it
+// sets Introspect, its credentials from VOX_MCP_AUTH_CLIENT_ID and
+// VOX_MCP_AUTH_CLIENT_SECRET (IntrospectionFromEnv).
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{
+	cfg := Config{
 		Issuers:  strings.FieldsFunc(getenv(EnvIssuer), func(r rune) bool { return r == ',' || r == ' ' }),
 		Audience: strings.TrimSpace(getenv(EnvAudience)),
 	}
+	if iss := strings.TrimSpace(getenv(EnvIntrospect)); iss != "" {
+		cfg.Introspect = IntrospectionFromEnv(iss, getenv)
+	}
+	return cfg
 }
 
 // claims are the fields of an access token the validator reads: the
@@ -214,6 +249,12 @@ type claims struct {
 // is an error whose text says why (for the log and the 401 body); an
 // issuer that cannot be reached wraps ErrUnavailable.
 func (v *Validator) Validate(ctx context.Context, raw string) (*Token, error) {
+	if !jwtShaped(raw) {
+		if v.intro == nil {
+			return nil, errors.New("not a JWT, and this server introspects no opaque tokens (--auth-introspect): want a JWT access token of a trusted issuer")
+		}
+		return v.intro.validate(ctx, v, raw)
+	}
 	// The algorithm allowlist applies before anything else: the header
 	// of a token with alg none or HS256 is refused here.
 	jws, err := jose.ParseSignedCompact(raw, Algorithms)
@@ -245,13 +286,21 @@ func (v *Validator) Validate(ctx context.Context, raw string) (*Token, error) {
 	if err := json.Unmarshal(payload, &c); err != nil {
 		return nil, fmt.Errorf("the token's claims are no JSON object (%v)", err)
 	}
+	return v.checkClaims(&c, iss.url)
+}
+
+// checkClaims applies the rules every access token meets, whether its
+// claims come from a verified JWT or from the issuer's introspection
+// answer: exp and sub present, iss the issuer's, aud naming this
+// resource, exp, nbf and iat holding with the skew.
+func (v *Validator) checkClaims(c *claims, issuerURL string) (*Token, error) {
 	if c.Expiry == nil {
 		return nil, errors.New("the token has no exp claim")
 	}
 	if c.Subject == "" {
 		return nil, errors.New("the token has no sub claim")
 	}
-	expected := jwt.Expected{Issuer: iss.url, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.cfg.Now()}
+	expected := jwt.Expected{Issuer: issuerURL, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.cfg.Now()}
 	if err := c.ValidateWithLeeway(expected, v.cfg.Skew); err != nil {
 		switch {
 		case errors.Is(err, jwt.ErrInvalidAudience):
@@ -261,7 +310,7 @@ func (v *Validator) Validate(ctx context.Context, raw string) (*Token, error) {
 		}
 		return nil, fmt.Errorf("the token's claims do not hold: %v", err)
 	}
-	tok := &Token{Issuer: iss.url, Subject: c.Subject, Expiry: c.Expiry.Time(), Scopes: strings.Fields(c.Scope)}
+	tok := &Token{Issuer: issuerURL, Subject: c.Subject, Expiry: c.Expiry.Time(), Scopes: strings.Fields(c.Scope)}
 	tok.Scopes = append(tok.Scopes, scpScopes(c.Scp)...)
 	return tok, nil
 }
@@ -300,12 +349,14 @@ func (i *issuer) keySet(ctx context.Context, now time.Time) (*keySet, error) {
 	p, err := oidc.NewProvider(dctx, i.url)
 	if err == nil {
 		var meta struct {
-			JWKSURI string `json:"jwks_uri"`
+			JWKSURI       string `json:"jwks_uri"`
+			Introspection string `json:"introspection_endpoint"`
 		}
 		if err = p.Claims(&meta); err == nil && meta.JWKSURI == "" {
 			err = errors.New("its discovery document has no jwks_uri")
 		}
 		if err == nil {
+			i.introspection = meta.Introspection
 			i.keys = &keySet{url: meta.JWKSURI, client: i.client, minRefetch: i.minRefetch}
 			i.lastErr = nil
 			return i.keys, nil

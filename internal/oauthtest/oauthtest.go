@@ -3,7 +3,9 @@
 // wrapped so that the client-credentials grant gives JWT access tokens
 // whose aud is the resource the client asked for (RFC 8707) and whose
 // scope claim carries the granted scopes, signed with a key the test can
-// rotate and use to mint and forge tokens (docs/security.md, OAuth). Only
+// rotate and use to mint and forge tokens (docs/security.md, OAuth). Its
+// opaque tokens (client OpaqueClientID) are answered for at its
+// introspection endpoint (RFC 7662) to the resource server's client. Only
 // tests import it: no binary links the provider.
 package oauthtest
 
@@ -17,6 +19,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -34,23 +37,58 @@ import (
 
 // Server is a running authorization server; URL is its issuer.
 type Server struct {
-	URL string
-	srv *httptest.Server
+	URL      string
+	srv      *httptest.Server
+	provider *op.Provider
 
 	mu  sync.Mutex
 	key *rsa.PrivateKey
 	kid string
+	// opaque are the opaque tokens issued or minted, by token id, as the
+	// introspection endpoint answers for them.
+	opaque         map[string]Introspected
+	introspections int
 }
 
-// The one client of the server, allowed the client-credentials grant.
+// Introspected is what the introspection endpoint answers for an opaque
+// token while it is active.
+type Introspected struct {
+	Issuer   string
+	Subject  string
+	Audience []string
+	Scopes   []string
+	Expiry   time.Time
+	// Minted tokens are answered active whatever their Expiry, as a
+	// server whose clock lags would: the resource checks exp itself.
+	Minted bool
+}
+
+// The clients of the server, allowed the client-credentials grant: the
+// tokens of ClientID and OtherClientID are JWTs (two subjects), those of
+// OpaqueClientID opaque, for introspection.
 const (
-	ClientID     = "vox-agent"
-	ClientSecret = "agent-secret"
+	ClientID           = "vox-agent"
+	ClientSecret       = "agent-secret"
+	OtherClientID      = "vox-other-agent"
+	OtherClientSecret  = "other-secret"
+	OpaqueClientID     = "vox-opaque-agent"
+	OpaqueClientSecret = "opaque-secret"
 )
+
+// ResourceClientID and ResourceClientSecret are the resource server's
+// credentials at the introspection endpoint; no other client may
+// introspect.
+const (
+	ResourceClientID     = "vox-mcp"
+	ResourceClientSecret = "resource-secret"
+)
+
+// clientSecrets are the secrets of the token clients.
+var clientSecrets = map[string]string{ClientID: ClientSecret, OtherClientID: OtherClientSecret, OpaqueClientID: OpaqueClientSecret}
 
 // Start starts a server on 127.0.0.1; Close stops it.
 func Start() (*Server, error) {
-	as := &Server{}
+	as := &Server{opaque: map[string]Introspected{}}
 	if err := as.Rotate(); err != nil {
 		return nil, err
 	}
@@ -58,11 +96,12 @@ func Start() (*Server, error) {
 	as.URL = "http://" + as.srv.Listener.Addr().String()
 	st := &asStorage{Storage: storage.NewStorage(storage.NewUserStore(as.URL)), as: as}
 	provider, err := op.NewProvider(&op.Config{CryptoKey: sha256.Sum256([]byte("test")), CodeMethodS256: true}, st, op.StaticIssuer(as.URL),
-		op.WithAllowInsecure(), op.WithHttpInterceptors(resourceParam))
+		op.WithAllowInsecure(), op.WithHttpInterceptors(as.interceptor))
 	if err != nil {
 		as.srv.Close()
 		return nil, fmt.Errorf("oauthtest: %w", err)
 	}
+	as.provider = provider
 	as.srv.Config.Handler = provider
 	as.srv.Start()
 	return as, nil
@@ -91,21 +130,45 @@ func (as *Server) SigningKey() (*rsa.PrivateKey, string) {
 	return as.key, as.kid
 }
 
-// Token asks the server for a client-credentials token for resource with
-// scopes, as an MCP client does.
+// Token asks the server for a client-credentials token of ClientID for
+// resource with scopes, as an MCP client does: a JWT.
 func (as *Server) Token(resource string, scopes ...string) (string, error) {
+	return as.TokenOf(ClientID, resource, scopes...)
+}
+
+// TokenOf asks for a token of client (ClientID, OtherClientID or
+// OpaqueClientID): a JWT, or an opaque token for OpaqueClientID.
+func (as *Server) TokenOf(client, resource string, scopes ...string) (string, error) {
 	cfg := clientcredentials.Config{
-		ClientID: ClientID, ClientSecret: ClientSecret, TokenURL: as.URL + "/oauth/token",
+		ClientID: client, ClientSecret: clientSecrets[client], TokenURL: as.URL + "/oauth/token",
 		Scopes: scopes, EndpointParams: map[string][]string{"resource": {resource}},
 	}
 	tok, err := cfg.Token(context.Background())
 	if err != nil {
-		return "", fmt.Errorf("oauthtest: client credentials from %s: %w", as.URL, err)
+		return "", fmt.Errorf("oauthtest: client credentials of %s from %s: %w", client, as.URL, err)
 	}
-	if strings.Count(tok.AccessToken, ".") != 2 {
-		return "", fmt.Errorf("oauthtest: the access token is no JWT: %q", tok.AccessToken)
+	if isJWT := strings.Count(tok.AccessToken, ".") == 2; isJWT != (client != OpaqueClientID) {
+		return "", fmt.Errorf("oauthtest: the access token of %s is not of its kind: %q", client, tok.AccessToken)
 	}
 	return tok.AccessToken, nil
+}
+
+// MintOpaque makes an opaque token the introspection endpoint answers
+// with c, active whatever c.Expiry says.
+func (as *Server) MintOpaque(c Introspected) (string, error) {
+	id := uuid.NewString()
+	c.Minted = true
+	as.mu.Lock()
+	as.opaque[id] = c
+	as.mu.Unlock()
+	return op.CreateBearerToken(id, c.Subject, as.provider.Crypto())
+}
+
+// Introspections is how many introspection requests the server answered.
+func (as *Server) Introspections() int {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.introspections
 }
 
 // Claims are the claims of a token the server would issue for resource
@@ -129,10 +192,16 @@ func (as *Server) Mint(claims map[string]any) (string, error) {
 
 type resourceKey struct{}
 
-// resourceParam puts the token request's resource parameter (RFC 8707)
-// in the context, where ClientCredentialsTokenRequest reads it.
-func resourceParam(next http.Handler) http.Handler {
+// interceptor puts the token request's resource parameter (RFC 8707)
+// in the context, where ClientCredentialsTokenRequest reads it, and
+// counts the introspection requests.
+func (as *Server) interceptor(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/introspect") {
+			as.mu.Lock()
+			as.introspections++
+			as.mu.Unlock()
+		}
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/token") {
 			_ = r.ParseForm()
 			r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, r.PostForm["resource"]))
@@ -147,19 +216,66 @@ type asStorage struct {
 }
 
 // ccClient is the example's web client, given the client-credentials
-// grant and JWT access tokens.
-type ccClient struct{ *storage.Client }
+// grant and JWT access tokens, or opaque ones.
+type ccClient struct {
+	*storage.Client
+	opaque bool
+}
 
-func (ccClient) AccessTokenType() op.AccessTokenType { return op.AccessTokenTypeJWT }
+func (c ccClient) AccessTokenType() op.AccessTokenType {
+	if c.opaque {
+		return op.AccessTokenTypeBearer
+	}
+	return op.AccessTokenTypeJWT
+}
 func (ccClient) GrantTypes() []oidc.GrantType {
 	return []oidc.GrantType{oidc.GrantTypeClientCredentials}
 }
 
 func (s *asStorage) ClientCredentials(_ context.Context, id, secret string) (op.Client, error) {
-	if id != ClientID || secret != ClientSecret {
+	if want, ok := clientSecrets[id]; !ok || secret != want {
 		return nil, oidc.ErrInvalidClient()
 	}
-	return ccClient{storage.WebClient(id, secret)}, nil
+	return ccClient{Client: storage.WebClient(id, secret), opaque: id == OpaqueClientID}, nil
+}
+
+// CreateAccessToken records an opaque token's grant for the
+// introspection endpoint.
+func (s *asStorage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
+	id, exp, err := s.Storage.CreateAccessToken(ctx, req)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	s.as.mu.Lock()
+	s.as.opaque[id] = Introspected{Issuer: s.as.URL, Subject: req.GetSubject(), Audience: req.GetAudience(), Scopes: req.GetScopes(), Expiry: exp}
+	s.as.mu.Unlock()
+	return id, exp, nil
+}
+
+// AuthorizeClientIDSecret admits the resource server at the
+// introspection endpoint.
+func (s *asStorage) AuthorizeClientIDSecret(ctx context.Context, id, secret string) error {
+	if id == ResourceClientID {
+		if secret != ResourceClientSecret {
+			return errors.New("invalid secret")
+		}
+		return nil
+	}
+	return s.Storage.AuthorizeClientIDSecret(ctx, id, secret)
+}
+
+// SetIntrospectionFromToken answers for an opaque token, to the resource
+// server only: active with its grant until it expires (RFC 7662).
+func (s *asStorage) SetIntrospectionFromToken(_ context.Context, resp *oidc.IntrospectionResponse, tokenID, _, clientID string) error {
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	c, ok := s.as.opaque[tokenID]
+	if !ok || clientID != ResourceClientID || (!c.Minted && time.Now().After(c.Expiry)) {
+		return errors.New("token is not active")
+	}
+	resp.Issuer, resp.Subject, resp.Audience, resp.Scope = c.Issuer, c.Subject, c.Audience, c.Scopes
+	resp.Expiration, resp.ClientID, resp.TokenType = oidc.FromTime(c.Expiry), c.Subject, "Bearer"
+	return nil
 }
 
 func (s *asStorage) ClientCredentialsTokenRequest(ctx context.Context, id string, scopes []string) (op.TokenRequest, error) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -77,9 +78,12 @@ func roleFrom(ctx context.Context) role {
 type verdict struct {
 	role      role
 	principal string
-	status    int    // 0 when the request may go on, else 401, 403 or 503
-	errCode   string // the WWW-Authenticate error: invalid_token, insufficient_scope or none
-	text      string // why, for the log and the response body
+	// until is when the access token stops being accepted (its exp plus
+	// the skew), zero for the static tokens: the request ends then.
+	until   time.Time
+	status  int    // 0 when the request may go on, else 401, 403 or 503
+	errCode string // the WWW-Authenticate error: invalid_token, insufficient_scope or none
+	text    string // why, for the log and the response body
 }
 
 // authenticate decides what a request's Authorization header grants. A
@@ -119,7 +123,7 @@ func (a Auth) authenticate(ctx context.Context, header string) verdict {
 		return verdict{status: http.StatusForbidden, errCode: "insufficient_scope",
 			text: fmt.Sprintf("the access token of %s carries neither %s nor %s: ask the authorization server for scope %s", tok.Principal(), oauth.ScopeFull, oauth.ScopeRead, oauth.ScopeFull)}
 	}
-	return verdict{role: rl, principal: tok.Principal()}
+	return verdict{role: rl, principal: tok.Principal(), until: tok.Expiry.Add(a.OAuth.Skew())}
 }
 
 // scopeRole maps an access token's scopes to a role (docs/security.md,
@@ -165,7 +169,10 @@ func (a Auth) challenge(v verdict) string {
 // server accepts gets 401 with WWW-Authenticate: Bearer (403 for an
 // access token without a vox scope); an authenticated one carries its
 // role and principal in the request context, where the read-role checks
-// and PrincipalFrom find them.
+// and PrincipalFrom find them. A request authenticated by an access
+// token ends when the token stops being accepted: a GET event stream, or
+// a long call, does not live on past the token that opened it
+// (docs/security.md, The HTTP plane).
 func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := a.authenticate(r.Context(), r.Header.Get("Authorization"))
@@ -178,6 +185,11 @@ func (s *Server) requireToken(a Auth, next http.Handler) http.Handler {
 			return
 		}
 		ctx := withPrincipal(r.Context(), v.principal)
+		if !v.until.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, v.until)
+			defer cancel()
+		}
 		if v.role == roleRead {
 			ctx = readRoleContext(ctx)
 		}

@@ -253,7 +253,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // session verifies the request's session id, answering the refusal.
 func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession, bool) {
-	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()))
+	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()), PrincipalFrom(r.Context()))
 	if serr != nil {
 		e.s.log.Debug("http: session refused", "method", r.Method, "status", serr.status, "why", serr.text, "remote", r.RemoteAddr)
 		http.Error(w, serr.text, serr.status)

@@ -32,12 +32,20 @@ type oauthResource struct {
 
 func startOAuthResource(t *testing.T, issuers ...string) *oauthResource {
 	t.Helper()
+	return startOAuthResourceWith(t, oauth.Config{Issuers: issuers})
+}
+
+// startOAuthResourceWith is startOAuthResource with cfg, whose Audience
+// is set to the server's endpoint.
+func startOAuthResourceWith(t *testing.T, cfg oauth.Config) *oauthResource {
+	t.Helper()
 	s := newServer(t, nil)
 	ts := httptest.NewUnstartedServer(nil)
 	origin := "http://" + ts.Listener.Addr().String()
 	// A fetch of the JWKS for every unknown key id, so that the rotation
 	// in TestOAuthRefusals is followed at once after the forgeries.
-	v, err := oauth.New(oauth.Config{Issuers: issuers, Audience: origin + EndpointPath, MinRefetch: time.Nanosecond})
+	cfg.Audience, cfg.MinRefetch = origin+EndpointPath, time.Nanosecond
+	v, err := oauth.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,5 +281,121 @@ func TestOAuthRefusals(t *testing.T) {
 	}
 	if r := res.post(t, as.token(t, res.URL, oauth.ScopeFull)); r.status != http.StatusOK {
 		t.Errorf("a token signed with the rotated key: status %d: %s", r.status, r.body)
+	}
+}
+
+// With --auth-introspect, an opaque token of the authorization server
+// opens the plane through its introspection endpoint (RFC 7662), its
+// principal the subject at the issuer; one the endpoint calls inactive
+// gets 401 invalid_token, one without a vox scope 403; a forged JWT is
+// refused without asking the endpoint.
+func TestOAuthOpaqueTokens(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResourceWith(t, oauth.Config{Issuers: []string{as.URL},
+		Introspect: &oauth.Introspection{Issuer: as.URL, ClientID: oauthtest.ResourceClientID, ClientSecret: oauthtest.ResourceClientSecret}})
+	opaque := func(resource string, scopes ...string) string {
+		tok, err := as.TokenOf(oauthtest.OpaqueClientID, resource, scopes...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	var principal string
+	h := res.srv.requireToken(res.auth, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { principal = PrincipalFrom(r.Context()) }))
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, res.URL, nil)
+	r.Header.Set("Authorization", "Bearer "+opaque(res.URL, oauth.ScopeFull))
+	h.ServeHTTP(rec, r)
+	if want := oauthtest.OpaqueClientID + "@" + as.URL; rec.Code != http.StatusOK || principal != want {
+		t.Errorf("an opaque token: status %d, principal %q; want 200, %q", rec.Code, principal, want)
+	}
+	if r := res.post(t, opaque(res.URL, oauth.ScopeFull)); r.status != http.StatusOK {
+		t.Errorf("initialize with an opaque token: status %d: %s", r.status, r.body)
+	}
+	metadata := `resource_metadata="` + res.Origin + `/.well-known/oauth-protected-resource/mcp"`
+	for _, c := range []struct{ name, token, why string }{
+		{"inactive", "opaque-token-value", "not active"},
+		{"another audience", opaque("http://127.0.0.1:1/mcp", oauth.ScopeFull), "does not name this resource"},
+	} {
+		r := res.post(t, c.token)
+		if h := r.header.Get("WWW-Authenticate"); r.status != http.StatusUnauthorized || !strings.Contains(h, `error="invalid_token"`) ||
+			!strings.Contains(h, metadata) || !strings.Contains(string(r.body), c.why) {
+			t.Errorf("%s: status %d, WWW-Authenticate %q, body %q; want 401 invalid_token naming %q", c.name, r.status, h, r.body, c.why)
+		}
+	}
+	if r := res.post(t, opaque(res.URL, "openid")); r.status != http.StatusForbidden || !strings.Contains(r.header.Get("WWW-Authenticate"), "insufficient_scope") {
+		t.Errorf("an opaque token without a vox scope: status %d, WWW-Authenticate %q; want 403 insufficient_scope", r.status, r.header.Get("WWW-Authenticate"))
+	}
+	before := as.Introspections()
+	forged := as.forge(oauthtest.ForgeResignSameKid, as.token(t, res.URL, oauth.ScopeFull))
+	if r := res.post(t, forged); r.status != http.StatusUnauthorized {
+		t.Errorf("a forged JWT: status %d", r.status)
+	}
+	if n := as.Introspections() - before; n != 0 {
+		t.Errorf("a forged JWT was sent to the introspection endpoint %d times", n)
+	}
+}
+
+// A session belongs to the principal that initialized it: another
+// principal's token of the same role gets 404 for it (POST, GET, DELETE)
+// and the owner keeps it, also with a new token of its own; a GET stream
+// opened with an access token ends when the token stops being accepted
+// (exp plus the skew), not when the session expires.
+func TestOAuthSessionsAreBoundToThePrincipal(t *testing.T) {
+	as := startAuthServer(t)
+	res := startOAuthResource(t, as.URL)
+	owner := &httpClient{t: t, url: res.URL, token: as.token(t, res.URL, oauth.ScopeFull)}
+	owner.initialize()
+	other, err := as.TokenOf(oauthtest.OtherClientID, res.URL, oauth.ScopeFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief := &httpClient{t: t, url: res.URL, token: other, session: owner.session}
+	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		if r := thief.do(method, pingBody, "MCP-Protocol-Version", "2025-06-18"); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "not to this token's principal") {
+			t.Errorf("%s of another principal's session: %d %s", method, r.status, r.body)
+		}
+	}
+	// The static full token has full access too, but is another principal.
+	if r := (&httpClient{t: t, url: res.URL, token: "static-full", session: owner.session}).do(http.MethodPost, pingBody); r.status != http.StatusNotFound {
+		t.Errorf("the static token on an OAuth principal's session: %d %s", r.status, r.body)
+	}
+	if text, isErr := owner.call("vox_tool_search"); isErr {
+		t.Fatalf("the owner after the other principal's attempts: %s", text)
+	}
+	owner.token = as.token(t, res.URL, oauth.ScopeFull) // a refreshed token of the same principal
+	if r := owner.do(http.MethodPost, pingBody); r.status != http.StatusOK {
+		t.Errorf("the owner with a new token: %d %s", r.status, r.body)
+	}
+
+	// A token of the owner that expired 27s ago passes within the 30s
+	// skew: the stream it opens must end about 3s later.
+	expiring := as.mint(func(c map[string]any) {
+		c["sub"] = oauthtest.ClientID
+		c["exp"] = time.Now().Add(-27 * time.Second).Unix()
+	}, res.URL)
+	req, _ := http.NewRequest(http.MethodGet, res.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", owner.session)
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer "+expiring)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET stream with a token within its skew: %d %s", resp.StatusCode, b)
+	}
+	ended := make(chan struct{})
+	go func() { io.Copy(io.Discard, resp.Body); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the GET stream outlived the token that opened it")
+	}
+	if r := owner.do(http.MethodPost, pingBody); r.status != http.StatusOK {
+		t.Errorf("the session after the stream's token expired, with a valid token: %d %s", r.status, r.body)
 	}
 }

@@ -363,23 +363,28 @@ type sessionError struct {
 
 const restart = ": start a new session with initialize"
 
-// verify checks the session id raw presented with the role rl: 400 when
-// it is missing, 404 when it was not issued (forged, malformed, or signed
-// with another key), expired, belongs to another role or was revoked, and
-// 503 when the revoked set cannot answer. It holds no state for a refused
-// id.
-func (p *sessionPlane) verify(ctx context.Context, raw string, rl role) (*httpSession, *sessionError) {
+// verify checks the session id raw presented with the role rl by the
+// principal owner: 400 when it is missing, 404 when it was not issued
+// (forged, malformed, or signed with another key) or not for this
+// principal, expired, belongs to another role or was revoked, and 503
+// when the revoked set cannot answer. It holds no state for a refused
+// id. A session is bound to the principal that initialized it: another
+// principal's token, even of the same role, does not reach it, and the
+// owner keeps it (404 as for a session this server does not know, the
+// answer the MCP transport specification gives for an unknown session,
+// which says nothing of whether it exists).
+func (p *sessionPlane) verify(ctx context.Context, raw string, rl role, owner string) (*httpSession, *sessionError) {
 	if raw == "" {
 		return nil, &sessionError{http.StatusBadRequest, "missing " + mcpserver.HeaderKeySessionID + ": send initialize first, then the " +
 			mcpserver.HeaderKeySessionID + " it answered with on every request of the session"}
 	}
-	id, err := p.ids.Verify(raw)
+	id, err := p.ids.Verify(raw, owner)
 	switch {
 	case errors.Is(err, session.ErrExpired):
 		return nil, &sessionError{http.StatusNotFound, fmt.Sprintf("%v (sessions last %v)%s", err, p.ids.Lifetime(), restart)}
 	case errors.Is(err, session.ErrNotIssued):
 		return nil, &sessionError{http.StatusNotFound, "session not found: the " + mcpserver.HeaderKeySessionID + " was not issued by this server or one sharing its " +
-			EnvSessionKey + " (a server started without it forgets its sessions when it restarts)" + restart}
+			EnvSessionKey + " (a server started without it forgets its sessions when it restarts), or not to this token's principal (a session belongs to the principal that initialized it)" + restart}
 	case err != nil:
 		return nil, &sessionError{http.StatusNotFound, "session not found: the " + mcpserver.HeaderKeySessionID + " is not a vox-mcp session id" + restart}
 	}
@@ -503,9 +508,14 @@ func (m requestSessionIDs) role() role {
 }
 
 // Generate mints the id of a new session (initialize), bound to the role
-// of the request's token.
+// of the request's token and to its principal (docs/security.md, The
+// HTTP plane).
 func (m requestSessionIDs) Generate() string {
-	raw, id := m.p.ids.Mint(uint8(m.role()))
+	owner := PrincipalStdio
+	if m.r != nil {
+		owner = PrincipalFrom(m.r.Context())
+	}
+	raw, id := m.p.ids.Mint(uint8(m.role()), owner)
 	m.p.s.log.Debug("http session started", "session", id.Key, "expires", id.Expires.Format(time.RFC3339))
 	return raw
 }

@@ -39,7 +39,7 @@ func newKeyedServer(t *testing.T, opts Options) *Server {
 // keyOf is the store key of a session id the server minted.
 func keyOf(t *testing.T, s *Server, raw string) string {
 	t.Helper()
-	id, err := s.sessions.ids.Verify(raw)
+	id, err := s.sessions.ids.Verify(raw, PrincipalAnonymous)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +135,10 @@ func TestForgedSessionIDsHoldNothing(t *testing.T) {
 			b[0] = 1
 			return "vox1." + base64.RawURLEncoding.EncodeToString(b)
 		case 2:
-			raw, _ := other.Mint(0)
+			raw, _ := other.Mint(0, PrincipalAnonymous)
 			return raw
 		}
-		raw, _ := s.sessions.ids.MintAt(0, time.Now().Add(-25*time.Hour))
+		raw, _ := s.sessions.ids.MintAt(0, PrincipalAnonymous, time.Now().Add(-25*time.Hour))
 		return raw
 	}
 	cl := &httpClient{t: t, url: ts.URL}
@@ -195,7 +195,7 @@ func TestExpiredSessionsEnd(t *testing.T) {
 		t.Fatalf("an expired id: %d %s", r.status, r.body)
 	}
 	// A crafted id of the right key, issued two lifetimes ago.
-	old, _ := s.sessions.ids.MintAt(0, time.Now().Add(-2*time.Second))
+	old, _ := s.sessions.ids.MintAt(0, PrincipalAnonymous, time.Now().Add(-2*time.Second))
 	cl.session = old
 	if r := cl.do(http.MethodDelete, ""); r.status != http.StatusNotFound {
 		t.Fatalf("DELETE of an expired id: %d %s", r.status, r.body)
@@ -256,7 +256,9 @@ func TestDeleteEndsTheSessionsStream(t *testing.T) {
 
 // TestSessionsAreBoundToTheRole: an id minted for the read role is not
 // accepted with the full token, nor the other way round, so a read-role
-// client can neither use nor end a full-access session.
+// client can neither use nor end a full-access session. The two static
+// tokens are two principals (token:full, token:read), so the id's MAC,
+// which covers its principal, already refuses it.
 func TestSessionsAreBoundToTheRole(t *testing.T) {
 	s := newKeyedServer(t, Options{})
 	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full", ReadToken: "read"}))
@@ -265,7 +267,7 @@ func TestSessionsAreBoundToTheRole(t *testing.T) {
 	full.initialize()
 	thief := &httpClient{t: t, url: ts.URL, token: "read", session: full.session}
 	for _, method := range []string{http.MethodPost, http.MethodDelete} {
-		if r := thief.do(method, pingBody); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "started with another token's role") {
+		if r := thief.do(method, pingBody); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "not to this token's principal") {
 			t.Errorf("%s of a full session with the read token: %d %s", method, r.status, r.body)
 		}
 	}
@@ -314,9 +316,9 @@ func TestSessionStateIsBounded(t *testing.T) {
 	raws := make([]string, maxSessionStates+1)
 	ctxOf := func(i int) context.Context {
 		if raws[i] == "" {
-			raws[i], _ = s.sessions.ids.Mint(0)
+			raws[i], _ = s.sessions.ids.Mint(0, PrincipalAnonymous)
 		}
-		id, _ := s.sessions.ids.Verify(raws[i])
+		id, _ := s.sessions.ids.Verify(raws[i], PrincipalAnonymous)
 		return withHTTPSession(context.Background(), &httpSession{raw: raws[i], id: id})
 	}
 	skill := &session.ActiveSkill{ID: "release-notes", Name: "release-notes", Tools: []string{"vox_check"}}

@@ -43,7 +43,7 @@ func (s *Server) recordProtocolVersion(ctx context.Context, _ any, _ *mcp.Initia
 	if cs == nil || result == nil || mcp.IsModernProtocol(result.ProtocolVersion) {
 		return
 	}
-	id, err := s.sessions.ids.Verify(cs.SessionID())
+	id, err := s.sessions.ids.Verify(cs.SessionID(), PrincipalFrom(ctx)) // initialize minted it for this principal
 	if err != nil {
 		return // not a session this server minted: nothing to keep
 	}

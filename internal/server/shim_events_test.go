@@ -209,7 +209,7 @@ func TestPrimingFollowsTheNegotiatedVersion(t *testing.T) {
 				}
 			}
 			// A session whose version is not kept: the request's decides.
-			id, err := s.sessions.ids.Verify(older.session)
+			id, err := s.sessions.ids.Verify(older.session, PrincipalAnonymous)
 			if err != nil {
 				t.Fatal(err)
 			}

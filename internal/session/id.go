@@ -58,11 +58,12 @@ const (
 var (
 	// ErrMalformed: not an id of this format.
 	ErrMalformed = errors.New("not a vox-mcp session id")
-	// ErrNotIssued: the MAC does not match any key, so no instance
-	// holding this server's key minted it (forged, or minted by a server
-	// with another key, such as before a restart without
-	// VOX_MCP_SESSION_KEY).
-	ErrNotIssued = errors.New("session id not issued by this server or one sharing its key")
+	// ErrNotIssued: the MAC does not match any key for the owner
+	// presenting it, so no instance holding this server's key minted it
+	// for that owner (forged, minted by a server with another key, such
+	// as before a restart without VOX_MCP_SESSION_KEY, or minted for
+	// another principal).
+	ErrNotIssued = errors.New("session id not issued by this server or one sharing its key, for this principal")
 	// ErrExpired: the id was issued here and its lifetime is over.
 	ErrExpired = errors.New("session expired")
 )
@@ -76,13 +77,18 @@ type ID struct {
 	// session (the server's; 0 is full access). A request presenting the
 	// id with another role is refused, so a read-role client cannot end
 	// or use a full-access session.
-	Role    uint8
+	Role uint8
+	// Owner is the principal the id was minted for (the server's
+	// PrincipalFrom): the MAC covers it without the id carrying it, so
+	// the id of one principal presented by another does not verify.
+	Owner   string
 	Issued  time.Time
 	Expires time.Time
 }
 
 // Signer mints and verifies session ids: HMAC-SHA-256 over the version,
-// the role, a random nonce and the issue and expiry times, with a key
+// the role, a random nonce, the issue and expiry times and the owner
+// (the principal that initialized the session), with a key
 // derived from the configured one. Several keys may be configured: the
 // first signs, every one verifies, so a fleet can rotate keys without
 // ending sessions. A Signer is safe for concurrent use.
@@ -164,13 +170,13 @@ func ParseKeys(value string) ([][]byte, error) {
 	return keys, nil
 }
 
-// Mint returns a new session id for role, valid from now for the
-// Signer's lifetime.
-func (s *Signer) Mint(role uint8) (string, ID) { return s.MintAt(role, s.now()) }
+// Mint returns a new session id for role and owner, valid from now for
+// the Signer's lifetime.
+func (s *Signer) Mint(role uint8, owner string) (string, ID) { return s.MintAt(role, owner, s.now()) }
 
-// MintAt returns a new session id for role as if minted at issued: for
-// tests, and for tools that need an id of a given age.
-func (s *Signer) MintAt(role uint8, issued time.Time) (string, ID) {
+// MintAt returns a new session id for role and owner as if minted at
+// issued: for tests, and for tools that need an id of a given age.
+func (s *Signer) MintAt(role uint8, owner string, issued time.Time) (string, ID) {
 	var b [idBytes]byte
 	b[0] = version
 	b[1] = role
@@ -181,30 +187,38 @@ func (s *Signer) MintAt(role uint8, issued time.Time) (string, ID) {
 	expires := issued.Add(s.lifetime)
 	binary.BigEndian.PutUint64(b[2+nonceBytes:], uint64(issued.Unix()))
 	binary.BigEndian.PutUint64(b[2+nonceBytes+8:], uint64(expires.Unix()))
-	s.sum(0, b[:payloadBytes], b[payloadBytes:payloadBytes])
-	id := ID{Key: hex.EncodeToString(b[2 : 2+nonceBytes]), Role: role, Issued: issued, Expires: expires}
+	s.sum(0, b[:payloadBytes], owner, b[payloadBytes:payloadBytes])
+	id := ID{Key: hex.EncodeToString(b[2 : 2+nonceBytes]), Role: role, Owner: owner, Issued: issued, Expires: expires}
 	return prefix + base64.RawURLEncoding.EncodeToString(b[:]), id
 }
 
-// sum appends the MAC of payload under key i to out.
-func (s *Signer) sum(i int, payload, out []byte) []byte {
+// sum appends the MAC of payload and owner under key i to out. The
+// payload has a fixed length, so the owner after it needs no delimiter.
+func (s *Signer) sum(i int, payload []byte, owner string, out []byte) []byte {
 	m := s.macs[i].Get().(hash.Hash)
 	m.Reset()
 	m.Write(payload)
+	m.Write([]byte(owner))
 	out = m.Sum(out)
 	s.macs[i].Put(m)
 	return out
 }
 
-// Verify checks a session id: its format, its MAC (in constant time,
-// against every key), then its expiry. It holds no state and touches
-// none, so a forged id costs one MAC and nothing after.
-func (s *Signer) Verify(raw string) (ID, error) {
+// Verify checks a session id presented by owner: its format, its MAC
+// over the id and owner (in constant time, against every key), then its
+// expiry. It holds no state and touches none, so a forged id costs one
+// MAC and nothing after.
+func (s *Signer) Verify(raw, owner string) (ID, error) {
 	if len(raw) != encodedBytes || !strings.HasPrefix(raw, prefix) {
 		return ID{}, ErrMalformed
 	}
 	if v, ok := s.verified.Load(raw); ok {
-		return s.unexpired(v.(ID))
+		// Remembered for the owner whose MAC matched; another owner's
+		// MAC would not have.
+		if id := v.(ID); hmac.Equal([]byte(id.Owner), []byte(owner)) {
+			return s.unexpired(id)
+		}
+		return ID{}, ErrNotIssued
 	}
 	var b [idBytes]byte
 	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(raw[len(prefix):])); err != nil || n != idBytes {
@@ -217,7 +231,7 @@ func (s *Signer) Verify(raw string) (ID, error) {
 	ok := 0
 	for i := range s.macs {
 		// Every key is tried, so the time taken does not say which matched.
-		ok |= subtleEqual(s.sum(i, b[:payloadBytes], want[:0]), b[payloadBytes:])
+		ok |= subtleEqual(s.sum(i, b[:payloadBytes], owner, want[:0]), b[payloadBytes:])
 	}
 	if ok != 1 {
 		return ID{}, ErrNotIssued
@@ -225,6 +239,7 @@ func (s *Signer) Verify(raw string) (ID, error) {
 	id := ID{
 		Key:     hex.EncodeToString(b[2 : 2+nonceBytes]),
 		Role:    b[1],
+		Owner:   owner,
 		Issued:  time.Unix(int64(binary.BigEndian.Uint64(b[2+nonceBytes:])), 0).UTC(),
 		Expires: time.Unix(int64(binary.BigEndian.Uint64(b[2+nonceBytes+8:])), 0).UTC(),
 	}

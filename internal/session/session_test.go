@@ -31,10 +31,13 @@ func signer(t *testing.T, c *clock, keys ...[]byte) *Signer {
 	return s
 }
 
+// owner is the principal the ids of these tests are minted for.
+const owner = "alice@https://auth.example.com"
+
 func TestMintedIDsVerify(t *testing.T) {
 	c := newClock()
 	s := signer(t, c, keyA)
-	raw, minted := s.Mint(1)
+	raw, minted := s.Mint(1, owner)
 	if len(raw) != encodedBytes || !strings.HasPrefix(raw, "vox1.") {
 		t.Fatalf("id %q: want %d characters starting with vox1.", raw, encodedBytes)
 	}
@@ -43,14 +46,14 @@ func TestMintedIDsVerify(t *testing.T) {
 			t.Fatalf("id %q has %q: session ids must be visible ASCII", raw, r)
 		}
 	}
-	got, err := s.Verify(raw)
+	got, err := s.Verify(raw, owner)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != minted || got.Role != 1 || len(got.Key) != 32 || !got.Issued.Equal(c.t) || !got.Expires.Equal(c.t.Add(Lifetime)) {
 		t.Fatalf("verified %+v, minted %+v", got, minted)
 	}
-	if other, _ := s.Mint(1); other == raw {
+	if other, _ := s.Mint(1, owner); other == raw {
 		t.Fatal("two ids are equal: the nonce is not random")
 	}
 }
@@ -58,7 +61,7 @@ func TestMintedIDsVerify(t *testing.T) {
 func TestVerifyRefusesWhatWasNotMinted(t *testing.T) {
 	c := newClock()
 	s := signer(t, c, keyA)
-	raw, _ := s.Mint(0)
+	raw, _ := s.Mint(0, owner)
 	flip := func(i int) string {
 		b := []byte(raw)
 		if b[i] == 'A' {
@@ -68,7 +71,7 @@ func TestVerifyRefusesWhatWasNotMinted(t *testing.T) {
 		}
 		return string(b)
 	}
-	foreign, _ := signer(t, c, keyB).Mint(0)
+	foreign, _ := signer(t, c, keyB).Mint(0, owner)
 	cases := map[string]struct {
 		id   string
 		want error
@@ -91,16 +94,40 @@ func TestVerifyRefusesWhatWasNotMinted(t *testing.T) {
 	}
 	// The genuine id is verified first, so that it is remembered: none
 	// of its alterations may pass for it.
-	if _, err := s.Verify(raw); err != nil {
+	if _, err := s.Verify(raw, owner); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range cases {
-		if _, err := s.Verify(c.id); !errors.Is(err, c.want) {
+		if _, err := s.Verify(c.id, owner); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
 	if n := remembered(s); n != 1 {
 		t.Errorf("%d ids remembered after one genuine id and %d refused ones, want 1", n, len(cases))
+	}
+}
+
+// An id is bound to the principal it was minted for: presented by
+// another, it does not verify, whether the signer remembers it as
+// verified or not, and the owner still uses it.
+func TestVerifyRefusesAnotherOwner(t *testing.T) {
+	c := newClock()
+	s := signer(t, c, keyA)
+	for _, remember := range []bool{false, true} {
+		raw, _ := s.Mint(0, owner)
+		if remember {
+			if _, err := s.Verify(raw, owner); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, other := range []string{"mallory@https://auth.example.com", "", "token:full", owner + "x", owner[:len(owner)-1]} {
+			if _, err := s.Verify(raw, other); !errors.Is(err, ErrNotIssued) {
+				t.Errorf("remembered %v: the id of %q presented by %q: %v, want ErrNotIssued", remember, owner, other, err)
+			}
+		}
+		if id, err := s.Verify(raw, owner); err != nil || id.Owner != owner {
+			t.Errorf("remembered %v: the owner's own id: %+v, %v", remember, id, err)
+		}
 	}
 }
 
@@ -115,8 +142,8 @@ func TestRememberedIDsAreBounded(t *testing.T) {
 	c := newClock()
 	s := signer(t, c, keyA)
 	for range maxVerified + 10 {
-		raw, _ := s.Mint(0)
-		if _, err := s.Verify(raw); err != nil {
+		raw, _ := s.Mint(0, owner)
+		if _, err := s.Verify(raw, owner); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,8 +151,8 @@ func TestRememberedIDsAreBounded(t *testing.T) {
 		t.Fatalf("%d ids remembered, want 1 to %d", n, maxVerified)
 	}
 	// An id minted expired is refused and not remembered.
-	old, _ := s.MintAt(0, c.t.Add(-25*time.Hour))
-	if _, err := s.Verify(old); !errors.Is(err, ErrExpired) {
+	old, _ := s.MintAt(0, owner, c.t.Add(-25*time.Hour))
+	if _, err := s.Verify(old, owner); !errors.Is(err, ErrExpired) {
 		t.Fatalf("an id minted 25 hours ago: %v", err)
 	}
 	if _, ok := s.verified.Load(old); ok {
@@ -136,18 +163,18 @@ func TestRememberedIDsAreBounded(t *testing.T) {
 func TestIDsExpire(t *testing.T) {
 	c := newClock()
 	s := signer(t, c, keyA)
-	raw, id := s.Mint(0)
+	raw, id := s.Mint(0, owner)
 	c.t = id.Expires.Add(-time.Second)
-	if _, err := s.Verify(raw); err != nil {
+	if _, err := s.Verify(raw, owner); err != nil {
 		t.Fatalf("a second before expiry: %v", err)
 	}
 	c.t = id.Expires
-	_, err := s.Verify(raw)
+	_, err := s.Verify(raw, owner)
 	if !errors.Is(err, ErrExpired) || !strings.Contains(err.Error(), "session expired at 2026-03-02T12:00:00Z") {
 		t.Fatalf("at expiry: %v", err)
 	}
-	old, _ := s.MintAt(0, c.t.Add(-25*time.Hour))
-	if _, err := s.Verify(old); !errors.Is(err, ErrExpired) {
+	old, _ := s.MintAt(0, owner, c.t.Add(-25*time.Hour))
+	if _, err := s.Verify(old, owner); !errors.Is(err, ErrExpired) {
 		t.Fatalf("an id minted 25 hours ago: %v", err)
 	}
 }
@@ -157,17 +184,17 @@ func TestKeyRotation(t *testing.T) {
 	before := signer(t, c, keyA)
 	during := signer(t, c, keyB, keyA) // the new key signs, the old one still verifies
 	after := signer(t, c, keyB)
-	old, _ := before.Mint(0)
-	if _, err := during.Verify(old); err != nil {
+	old, _ := before.Mint(0, owner)
+	if _, err := during.Verify(old, owner); err != nil {
 		t.Fatalf("an id of the old key during the rotation: %v", err)
 	}
-	fresh, _ := during.Mint(0)
+	fresh, _ := during.Mint(0, owner)
 	for name, s := range map[string]*Signer{"during": during, "after": after} {
-		if _, err := s.Verify(fresh); err != nil {
+		if _, err := s.Verify(fresh, owner); err != nil {
 			t.Errorf("%s: an id of the new key: %v", name, err)
 		}
 	}
-	if _, err := after.Verify(old); !errors.Is(err, ErrNotIssued) {
+	if _, err := after.Verify(old, owner); !errors.Is(err, ErrNotIssued) {
 		t.Errorf("after the rotation, an id of the old key: %v", err)
 	}
 }
