@@ -128,9 +128,9 @@ func freePort(t testing.TB) int {
 
 // config is the Collector's configuration: the OTLP receiver over HTTP
 // alone (gRPC's default port would clash between parallel tests), one
-// file exporter shared by the three pipelines, flushed every 50ms, and
-// no telemetry of its own (its default metrics port, 8888, would clash
-// too).
+// file exporter shared by the three pipelines, flushed every 50ms. The
+// build has no metrics of its own (its default port, 8888, would clash
+// too): internal/otelcoltest/otelcol/main.go.
 func config(port int, file string) string {
 	return fmt.Sprintf(`receivers:
   otlp:
@@ -142,11 +142,6 @@ exporters:
     path: %s
     flush_interval: 50ms
 service:
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: info
   pipelines:
     traces:
       receivers: [otlp]
