@@ -85,7 +85,11 @@ func TestCollectorReceives(t *testing.T) {
 	if got := Names(spans); !reflect.DeepEqual(got, []string{"tools/call vox_hello", "vox.eval"}) {
 		t.Fatalf("span names = %q", got)
 	}
-	root, child := spans[0], spans[1]
+	root := spans[0]
+	child, ok := FindSpan(spans, "vox.eval")
+	if !ok {
+		t.Fatal("FindSpan found no vox.eval")
+	}
 	if root.TraceID != traceID || root.SpanID != rootID || root.ParentSpanID != "" {
 		t.Errorf("root ids = %s/%s parent %q", root.TraceID, root.SpanID, root.ParentSpanID)
 	}
