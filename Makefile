@@ -13,7 +13,7 @@ FUZZTIME ?= 3s
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), the VS Code extension's library and its packing and grammar-test tools (npm ci in editors/vscode/), redis-server for the fleet-mode tests, podman and runc for the container image test, Neovim for the editor test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), and prepare the Wine prefix (scripts/wine/setup)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), the VS Code extension's library and its packing and grammar-test tools (npm ci in editors/vscode/), redis-server for the fleet-mode tests, podman and runc for the container image test, Neovim for the editor test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), prepare the Wine prefix (scripts/wine/setup), and build the OpenTelemetry Collector of the telemetry tests (make otelcol)
 	$(GO) mod download
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (the fleet-mode tests start one)"; \
@@ -37,6 +37,23 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 	@if [ -f e2e/package-lock.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
 	cd editors/vscode && npm ci --no-audit --no-fund
 	scripts/wine/setup
+	@$(MAKE) --no-print-directory otelcol
+
+# otelcol builds the OpenTelemetry Collector that the telemetry tests
+# start (internal/otelcoltest): the OTLP receiver and the file exporter,
+# from the nested module internal/otelcoltest/otelcol, whose go.sum pins
+# every module (the main module never sees it). A stamp of that module's
+# files and the Go version skips the build when nothing changed; make
+# test points the tests at the binary and fails them when it is missing.
+OTELCOL     := $(abspath $(BIN))/otelcol
+OTELCOL_SRC := internal/otelcoltest/otelcol
+.PHONY: otelcol
+otelcol: ## build the OpenTelemetry Collector of the telemetry tests into $(BIN)/otelcol (internal/otelcoltest/otelcol; done by make deps)
+	@stamp="$$(cat $(OTELCOL_SRC)/go.mod $(OTELCOL_SRC)/go.sum $(OTELCOL_SRC)/*.go | sha256sum | cut -c1-16) $$($(GO) env GOVERSION)"; \
+	if [ -x $(OTELCOL) ] && [ "$$(cat $(OTELCOL).stamp 2>/dev/null)" = "$$stamp" ]; then exit 0; fi; \
+	echo "building the OpenTelemetry Collector of the telemetry tests into $(OTELCOL)"; \
+	mkdir -p $(dir $(OTELCOL)) && rm -f $(OTELCOL).stamp && \
+	cd $(OTELCOL_SRC) && $(GO) build -trimpath -o $(OTELCOL) . && printf '%s\n' "$$stamp" >$(OTELCOL).stamp
 
 generate: ## regenerate every file under generated/
 	$(GO) generate ./...
@@ -85,12 +102,16 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 # make test fails the fleet-mode tests when redis-server is missing, rather
 # than skipping them (internal/fleet/redistest), the container image test
 # when podman is (e2e/container), the Neovim test when nvim is
-# (e2e/editors), and the Windows tests when Wine is (test-windows). The
+# (e2e/editors), the telemetry tests when the OpenTelemetry Collector
+# that make deps builds is (internal/otelcoltest), and the Windows tests
+# when Wine is (test-windows). The
 # editor tests (e2e/editors: the VS Code grammar's goldens, the .vsix
 # packed with vsce and checked, Neovim driving vox lsp) run in go test.
 test: export VOX_TEST_REQUIRE_REDIS = 1
 test: export VOX_TEST_REQUIRE_PODMAN = 1
 test: export VOX_TEST_REQUIRE_NVIM = 1
+test: export VOX_TEST_REQUIRE_OTELCOL = 1
+test: export VOX_TEST_OTELCOL = $(OTELCOL)
 test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, install routes, race tests (with the editor tests: the VS Code extension packed and its grammar checked, Neovim as an LSP client), Windows tests under Wine, fuzz, drift check, gates
 	$(MAKE) cross
 	$(MAKE) check-packages
