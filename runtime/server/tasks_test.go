@@ -1,0 +1,244 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+)
+
+// taskServer serves the test catalog plus vox_test_slow, a tool that
+// allows tasks (mcp.task_support: optional): it sleeps {"ms": N} or until
+// its call is cancelled, counted in stopped.
+func taskServer(t *testing.T, opts Options) (s *Server, stopped *atomic.Int32) {
+	t.Helper()
+	stopped = new(atomic.Int32)
+	cat := testCatalog()
+	cat.Operations = append(cat.Operations, registry.Operation{ID: "t.slow", Title: "slow", Description: "sleeps", ProductLane: "platform",
+		SideEffectClass: "none", MCP: &registry.MCP{Name: "vox_test_slow", Exposure: "core", TaskSupport: registry.TaskOptional, InputSchema: json.RawMessage(`{"type":"object"}`)}})
+	opts.Root, opts.Catalog = t.TempDir(), cat
+	opts.Handlers = func(svc *Services) map[string]toolcall.Handler {
+		table := testTable(svc)
+		table["vox_test_slow"] = func(c *toolcall.Call, raw json.RawMessage) ([]byte, error) {
+			var args struct{ MS int }
+			_ = json.Unmarshal(raw, &args)
+			select {
+			case <-time.After(time.Duration(args.MS) * time.Millisecond):
+				return json.Marshal(map[string]any{"slept": args.MS})
+			case <-c.Context().Done():
+				stopped.Add(1)
+				return nil, fmt.Errorf("stopped: %v", c.Context().Err())
+			}
+		}
+		return table
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, stopped
+}
+
+// result is the result of a JSON-RPC answer, failing on an error.
+func result(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("not a result: %v", m)
+	}
+	return r
+}
+
+// rpcErr is the error of a JSON-RPC answer: its code and message.
+func rpcErr(t *testing.T, m map[string]any) (int, string) {
+	t.Helper()
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("not an error: %v", m)
+	}
+	return int(e["code"].(float64)), e["message"].(string)
+}
+
+// TestTasksOverHTTP: a task-augmented call is answered with a working
+// task, polled with tasks/get, listed, and tasks/result gives the tool's
+// result; a cancel stops the call; another principal sees none of it; a
+// tool without task support refuses params.task.
+func TestTasksOverHTTP(t *testing.T) {
+	s, stopped := taskServer(t, Options{})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{Token: "full-secret", ReadToken: "read-secret"}))
+	defer ts.Close()
+	full := &httpClient{t: t, url: ts.URL + "/mcp", token: "full-secret"}
+	init := full.do(http.MethodPost, initializeBody).json(t)
+	caps := result(t, init)["capabilities"].(map[string]any)["tasks"]
+	if b, _ := json.Marshal(caps); string(b) != `{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}` {
+		t.Fatalf("initialize declares tasks %s", b)
+	}
+	full.initialize()
+	reader := &httpClient{t: t, url: ts.URL + "/mcp", token: "read-secret"}
+	reader.initialize()
+
+	for _, tool := range result(t, full.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))["tools"].([]any) {
+		tool := tool.(map[string]any)
+		exec, _ := tool["execution"].(map[string]any)
+		if want := tool["name"] == "vox_test_slow"; (exec["taskSupport"] == "optional") != want {
+			t.Errorf("tool %s has execution %v", tool["name"], tool["execution"])
+		}
+	}
+
+	// A call as a task, polled to its end.
+	created := result(t, full.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vox_test_slow","arguments":{"ms":300},"task":{"ttl":60000}}}`))["task"].(map[string]any)
+	id, _ := created["taskId"].(string)
+	if created["status"] != "working" || len(id) != 32 || created["ttl"] != 60000.0 || created["pollInterval"] != 500.0 || created["createdAt"] == nil {
+		t.Fatalf("created %v", created)
+	}
+	var got map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got = result(t, full.rpc(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"`+id+`"}}`))
+		if got["status"] != "working" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if got["status"] != "completed" || got["taskId"] != id {
+		t.Fatalf("tasks/get: %v", got)
+	}
+	res := result(t, full.rpc(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":"`+id+`"}}`))
+	text, _ := res["content"].([]any)[0].(map[string]any)["text"].(string)
+	meta, _ := res["_meta"].(map[string]any)["io.modelcontextprotocol/related-task"].(map[string]any)
+	if !strings.Contains(text, `"slept":300`) || meta["taskId"] != id || res["isError"] == true {
+		t.Fatalf("tasks/result: %v", res)
+	}
+
+	// tasks/result waits for a task that still works.
+	created = result(t, full.rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"vox_test_slow","arguments":{"ms":400},"task":{}}}`))["task"].(map[string]any)
+	start := time.Now()
+	res = result(t, full.rpc(`{"jsonrpc":"2.0","id":6,"method":"tasks/result","params":{"taskId":"`+created["taskId"].(string)+`"}}`))
+	if time.Since(start) < 200*time.Millisecond || !strings.Contains(fmt.Sprint(res["content"]), `"slept":400`) || created["ttl"] != 3600000.0 {
+		t.Fatalf("a waiting tasks/result: %v after %v (created %v)", res, time.Since(start), created)
+	}
+
+	// A cancel ends the task and stops its call.
+	created = result(t, full.rpc(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"vox_test_slow","arguments":{"ms":60000},"task":{"ttl":60000}}}`))["task"].(map[string]any)
+	long := created["taskId"].(string)
+	// Another principal can neither see, list, cancel nor read it.
+	for _, method := range []string{"tasks/get", "tasks/cancel", "tasks/result"} {
+		code, msg := rpcErr(t, reader.rpc(`{"jsonrpc":"2.0","id":8,"method":"`+method+`","params":{"taskId":"`+long+`"}}`))
+		if code != -32602 || !strings.Contains(msg, "no task "+long) {
+			t.Errorf("the read role's %s of another's task: %d %s", method, code, msg)
+		}
+	}
+	if tasks := result(t, reader.rpc(`{"jsonrpc":"2.0","id":9,"method":"tasks/list"}`))["tasks"].([]any); len(tasks) != 0 {
+		t.Errorf("the read role lists %v", tasks)
+	}
+	if tasks := result(t, full.rpc(`{"jsonrpc":"2.0","id":10,"method":"tasks/list"}`))["tasks"].([]any); len(tasks) != 3 || tasks[2].(map[string]any)["taskId"] != long {
+		t.Errorf("the owner lists %v", tasks)
+	}
+	cancelled := result(t, full.rpc(`{"jsonrpc":"2.0","id":11,"method":"tasks/cancel","params":{"taskId":"`+long+`"}}`))
+	if cancelled["status"] != "cancelled" || cancelled["taskId"] != long {
+		t.Fatalf("tasks/cancel: %v", cancelled)
+	}
+	for deadline := time.Now().Add(5 * time.Second); stopped.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if stopped.Load() != 1 {
+		t.Fatal("the cancelled task's call was not stopped")
+	}
+	time.Sleep(100 * time.Millisecond) // its end is recorded: the cancel stays
+	if got := result(t, full.rpc(`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"`+long+`"}}`)); got["status"] != "cancelled" {
+		t.Fatalf("after the call stopped: %v", got)
+	}
+	if code, msg := rpcErr(t, full.rpc(`{"jsonrpc":"2.0","id":13,"method":"tasks/result","params":{"taskId":"`+long+`"}}`)); code != -32603 || !strings.Contains(msg, "cancelled without a result") {
+		t.Errorf("tasks/result of a cancelled task: %d %s", code, msg)
+	}
+	if code, msg := rpcErr(t, full.rpc(`{"jsonrpc":"2.0","id":14,"method":"tasks/cancel","params":{"taskId":"`+id+`"}}`)); code != -32602 || !strings.Contains(msg, "ended already (completed)") {
+		t.Errorf("cancelling a completed task: %d %s", code, msg)
+	}
+
+	// A tool that does not allow tasks refuses params.task.
+	if code, msg := rpcErr(t, full.rpc(`{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"vox_test_fail","arguments":{},"task":{}}}`)); code != -32601 || !strings.Contains(msg, "cannot run as a task") {
+		t.Errorf("a task of a tool without task support: %d %s", code, msg)
+	}
+	// The same tool called without a task answers at once.
+	if text, isErr := full.call("vox_test_slow"); isErr || !strings.Contains(text, `"slept":0`) {
+		t.Errorf("an ordinary call: %s %v", text, isErr)
+	}
+}
+
+// TestTaskFailsWithTheCallsError: a call whose tool fails is a failed
+// task; tasks/result gives the error result, as the call would have.
+func TestTaskFailsWithTheCallsError(t *testing.T) {
+	s, _ := taskServer(t, Options{})
+	s.catalogByName["vox_test_fail"].tool.Execution = catalogExecution(&registry.MCP{TaskSupport: registry.TaskOptional})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	c := &httpClient{t: t, url: ts.URL + "/mcp"}
+	c.initialize()
+	id := result(t, c.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_test_fail","task":{}}}`))["task"].(map[string]any)["taskId"].(string)
+	res := result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+id+`"}}`))
+	if res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "it failed; try again later") {
+		t.Fatalf("tasks/result: %v", res)
+	}
+	got := result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"`+id+`"}}`))
+	if got["status"] != "failed" || !strings.Contains(got["statusMessage"].(string), "it failed") {
+		t.Fatalf("tasks/get: %v", got)
+	}
+}
+
+// TestTasksOverStdio: over stdio a waiting tasks/result does not hold the
+// reading of the requests after it.
+func TestTasksOverStdio(t *testing.T) {
+	s, _ := taskServer(t, Options{})
+	in, out := stdioPipes(t, s)
+	lines := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var m map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+		close(lines)
+	}()
+	answer := func() map[string]any {
+		for {
+			select {
+			case m := <-lines:
+				if m["id"] != nil {
+					return m
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer within 10s")
+			}
+		}
+	}
+	send := func(msg string) { fmt.Fprintln(in, msg) }
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	answer()
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vox_test_slow","arguments":{"ms":500},"task":{"ttl":1000}}}`)
+	task := result(t, answer())["task"].(map[string]any)
+	if task["ttl"] != 10000.0 {
+		t.Errorf("a ttl under the minimum is raised to it: %v", task["ttl"])
+	}
+	id := task["taskId"].(string)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"` + id + `"}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"` + id + `"}}`)
+	first := answer()
+	if first["id"] != 3.0 || result(t, first)["status"] != "working" {
+		t.Fatalf("the tasks/get after a waiting tasks/result: %v", first)
+	}
+	res := answer()
+	if res["id"] != 2.0 || !strings.Contains(fmt.Sprint(result(t, res)["content"]), `"slept":500`) {
+		t.Fatalf("tasks/result: %v", res)
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tasks/list","params":{}}`)
+	if list := result(t, answer())["tasks"].([]any); len(list) != 1 || list[0].(map[string]any)["status"] != "completed" {
+		t.Fatalf("tasks/list: %v", list)
+	}
+}
