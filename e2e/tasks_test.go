@@ -155,7 +155,9 @@ func TestFleetTasks(t *testing.T) {
 		}
 		return task["taskId"].(string)
 	}
-	get := func(s *taskInstance, id string) map[string]any { return taskOf(t, at(s, "tasks/get", map[string]any{"taskId": id})) }
+	get := func(s *taskInstance, id string) map[string]any {
+		return taskOf(t, at(s, "tasks/get", map[string]any{"taskId": id}))
+	}
 
 	// Created on A, answered on B.
 	done := run("sleep 0.3; echo done-on-A")
