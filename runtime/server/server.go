@@ -248,6 +248,8 @@ func New(opts Options) (*Server, error) {
 	// A call of a tool no tool has is answered before the middleware
 	// (audit.go).
 	hooks.AddOnError(s.auditUnknownTool)
+	// Under 2026-07-28 tasks are an extension (tasks_modern.go).
+	hooks.AddAfterDiscover(hideTasksCapability)
 	name := opts.Name
 	if name == "" {
 		name = Name

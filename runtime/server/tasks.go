@@ -298,10 +298,10 @@ func taskOutcomeReply(id json.RawMessage, t tasks.Task, raw []byte) []byte {
 // (execution.taskSupport); the call runs in the background without
 // params.task and the answer is the created task.
 //
-// Protocol 2026-07-28 has no params.task (its tasks are an extension:
-// docs/tasks.md, "Not yet"): the member is dropped there, m and raw
-// rewritten, and the call served as an ordinary one — mcp-go would
-// otherwise run it as a task of its own map.
+// Protocol 2026-07-28 has no params.task (its tasks are an extension,
+// tasks_modern.go): the member is dropped there, m and raw rewritten,
+// and the call served as an ordinary one — mcp-go would otherwise run it
+// as a task of its own map.
 func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, modern bool) (reply []byte, answered bool) {
 	if len(m.ID) == 0 || !bytes.Contains(m.Params, []byte(`"task"`)) {
 		return nil, false

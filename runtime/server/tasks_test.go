@@ -242,3 +242,85 @@ func TestTasksOverStdio(t *testing.T) {
 		t.Fatalf("tasks/list: %v", list)
 	}
 }
+
+// TestTasksExtensionModern: under protocol 2026-07-28 a client that
+// declares io.modelcontextprotocol/tasks gets a task for a call of a tool
+// that allows tasks, polls it with tasks/get (the result inline), and
+// cancels with tasks/cancel; tasks/update has nothing to update, and the
+// methods of 2025-11-25 the extension dropped are refused.
+func TestTasksExtensionModern(t *testing.T) {
+	s, stopped := taskServer(t, Options{})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{`
+	withTasks := meta + `"extensions":{"io.modelcontextprotocol/tasks":{}}}},`
+	call := func(caps string, ms int) map[string]any {
+		return modernPostRaw(t, url, "tools/call", "vox_test_slow", caps+fmt.Sprintf(`"name":"vox_test_slow","arguments":{"ms":%d}`, ms))
+	}
+	tasksReq := func(method, id string) map[string]any {
+		return modernPostRaw(t, url, method, "", withTasks+`"taskId":"`+id+`"`)
+	}
+	if plain := result(t, call(meta+"}},", 10)); plain["resultType"] != "complete" || !strings.Contains(fmt.Sprint(plain["content"]), `"slept":10`) {
+		t.Fatalf("a call without the extension: %v", plain)
+	}
+	created := result(t, call(withTasks, 300))
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || created["status"] != "working" || len(id) != 32 || created["ttlMs"] != 3600000.0 || created["pollIntervalMs"] != 500.0 {
+		t.Fatalf("a call with the extension: %v", created)
+	}
+	var got map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if got = result(t, tasksReq("tasks/get", id)); got["status"] != "working" || time.Now().After(deadline) {
+			break
+		}
+	}
+	inline, _ := got["result"].(map[string]any)
+	if got["status"] != "completed" || got["resultType"] != "complete" || inline["resultType"] != "complete" || !strings.Contains(fmt.Sprint(inline["content"]), `"slept":300`) {
+		t.Fatalf("tasks/get: %v", got)
+	}
+
+	long := result(t, call(withTasks, 60000))["taskId"].(string)
+	if res := result(t, tasksReq("tasks/cancel", long)); res["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel: %v", res)
+	}
+	if got := result(t, tasksReq("tasks/get", long)); got["status"] != "cancelled" {
+		t.Fatalf("tasks/get after the cancel: %v", got)
+	}
+	for deadline := time.Now().Add(5 * time.Second); stopped.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if stopped.Load() != 1 {
+		t.Fatal("the cancelled task's call was not stopped")
+	}
+	// A cancel of a task that ended is acknowledged as well.
+	if res := result(t, tasksReq("tasks/cancel", id)); res["resultType"] != "complete" || res["status"] != nil {
+		t.Fatalf("tasks/cancel of a completed task: %v", res)
+	}
+	if got := result(t, tasksReq("tasks/get", id)); got["status"] != "completed" {
+		t.Fatalf("a completed task after a cancel: %v", got)
+	}
+	// The methods need the extension declared in the request.
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		r := modernPostRaw(t, url, method, "", meta+`}},"taskId":"`+id+`"`)
+		if code, msg := rpcErr(t, r); code != -32021 || !strings.Contains(msg, "io.modelcontextprotocol/tasks") {
+			t.Errorf("%s without the extension: %d %s", method, code, msg)
+		}
+	}
+	// server/discover declares the extension, not 2025-11-25's capability.
+	caps := result(t, modernPostRaw(t, url, "server/discover", "", meta+"}}"))["capabilities"].(map[string]any)
+	if _, v1 := caps["tasks"]; v1 || caps["extensions"].(map[string]any)["io.modelcontextprotocol/tasks"] == nil {
+		t.Errorf("server/discover declares %v", caps)
+	}
+	if code, msg := rpcErr(t, tasksReq("tasks/update", id)); code != -32602 || !strings.Contains(msg, "asks for no input") {
+		t.Errorf("tasks/update: %d %s", code, msg)
+	}
+	for _, method := range []string{"tasks/result", "tasks/list"} {
+		if code, _ := rpcErr(t, tasksReq(method, id)); code != -32601 {
+			t.Errorf("%s under 2026-07-28: %d, want -32601", method, code)
+		}
+	}
+	if code, _ := rpcErr(t, tasksReq("tasks/get", "0123")); code != -32602 {
+		t.Errorf("tasks/get of an unknown task: %d", code)
+	}
+}
