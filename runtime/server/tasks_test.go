@@ -241,6 +241,10 @@ func TestTasksOverStdio(t *testing.T) {
 	if list := result(t, answer())["tasks"].([]any); len(list) != 1 || list[0].(map[string]any)["status"] != "completed" {
 		t.Fatalf("tasks/list: %v", list)
 	}
+	// The task is the stdio principal's (docs/tasks.md, "Whose task").
+	if mine, err := s.tasks.store.List(t.Context(), PrincipalStdio); err != nil || len(mine) != 1 || mine[0].ID != id {
+		t.Fatalf("the stdio principal's tasks: %v %v", mine, err)
+	}
 }
 
 // TestTasksExtensionModern: under protocol 2026-07-28 a client that
