@@ -328,3 +328,41 @@ func TestTasksExtensionModern(t *testing.T) {
 		t.Errorf("tasks/get of an unknown task: %d", code)
 	}
 }
+
+// TestTasksListPages: tasks/list pages by 100, oldest first, and a cursor
+// it did not issue is refused.
+func TestTasksListPages(t *testing.T) {
+	s, _ := taskServer(t, Options{})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	c := &httpClient{t: t, url: ts.URL + "/mcp"}
+	c.initialize()
+	var ids []string
+	for i := range tasksPage + 5 {
+		task := result(t, c.rpc(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"vox_test_slow","arguments":{"ms":0},"task":{}}}`, i+1)))["task"].(map[string]any)
+		ids = append(ids, task["taskId"].(string))
+	}
+	first := result(t, c.rpc(`{"jsonrpc":"2.0","id":200,"method":"tasks/list"}`))
+	page, _ := first["tasks"].([]any)
+	cursor, _ := first["nextCursor"].(string)
+	if len(page) != tasksPage || cursor != page[tasksPage-1].(map[string]any)["taskId"] {
+		t.Fatalf("first page: %d tasks, cursor %q", len(page), cursor)
+	}
+	second := result(t, c.rpc(`{"jsonrpc":"2.0","id":201,"method":"tasks/list","params":{"cursor":"`+cursor+`"}}`))
+	rest, _ := second["tasks"].([]any)
+	if len(rest) != 5 || second["nextCursor"] != nil {
+		t.Fatalf("second page: %v", second)
+	}
+	seen := map[string]bool{}
+	for _, task := range append(page, rest...) {
+		seen[task.(map[string]any)["taskId"].(string)] = true
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			t.Errorf("task %s is on no page", id)
+		}
+	}
+	if code, msg := rpcErr(t, c.rpc(`{"jsonrpc":"2.0","id":202,"method":"tasks/list","params":{"cursor":"nope"}}`)); code != -32602 || !strings.Contains(msg, "unknown cursor") {
+		t.Errorf("an unknown cursor: %d %s", code, msg)
+	}
+}
