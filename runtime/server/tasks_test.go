@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -364,5 +366,44 @@ func TestTasksListPages(t *testing.T) {
 	}
 	if code, msg := rpcErr(t, c.rpc(`{"jsonrpc":"2.0","id":202,"method":"tasks/list","params":{"cursor":"nope"}}`)); code != -32602 || !strings.Contains(msg, "unknown cursor") {
 		t.Errorf("an unknown cursor: %d %s", code, msg)
+	}
+}
+
+// TestLongRunningWorkspaceTool: a workspace tool declared @long_running
+// allows tasks (execution.taskSupport optional) and runs as one; its
+// neighbour without the decorator refuses params.task (the decorator
+// elsewhere is an error: testdata/schema/long_running.txtar of
+// runtime/vox).
+func TestLongRunningWorkspaceTool(t *testing.T) {
+	root := t.TempDir()
+	src := "@long_running\n@tool \"Echoes slowly\"\nfn echo_slow(s: str) to str { s }\n\n" +
+		"@tool \"Echoes\"\nfn echo_now(s: str) to str { s }\n"
+	if err := os.WriteFile(filepath.Join(root, "tools.vox"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Root: root, WorkspaceTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WaitWorkspace(t.Context())
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	defer ts.Close()
+	c := &httpClient{t: t, url: ts.URL + "/mcp"}
+	c.initialize()
+	support := map[string]any{}
+	for _, tool := range result(t, c.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))["tools"].([]any) {
+		tool := tool.(map[string]any)
+		exec, _ := tool["execution"].(map[string]any)
+		support[tool["name"].(string)] = exec["taskSupport"]
+	}
+	if support["echo_slow"] != "optional" || support["echo_now"] != nil {
+		t.Fatalf("taskSupport: %v", support)
+	}
+	id := result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_slow","arguments":{"s":"hi"},"task":{}}}`))["task"].(map[string]any)["taskId"].(string)
+	if res := result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+id+`"}}`)); !strings.Contains(fmt.Sprint(res["content"]), "hi") {
+		t.Fatalf("tasks/result: %v", res)
+	}
+	if code, _ := rpcErr(t, c.rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo_now","arguments":{"s":"hi"},"task":{}}}`)); code != -32601 {
+		t.Errorf("a task of a tool without @long_running: %d", code)
 	}
 }
