@@ -211,6 +211,10 @@ func (v *catalogValidator) buildMCP(r row, id string) *registry.MCP {
 		Requires:             r.strings("mcp", "requires"),
 		HTTPReadRoleEligible: r.optBool("mcp", "http_read_role_eligible") == registry.True,
 		AllowlistExempt:      r.optBool("mcp", "allowlist_exempt") == registry.True,
+		TaskSupport:          r.str("mcp", "task_support"),
+	}
+	if m.TaskSupport == registry.TaskForbidden {
+		m.TaskSupport = "" // the default, spelled out
 	}
 	namePos := r.pos("mcp", "name")
 	if nv, _, ok := r.get("mcp", "name"); !ok || nv.Kind != schemajson.String {

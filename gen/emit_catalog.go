@@ -189,6 +189,9 @@ func operationValue(op *registry.Operation) *goValue {
 		if m.AllowlistExempt {
 			mv.add("AllowlistExempt", goText("true"))
 		}
+		if m.TaskSupport != "" {
+			mv.str("TaskSupport", m.TaskSupport)
+		}
 		mv.add("InputSchema", goSchema(m.InputSchema))
 		if m.OutputSchema != nil {
 			mv.add("OutputSchema", goSchema(m.OutputSchema))

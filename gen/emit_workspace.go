@@ -97,6 +97,9 @@ func (f *tableFile) addSnapshot(doc, name string, snap *workspace.Snapshot) {
 			if t.Mutates {
 				tv.add("Mutates", goText("true"))
 			}
+			if t.LongRunning {
+				tv.add("LongRunning", goText("true"))
+			}
 			tools.add("", tv)
 		}
 		v.add("Tools", tools)

@@ -26,6 +26,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/internal/session"
+	"github.com/vox-lang/vox-mcp/internal/tasks"
 	"github.com/vox-lang/vox-mcp/internal/trust"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -126,6 +127,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var shared server.SharedStore
 	var events session.EventStore
+	var taskStore tasks.Store
 	if *storeURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		store, err := fleet.Open(ctx, fleet.Options{URL: *storeURL, Logger: logger.With("component", "fleet")})
@@ -138,6 +140,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		shared = store
 		// Resumable streams too: Last-Event-ID works on any instance.
 		events = store.Events(cmp.Or(sessionLifetime, session.Lifetime))
+		// Durable tasks too: any instance answers for them (docs/tasks.md).
+		taskStore = store.Tasks(taskLease(logger))
 	}
 	srv, err := server.New(server.Options{
 		Catalog:         catalog.Catalog,
@@ -155,6 +159,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SessionLifetime: sessionLifetime,
 		SharedStore:     shared,
 		EventStore:      events,
+		Tasks:           taskStore,
 		// One process, one server: the heap its start-up freed goes back
 		// to the system once that work ends (docs/benchmarks.md).
 		ReturnStartupMemory: true,
@@ -277,4 +282,20 @@ func switchedOff(logger *slog.Logger, name, staysOn string) bool {
 		logger.Warn(name+" has an unrecognised value; "+staysOn, "value", v)
 	}
 	return false
+}
+
+// taskLease is the lease of this instance's tasks in fleet mode:
+// VOX_MCP_TASK_LEASE (a Go duration, at least 1s), else
+// tasks.DefaultLease (docs/tasks.md, "Leases").
+func taskLease(logger *slog.Logger) time.Duration {
+	v := os.Getenv("VOX_MCP_TASK_LEASE")
+	if v == "" {
+		return tasks.DefaultLease
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Second {
+		logger.Warn("VOX_MCP_TASK_LEASE=" + v + " is not a duration of at least 1s (such as 15s); using " + tasks.DefaultLease.String())
+		return tasks.DefaultLease
+	}
+	return d
 }

@@ -90,14 +90,16 @@
 // (SIGTERM) when the script ends, and http-log prints its log so far (with
 // -wait REGEXP, once it matches: the log arrives through a pipe).
 //
-// http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]... [-timeout
-// D] METHOD [BODY] sends one request to $URL (with Content-Type and Accept
+// http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]...
+// [-capture VAR=REGEXP]... [-timeout D] METHOD [BODY] sends one request to $URL (with Content-Type and Accept
 // as an MCP client sends them) and prints "status N", each -show header
 // the answer has ("Name: value"), and "body " followed by the body as
 // compact JSON, the data of the first event of an event stream, or text.
 // An event stream that sends nothing within -timeout (default 5s) prints
 // "body (an event stream, still open)". -setenv VAR=HEADER sets $VAR to a
-// header of the answer, such as the Mcp-Session-Id that initialize mints.
+// header of the answer, such as the Mcp-Session-Id that initialize mints;
+// -capture VAR=REGEXP sets $VAR to the first group of REGEXP in a JSON
+// body, such as the taskId a task-augmented call answers.
 //
 // http-forge [-n N] [-H 'K: V']... [-maxgrowth MiB] BODY POSTs BODY 2N
 // times with a new invented Mcp-Session-Id each (mcp-go's format and

@@ -175,10 +175,11 @@ func newMCPRequest(ctx context.Context, ts *testscript.TestScript, method, body 
 }
 
 // cmdHTTP is http [-H 'K: V']... [-show HEADER]... [-setenv VAR=HEADER]...
-// [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]: one request to
+// [-capture VAR=REGEXP]... [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]: one request to
 // $URL (the body from FILE with -body). It prints "status N", then
 // "HEADER: value" for each -show header the answer has, then "body " and
-// the body: compact JSON or text; for an event stream, read until it ends
+// the body: compact JSON or text (-capture VAR=REGEXP sets $VAR to the
+// first group of REGEXP's first match in it); for an event stream, read until it ends
 // or -timeout passes, "event id=ID retry=MS" for each event with an id or
 // retry field (-firstid sets $VAR to the first event's id) and "body DATA"
 // for each event with data.
@@ -187,8 +188,9 @@ func newMCPRequest(ctx context.Context, ts *testscript.TestScript, method, body 
 // the answer's HEADER.
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("http", flag.ContinueOnError)
-	var headers, show, setenv headerFlags
+	var headers, show, setenv, capture headerFlags
 	fs.Var(&headers, "H", "a request header")
+	fs.Var(&capture, "capture", "VAR=REGEXP")
 	fs.Var(&show, "show", "a response header to print")
 	fs.Var(&setenv, "setenv", "VAR=HEADER")
 	timeout := fs.Duration("timeout", 5*time.Second, "the longest wait for the answer")
@@ -196,7 +198,7 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	firstID := fs.String("firstid", "", "a variable to set to the id of the first event")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); neg || err != nil || fs.NArg() < 1 || fs.NArg() > 2 {
-		ts.Fatalf("usage: http [-H 'K: V'] [-show HEADER] [-setenv VAR=HEADER] [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]")
+		ts.Fatalf("usage: http [-H 'K: V'] [-show HEADER] [-setenv VAR=HEADER] [-capture VAR=REGEXP] [-timeout D] [-body FILE] [-firstid VAR] METHOD [BODY]")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -270,6 +272,18 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		b = compact.Bytes()
 	}
 	fmt.Fprintf(ts.Stdout(), "body %s\n", strings.TrimSpace(string(b)))
+	for _, kv := range capture {
+		name, expr, ok := strings.Cut(kv, "=")
+		re, err := regexp.Compile(expr)
+		if !ok || err != nil || re.NumSubexp() < 1 {
+			ts.Fatalf("-capture %q: want VAR=REGEXP with a group (%v)", kv, err)
+		}
+		m := re.FindSubmatch(b)
+		if m == nil {
+			ts.Fatalf("-capture %s: %s matches nothing in %s", name, expr, b)
+		}
+		ts.Setenv(name, string(m[1]))
+	}
 }
 
 // cmdHTTPForge is http-forge [-n N] [-H 'K: V']... [-maxgrowth MiB]

@@ -382,6 +382,7 @@ var opSkillRun = registry.Operation{
 		Exposure:        "core",
 		Requires:        []string{"sandbox", "skills"},
 		AllowlistExempt: true,
+		TaskSupport:     "optional",
 		InputSchema: json.RawMessage(`{"additionalProperties":false,` +
 			`"properties":{"id":{"description":"The skill's id, or its name when no id matches.",` +
 			`"minLength":1,` +

@@ -119,6 +119,7 @@ var decorators = []decorator{
 	{"@uses", `@uses(net, fs)`, "Adds effects to the function's uses clause (net db fs env clock random spawn gpu_compute mutate nothing mcp(tool)); effects are recorded, they grant nothing."},
 	{"@mcp.tool", `@mcp.tool "description"`, "Deprecated: write @tool (warning vox/decorator/mcp-tool-deprecated)."},
 	{"@input_schema", `@input_schema(r"{...}")`, "Gives a tool's input JSON Schema explicitly, one string (extension): for what the parameter types cannot say."},
+	{"@long_running", `@long_running`, "Lets a client call the next @tool function as a durable task (extension): its execution.taskSupport is optional."},
 }
 
 // keywords offered by completion where a name may start.

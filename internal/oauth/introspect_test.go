@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/internal/oauthtest"
 	"github.com/vox-lang/vox-mcp/internal/oauth"
+	"github.com/vox-lang/vox-mcp/internal/oauthtest"
 )
 
 // introspecting is a validator of as's tokens that introspects its opaque

@@ -295,6 +295,9 @@ func TestReadRole(t *testing.T) {
 		`{"jsonrpc":"2.0","id":18,"method":"prompts/get","params":{"name":"skill-prompt"}}`,
 		`{"jsonrpc":"2.0","id":19,"method":"resources/subscribe","params":{"uri":"skill://index.json"}}`,
 		`{"jsonrpc":"2.0","id":20,"method":"resources/unsubscribe","params":{"uri":"skill://index.json"}}`,
+		// A principal sees only its own tasks (docs/tasks.md).
+		`{"jsonrpc":"2.0","id":21,"method":"tasks/list"}`,
+		`{"jsonrpc":"2.0","id":26,"method":"tasks/get","params":{"taskId":"t"}}`,
 	}
 	for _, body := range allowed {
 		resp := reader.rpc(body)
@@ -308,7 +311,7 @@ func TestReadRole(t *testing.T) {
 		`{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                                          "read role may not get prompt workspace-prompt: use a full-access token",
 		`{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"x"}}`:                                                                                         "read role may not get prompt x: use a full-access token",
 		`{"jsonrpc":"2.0","id":22,"method":"prompts/get","params":{"name":"vox_prompt","arguments":{"q":"hi"}}}`:                                                         "read role may not get prompt vox_prompt: use a full-access token",
-		`{"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"t"}}`:                                                                                         "read role may not call tasks/get: use a full-access token",
+		`{"jsonrpc":"2.0","id":12,"method":"vox/unknown","params":{"taskId":"t"}}`:                                                                                       "read role may not call vox/unknown: use a full-access token",
 		`{"jsonrpc":"2.0","id":13,"METHOD":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                                          "read role may not get prompt workspace-prompt: use a full-access token",
 		`{"jsonrpc":"2.0","id":14,"method":"ping","method":"prompts/get","params":{"name":"workspace-prompt"}}`:                                                          "read role may not get prompt workspace-prompt: use a full-access token",
 		`{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://x","URI":"file:///x"}}`:                                                             "read role may not read file:///x: use a full-access token",

@@ -46,6 +46,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
+	"github.com/vox-lang/vox-mcp/internal/tasks"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -134,6 +135,10 @@ type Options struct {
 	// docs/security.md "Audit trail"); nil audits nothing. The caller
 	// closes it after the server stopped.
 	Audit *audit.Log
+	// Tasks keeps the durable tasks (docs/tasks.md): in fleet mode the
+	// fleet's store, so that any instance answers for them; nil means an
+	// in-memory store of this process.
+	Tasks tasks.Store
 }
 
 // Server is one vox-mcp instance.
@@ -172,6 +177,8 @@ type Server struct {
 	// sessions are the session ids, the revoked set and the per-session
 	// state, the active skill among it (sessions.go).
 	sessions *sessionPlane
+	// tasks run and answer for the durable tasks (tasks.go).
+	tasks *taskPlane
 
 	// workspace serves the .vox tools and resources (workspace.go).
 	workspace *workspaceSource
@@ -241,6 +248,8 @@ func New(opts Options) (*Server, error) {
 	// A call of a tool no tool has is answered before the middleware
 	// (audit.go).
 	hooks.AddOnError(s.auditUnknownTool)
+	// Under 2026-07-28 tasks are an extension (tasks_modern.go).
+	hooks.AddAfterDiscover(hideTasksCapability)
 	name := opts.Name
 	if name == "" {
 		name = Name
@@ -261,7 +270,11 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
 		// skills/list and skills/get are served by the shim (shim_skills.go).
 		mcpserver.WithExtensions(shimExtensions(opts)),
+		// Declared for initialize; the shim serves the tasks from the
+		// task store, never mcp-go's own map (tasks.go).
+		mcpserver.WithTaskCapabilities(true, true, true),
 	)
+	s.tasks = newTaskPlane(s, opts.Tasks)
 	s.requirements = s.defaultRequirements()
 
 	if s.sessions, err = newSessionPlane(s, opts); err != nil {

@@ -20,6 +20,10 @@ import (
 //     null instead of {};
 //   - requests that make the server keep what the client sent, whose
 //     values over their bounds it answers with -32602 (kept_state.go);
+//   - the durable tasks of protocol 2025-11-25: a tools/call with
+//     params.task, and tasks/get, tasks/list, tasks/cancel and
+//     tasks/result, answered from the task store (tasks.go), and those of
+//     2026-07-28's tasks extension (tasks_modern.go);
 //   - JSON-RPC batches, which it answers with a parse error: for a session
 //     that negotiated 2025-03-26 (the only version with batches) the shim
 //     splits a batch, dispatches each message, and answers as an array;
@@ -68,6 +72,18 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 		return ctx, raw, nil, false
 	}
 	m := *head
+	if serve, ok := taskMethods[m.Method]; ok || (modern && modernTaskMethods[m.Method] != nil) {
+		switch {
+		case len(m.ID) == 0:
+			return ctx, nil, nil, true // a notification of a request method: nothing to answer
+		case modern && modernTaskMethods[m.Method] == nil:
+			// Not mcp-go's map either (tasks.go).
+			return ctx, nil, errorReply(m.ID, mcp.METHOD_NOT_FOUND, m.Method+" is a method of protocol 2025-11-25's tasks, which 2026-07-28's tasks extension does not have: poll with tasks/get, whose answer holds the result"), true
+		case modern:
+			return ctx, nil, s.serveModernTask(ctx, m.Method, m.ID, m.Params), true
+		}
+		return ctx, nil, serve(s, ctx, m.ID, m.Params), true
+	}
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {
 			return ctx, nil, nil, true // a notification of a request method: nothing to answer
@@ -85,6 +101,9 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 		return ctx, nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
+		if reply, answered := s.taskCall(ctx, &raw, &m, modern); answered {
+			return ctx, nil, reply, true
+		}
 		if modern && len(m.ID) > 0 {
 			// The checks on a 2026-07-28 call, on its params decoded
 			// once (call_checks.go); any other call is checked by the
@@ -94,6 +113,13 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 				return cctx, nil, reply, true
 			}
 			if ok {
+				// A call of a client that declares the tasks extension
+				// may become a task (tasks_modern.go).
+				if cc, _ := checkedCallFrom(cctx); cc != nil {
+					if reply, answered := s.modernTaskCall(cctx, pass, &m, cc.call.params); answered {
+						return ctx, nil, reply, true
+					}
+				}
 				return cctx, pass, nil, false
 			}
 		}

@@ -162,11 +162,12 @@ func (s *Server) skillsGet(params json.RawMessage) (any, *rpcError) {
 	return map[string]any{"skill": entries[i]}, nil
 }
 
-// shimExtensions are the extensions the server declares: the skills
-// extension unless it serves no skills.
+// shimExtensions are the extensions the server declares: the tasks
+// extension, and the skills extension unless it serves no skills.
 func shimExtensions(opts Options) map[string]any {
-	if opts.NoSkills {
-		return nil
+	ext := map[string]any{TasksExtension: map[string]any{}} // tasks_modern.go
+	if !opts.NoSkills {
+		ext[SkillsExtension] = map[string]any{}
 	}
-	return map[string]any{SkillsExtension: map[string]any{}}
+	return ext
 }

@@ -141,6 +141,35 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		_ = unmarshal(head.Params, &p)
 		// mcp-go answers with this version (its initialize negotiates so).
 		sh.version = mcp.NegotiateLegacyVersion(p.ProtocolVersion)
+	case taskMethods[head.Method] != nil:
+		sctx, ok := sh.session(ctx)
+		if !ok {
+			return nil, ctx.Err()
+		}
+		if head.Method == string(mcp.MethodTasksResult) {
+			// tasks/result waits for the task's end: not in the reading
+			// goroutine, whose next lines may be what ends it.
+			go func() {
+				_, _, reply, _ := sh.s.preDispatchHead(sctx, line, &head, false)
+				sh.reply(reply)
+			}()
+			return nil, nil
+		}
+		_, _, reply, _ := sh.s.preDispatchHead(sctx, line, &head, false)
+		sh.reply(reply)
+		return nil, nil
+	case head.Method == string(mcp.MethodToolsCall) && bytes.Contains(head.Params, []byte(`"task"`)):
+		sctx, ok := sh.session(ctx)
+		if !ok {
+			return nil, ctx.Err()
+		}
+		// A call as a task is answered here with the task (tasks.go).
+		_, p, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false)
+		if answered {
+			sh.reply(reply)
+			return nil, nil
+		}
+		pass = p
 	case head.Method == string(mcp.MethodToolsCall):
 		pass = nullArgumentsAsEmpty(line, head.Params)
 	case head.Method == string(mcp.MethodToolsList):

@@ -416,6 +416,7 @@ func catalogTool(op *registry.Operation) mcp.Tool {
 			"vox_http_read_role_eligible": m.HTTPReadRoleEligible,
 		}},
 		Annotations: catalogAnnotations(op),
+		Execution:   catalogExecution(m),
 	}
 	if len(t.RawInputSchema) == 0 {
 		t.RawInputSchema = json.RawMessage(registry.DefaultInputSchema)
@@ -468,7 +469,8 @@ func ptr[T any](v T) *T { return &v }
 func sameTool(a, b mcp.Tool) bool {
 	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
 		bytes.Equal(a.RawInputSchema, b.RawInputSchema) && bytes.Equal(a.RawOutputSchema, b.RawOutputSchema) &&
-		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
+		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta) &&
+		reflect.DeepEqual(a.Execution, b.Execution)
 }
 
 // toolSearchDoc is a tool's document in the search index: name (weight

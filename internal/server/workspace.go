@@ -428,7 +428,7 @@ func (w *workspaceSource) eachToolEntry(fn func(*toolEntry)) {
 func sameWorkspaceDefinition(e *toolEntry, t *workspace.Tool, writes bool) bool {
 	return e.tool.Name == t.Name && e.tool.Description == t.Description && bytes.Equal(e.tool.RawInputSchema, t.InputSchema) &&
 		bytes.Equal(e.tool.RawOutputSchema, t.OutputSchema) && e.wsPath == t.Path && e.wsLine == t.Line &&
-		*e.tool.Annotations.ReadOnlyHint == !writes
+		*e.tool.Annotations.ReadOnlyHint == !writes && (e.tool.Execution != nil) == t.LongRunning
 }
 
 func workspaceTool(t *workspace.Tool, writes bool) mcp.Tool {
@@ -445,7 +445,17 @@ func workspaceTool(t *workspace.Tool, writes bool) mcp.Tool {
 			"vox_source_line": t.Line,
 		}},
 		Annotations: mcp.ToolAnnotation{ReadOnlyHint: ptr(!writes), OpenWorldHint: ptr(false)},
+		Execution:   workspaceExecution(t),
 	}
+}
+
+// workspaceExecution is a workspace tool's execution member: task support
+// optional when it is declared @long_running (docs/tasks.md §3).
+func workspaceExecution(t *workspace.Tool) *mcp.ToolExecution {
+	if !t.LongRunning {
+		return nil
+	}
+	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 }
 
 // toolHandler dispatches a call of the named workspace tool to the

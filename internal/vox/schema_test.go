@@ -76,6 +76,9 @@ func describeModule(m *Module) []byte {
 		if tl.OutputSchema != nil {
 			fmt.Fprintf(&b, "  output: %s\n", tl.OutputSchema)
 		}
+		if tl.LongRunning {
+			b.WriteString("  long running: a client may call it as a task\n")
+		}
 	}
 	for _, r := range m.Resources() {
 		fmt.Fprintf(&b, "resource %s at %d:%d\n  description: %s\n  func: %s\n  mime: %s\n",

@@ -80,6 +80,9 @@ type Tool struct {
 	// function that writes (capability.Mutating). Found statically, it
 	// decides the tool's readOnlyHint (docs/security.md, readOnlyHint).
 	Mutates bool
+	// LongRunning: declared @long_running, a client may call it as a
+	// durable task (docs/tasks.md §3).
+	LongRunning bool
 }
 
 // Resource is a function declared with @mcp.resource, @resource or the bare
@@ -228,6 +231,7 @@ func compile(path string, src []byte, script, lean bool, opts check.Options) (m 
 				Line: int(fn.Head.Line), Col: int(fn.Head.Col),
 				InputSchema: schema.InputJSON(path, fn.Params, sc, &diags),
 				Signature:   schema.Signature(fn.Name, fn.Params, fn.Result),
+				LongRunning: fn.LongRunning,
 			}
 			if i, ok := res.FuncIndex[fn.Name]; ok && res.Funcs[i] == fn {
 				t.Mutates = slices.ContainsFunc(res.Capabilities(i), capability.Mutating)

@@ -30,6 +30,13 @@ const (
 	True
 )
 
+// The values of MCP.TaskSupport (TaskForbidden is stored as "").
+const (
+	TaskForbidden = "forbidden"
+	TaskOptional  = "optional"
+	TaskRequired  = "required"
+)
+
 // Catalog is the whole compiled catalog.
 type Catalog struct {
 	// Source is the repo-relative path of the catalog file.
@@ -76,8 +83,12 @@ type MCP struct {
 	// AllowlistExempt keeps the tool callable while the session's active
 	// skill has an allowlist that does not name it (docs/skills.md §6).
 	AllowlistExempt bool
-	InputSchema     json.RawMessage // canonical schema literal
-	OutputSchema    json.RawMessage // nil when absent
+	// TaskSupport is "" (forbidden: the default), TaskOptional or
+	// TaskRequired: whether a client may call the tool as a durable task
+	// (mcp.task_support; docs/tasks.md).
+	TaskSupport  string
+	InputSchema  json.RawMessage // canonical schema literal
+	OutputSchema json.RawMessage // nil when absent
 }
 
 // CLI is the CLI projection of a row.

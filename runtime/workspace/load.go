@@ -69,7 +69,10 @@ type Tool struct {
 	// Mutates: the tool can reach fs.write (vox.Tool.Mutates); with writes
 	// granted it is not advertised as read-only.
 	Mutates bool
-	file    *File
+	// LongRunning: declared @long_running (vox.Tool.LongRunning), so a
+	// client may call it as a durable task.
+	LongRunning bool
+	file        *File
 }
 
 // Resource is one workspace resource of a surface. A resource whose URI
@@ -163,7 +166,7 @@ func (c *compiled) decls(f *File) ([]*Tool, []vox.Tool, []*Resource, []vox.Resou
 		c.tools = make([]*Tool, len(c.toolPos))
 		for i, t := range c.toolPos {
 			tools[i] = Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-				OutputSchema: json.RawMessage(t.OutputSchema), Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, Mutates: t.Mutates, file: f}
+				OutputSchema: json.RawMessage(t.OutputSchema), Signature: t.Signature, Path: f.Path, Line: t.Line, Hash: c.hash, Mutates: t.Mutates, LongRunning: t.LongRunning, file: f}
 			c.tools[i] = &tools[i]
 		}
 		resources := make([]Resource, len(c.resPos))

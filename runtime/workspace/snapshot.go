@@ -43,6 +43,8 @@ type SnapshotTool struct {
 	Hash         string
 	// Mutates: the tool may change files (Tool.Mutates).
 	Mutates bool
+	// LongRunning: the tool allows tasks (Tool.LongRunning).
+	LongRunning bool
 }
 
 // SnapshotResource is a resource of a snapshot.
@@ -74,7 +76,7 @@ type SnapshotPrompt struct {
 func (s *Surface) Snapshot(module string) *Snapshot {
 	snap := &Snapshot{Module: module, ConfigSHA256: s.Config.SHA256, Result: s.Result}
 	for _, t := range s.Tools() {
-		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash, t.Mutates})
+		snap.Tools = append(snap.Tools, SnapshotTool{t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Signature, t.Path, t.Line, t.Hash, t.Mutates, t.LongRunning})
 	}
 	for _, r := range s.Resources {
 		snap.Resources = append(snap.Resources, SnapshotResource{r.URI, r.Description, r.MIMEType, r.Func, r.Variables, r.Completions, r.Path, r.Line, r.Hash})
@@ -142,7 +144,7 @@ func (snap *Snapshot) Surface(root string, cfg *Config) *Surface {
 	}
 	for _, t := range snap.Tools {
 		tool := &Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Signature: t.Signature,
-			Path: t.Path, Line: t.Line, Hash: t.Hash, Mutates: t.Mutates, file: file(t.Path)}
+			Path: t.Path, Line: t.Line, Hash: t.Hash, Mutates: t.Mutates, LongRunning: t.LongRunning, file: file(t.Path)}
 		s.tools.ReplaceOrInsert(toolItem{name: t.Name, tool: tool})
 	}
 	for _, r := range snap.Resources {

@@ -76,7 +76,7 @@ func (c *checker) endpointKind(d syntax.Decorator) {
 
 // knownDecorators are the decorators vox-mcp acts on; a near miss of one
 // is an error with a suggestion.
-var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@mcp.prompt", "@mcp.complete", "@uses", "@input_schema"}
+var knownDecorators = []string{"@tool", "@resource", "@mcp.tool", "@mcp.resource", "@mcp.prompt", "@mcp.complete", "@uses", "@input_schema", "@long_running"}
 
 // ignoredDecorators are decorators of the wider language that vox-mcp
 // accepts and ignores (docs/vox-language.md, What is skipped).

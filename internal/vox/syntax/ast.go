@@ -96,6 +96,10 @@ type FnDecl struct {
 	InputSchema    string
 	InputSchemaPos Pos
 
+	// LongRunning is set by @long_running on a tool: a client may call
+	// it as a durable task (docs/tasks.md §3).
+	LongRunning bool
+
 	// Unavailable is set when a plain function's text uses syntax outside
 	// the subset; Body is nil then.
 	Unavailable *Unavailable

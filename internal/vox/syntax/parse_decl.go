@@ -149,6 +149,7 @@ func (p *parser) decorated(f *File) {
 	var mimePos, uriPos Pos
 	var inputSchema string
 	var inputSchemaPos Pos
+	longRunning := false
 	var effects []*Effect // of @uses(...)
 	var completions []Completion
 	skipFn := ""
@@ -217,6 +218,10 @@ func (p *parser) decorated(f *File) {
 					mimeType = p.plainString("a MIME type")
 				}
 			}
+		case "@long_running":
+			// A tool a client may call as a durable task
+			// (docs/tasks.md §3): no arguments.
+			longRunning = true
 		case "@input_schema":
 			// A tool's explicit input schema (docs/vox-language.md,
 			// Arguments and results): one string, usually raw.
@@ -275,7 +280,7 @@ func (p *parser) decorated(f *File) {
 	switch {
 	case isFn && (toolHead != nil || resHead != nil || promptHead != nil):
 		fn := p.fnDecls.Make(FnDecl{Head: head, Decorators: decs, Description: desc, URI: uri, URIPos: uriPos, MIMEType: mimeType, MIMEPos: mimePos,
-			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos, Completions: completions})
+			InputSchema: inputSchema, InputSchemaPos: inputSchemaPos, Completions: completions, LongRunning: longRunning})
 		hd := toolHead
 		fn.Kind = ToolFn
 		switch {
@@ -331,6 +336,12 @@ func headName(t, r, pr *Decorator) string {
 func (p *parser) ignoreDecorators(decs []Decorator, keep *Decorator) {
 	for _, d := range decs {
 		if keep != nil && d.Pos == keep.Pos || d.Name == "@uses" || d.Name == "@endpoint" && keep == nil {
+			continue
+		}
+		if d.Name == "@long_running" {
+			if keep == nil || keep.Name != "@tool" && keep.Name != "@mcp.tool" {
+				p.errorAt(d.Pos, "vox/decl/long-running", "@long_running lets a client call a tool as a durable task: put it on a @tool function")
+			}
 			continue
 		}
 		if d.Name == "@input_schema" {

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/internal/tasks"
+)
+
+// The tasks extension of protocol 2026-07-28 (SEP-2663,
+// io.modelcontextprotocol/tasks;
+// docs/tasks.md, "The 2026-07-28 extension"): a client declares the extension in the request's
+// _meta clientCapabilities, and a tools/call of a tool that allows tasks
+// is then answered with a task (resultType "task"); tasks/get gives the
+// task with its result or error inline, tasks/cancel cancels it, and
+// tasks/update is refused (no task of this server asks for input). The
+// tasks are the same as 2025-11-25's: one store, one plane (tasks.go).
+
+// TasksExtension is the extension's identifier in capabilities.extensions.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// modernTaskMethods are the methods of the extension, served by the shim.
+var modernTaskMethods = map[string]func(s *Server, ctx context.Context, id, params json.RawMessage) []byte{
+	string(mcp.MethodTasksGet):    (*Server).tasksGetModern,
+	string(mcp.MethodTasksCancel): (*Server).tasksCancelModern,
+	"tasks/update":                (*Server).tasksUpdateModern,
+}
+
+// serveModernTask serves a method of the extension: only for a request
+// that declares it in its _meta clientCapabilities, as SEP-2663 requires
+// (-32021 otherwise, which the HTTP shim answers with 400).
+func (s *Server) serveModernTask(ctx context.Context, method string, id, params json.RawMessage) []byte {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = unmarshal(params, &p)
+	if !declaresTasks(p.Meta) {
+		return rpcReply(id, nil, &rpcError{Code: mcp.MISSING_REQUIRED_CLIENT_CAPABILITY,
+			Message: fmt.Sprintf("%s needs the tasks extension %s declared in the request's _meta %q (under extensions): declare it", method, TasksExtension, mcp.MetaKeyClientCapabilities),
+			Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}})
+	}
+	return modernTaskMethods[method](s, ctx, id, params)
+}
+
+// hideTasksCapability removes capabilities.tasks from server/discover:
+// under 2026-07-28 the extension replaces it (SEP-2663), and the
+// capability mcp-go declares (server.go) is 2025-11-25's.
+func hideTasksCapability(_ context.Context, _ any, _ *mcp.DiscoverRequest, result *mcp.DiscoverResult) {
+	if result != nil {
+		result.Capabilities.Tasks = nil
+	}
+}
+
+// declaresTasks reports whether a 2026-07-28 request's _meta declares the
+// tasks extension among the client's capabilities.
+func declaresTasks(meta map[string]any) bool {
+	caps, _ := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, ok := ext[TasksExtension]
+	return ok
+}
+
+// modernTaskCall serves a 2026-07-28 tools/call, checked already (ctx
+// carries the verdict for pass), as a task when its client declares the
+// extension and the tool allows tasks; answered is false otherwise.
+func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage, p *callParams) (reply []byte, answered bool) {
+	if p == nil || len(m.ID) == 0 || !declaresTasks(p.Meta) {
+		return nil, false
+	}
+	entry, ok := s.currentTools().lookup(p.Name)
+	if !ok || taskSupport(entry) == "" {
+		return nil, false
+	}
+	t, err := s.tasks.store.Create(ctx, tasks.Task{Principal: s.taskPrincipal(ctx), Tool: p.Name})
+	if errors.Is(err, tasks.ErrFull) {
+		return errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("tools/call: this client holds %d live tasks, the most it may: wait for some to end and expire, or cancel them", tasks.MaxPerPrincipal)), true
+	}
+	if err != nil {
+		return errorReply(m.ID, mcp.INTERNAL_ERROR, "tools/call: creating the task: "+err.Error()), true
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.tasks.track(t.ID, cancel)
+	go s.runTask(runCtx, t, pass)
+	res := wireTaskModern(t)
+	res["resultType"] = "task"
+	return rpcReply(m.ID, res, nil), true
+}
+
+// wireTaskModern is t as the extension's Task.
+func wireTaskModern(t tasks.Task) map[string]any {
+	w := map[string]any{
+		"taskId":         t.ID,
+		"status":         string(t.Status),
+		"createdAt":      t.Created.UTC().Format(isoMillis),
+		"lastUpdatedAt":  t.Updated.UTC().Format(isoMillis),
+		"ttlMs":          t.TTL.Milliseconds(),
+		"pollIntervalMs": taskPollInterval.Milliseconds(),
+	}
+	if t.Message != "" {
+		w["statusMessage"] = t.Message
+	}
+	return w
+}
+
+// tasksGetModern answers the extension's tasks/get: the task, with its
+// call's result when it completed — a result with isError included, which
+// 2025-11-25 reports as failed — or the JSON-RPC error it failed with.
+func (s *Server) tasksGetModern(ctx context.Context, id, params json.RawMessage) []byte {
+	taskID, e := taskIDParam("tasks/get", params)
+	if e != nil {
+		return rpcReply(id, nil, e)
+	}
+	t, raw, err := s.tasks.store.Result(ctx, s.taskPrincipal(ctx), taskID)
+	if err != nil {
+		return rpcReply(id, nil, taskError("tasks/get", taskID, err))
+	}
+	w := wireTaskModern(t)
+	w["resultType"] = "complete"
+	var out storedOutcome
+	if raw != nil {
+		_ = unmarshal(raw, &out)
+	}
+	switch {
+	case t.Status == tasks.Completed || (t.Status == tasks.Failed && out.Result != nil):
+		w["status"] = string(tasks.Completed)
+		var result map[string]any
+		_ = unmarshal(out.Result, &result)
+		if result == nil {
+			result = map[string]any{}
+		}
+		result["resultType"] = "complete"
+		w["result"] = result
+	case t.Status == tasks.Failed && out.Error != nil:
+		w["error"] = out.Error
+	case t.Status == tasks.Failed:
+		w["error"] = &rpcError{Code: mcp.INTERNAL_ERROR, Message: t.Message}
+	}
+	return rpcReply(id, w, nil)
+}
+
+// tasksCancelModern answers the extension's tasks/cancel: an
+// acknowledgement without the task.
+func (s *Server) tasksCancelModern(ctx context.Context, id, params json.RawMessage) []byte {
+	taskID, e := taskIDParam("tasks/cancel", params)
+	if e != nil {
+		return rpcReply(id, nil, e)
+	}
+	// A cancel of a task that ended is acknowledged the same way: the
+	// extension's cancel is idempotent.
+	_, err := s.tasks.store.Cancel(ctx, s.taskPrincipal(ctx), taskID, "cancelled by the client (tasks/cancel)")
+	if err != nil && !errors.Is(err, tasks.ErrTerminal) {
+		return rpcReply(id, nil, taskError("tasks/cancel", taskID, err))
+	}
+	s.tasks.stop(taskID)
+	return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
+}
+
+// tasksUpdateModern answers tasks/update: no task of this server is ever
+// input_required, so there is nothing to update.
+func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessage) []byte {
+	taskID, e := taskIDParam("tasks/update", params)
+	if e != nil {
+		return rpcReply(id, nil, e)
+	}
+	t, err := s.tasks.store.Get(ctx, s.taskPrincipal(ctx), taskID)
+	if err != nil {
+		return rpcReply(id, nil, taskError("tasks/update", taskID, err))
+	}
+	return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("tasks/update: task %s asks for no input (it is %s; this server's tasks never are input_required): poll it with tasks/get", taskID, t.Status)})
+}
