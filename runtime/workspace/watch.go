@@ -92,7 +92,9 @@ func Watch(ctx context.Context, opts WatchOptions) error {
 		StartPolling: func() func() { return poller(opts) },
 		PollInterval: opts.PollInterval,
 		Resync:       opts.Resync,
-		CatchUp:      true, // a file edited while the watches were placed
+		// No CatchUp: a refresh tells every subscriber of a workspace
+		// resource (docs/federation.md §11), so one at start-up would
+		// tell them of nothing.
 	})
 }
 
