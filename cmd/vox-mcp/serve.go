@@ -27,6 +27,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/trust"
+	"github.com/vox-lang/vox-mcp/runtime/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -49,6 +50,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var authIssuers []string
 	fs.Var((*cliutil.Strings)(&authIssuers), "auth-issuer", "with --http: accept the OAuth access tokens (JWTs) of the authorization server `URL` (repeatable; also "+oauth.EnvIssuer+")")
 	authAudience := fs.String("auth-audience", "", "with --auth-issuer: this server's canonical resource `URI`, the URL clients use (default http://ADDR/mcp from --http; also "+oauth.EnvAudience+")")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT, loopback unless --metrics-allow-remote; OTLP export is configured by OTEL_EXPORTER_OTLP_ENDPOINT)")
+	metricsRemote := fs.Bool("metrics-allow-remote", false, "let --metrics listen on a non-loopback address")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -94,6 +97,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cliutil.ExitUsage
 		}
 	}
+	if *metricsAddr != "" {
+		if err := telemetry.CheckAddr(*metricsAddr, *metricsRemote); err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitUsage
+		}
+	}
 	if *storeURL != "" && (*httpAddr == "" || len(sessionKeys) == 0) {
 		msg := server.ErrStoreNeedsKey.Error()
 		if *httpAddr == "" {
@@ -122,6 +131,31 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cliutil.ExitUsage
 		}
 		defer auditLog.Close()
+	}
+	// Metrics (docs/observability.md): nil, and no SDK initialised,
+	// unless --metrics or OTEL_EXPORTER_OTLP_*ENDPOINT asks for them.
+	metrics, err := telemetry.Start(context.Background(), telemetry.Config{
+		PrometheusAddr: *metricsAddr,
+		AllowRemote:    *metricsRemote,
+		Getenv:         os.Getenv,
+		ServiceVersion: buildinfo.Version(),
+		Logger:         logger.With("component", "metrics"),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitProblem
+	}
+	if metrics != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := metrics.Shutdown(ctx); err != nil {
+				logger.Warn("metrics: the last export failed", "err", err)
+			}
+		}()
+		if a := metrics.Addr(); a != nil {
+			logger.Info("vox-mcp serving metrics", "url", "http://"+a.String()+telemetry.MetricsPath)
+		}
 	}
 	var shared server.SharedStore
 	var events session.EventStore
@@ -154,6 +188,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SessionLifetime: sessionLifetime,
 		SharedStore:     shared,
 		EventStore:      events,
+		Metrics:         metrics,
 		// One process, one server: the heap its start-up freed goes back
 		// to the system once that work ends (docs/benchmarks.md).
 		ReturnStartupMemory: true,

@@ -47,6 +47,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
+	"github.com/vox-lang/vox-mcp/runtime/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -124,6 +125,9 @@ type Options struct {
 	// instance, and refreshes are announced through it. It requires
 	// SessionKeys. nil keeps both in this instance's memory.
 	SharedStore SharedStore
+	// Metrics, when set, records the requests, sessions, skill runs and
+	// refreshes (runtime/telemetry, metrics.go); nil records nothing.
+	Metrics *telemetry.Metrics
 	// ReturnStartupMemory returns the heap that the start-up work freed to
 	// the operating system once that work has ended (startup_memory.go):
 	// the command sets it; tests, which start many servers in one
@@ -199,6 +203,10 @@ type Server struct {
 	// httpAuth is set when the HTTP endpoint requires tokens, so that a
 	// full-access request is token:full, not anonymous (principal.go).
 	httpAuth atomic.Bool
+
+	// stdioServed is 1 while ServeStdio serves (vox.mcp.sessions.open,
+	// metrics.go).
+	stdioServed atomic.Int32
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -241,6 +249,8 @@ func New(opts Options) (*Server, error) {
 	// A call of a tool no tool has is answered before the middleware
 	// (audit.go).
 	hooks.AddOnError(s.auditUnknownTool)
+	// Every request mcp-go serves is timed when metrics are on (metrics.go).
+	addMetricsHooks(hooks, opts.Metrics)
 	name := opts.Name
 	if name == "" {
 		name = Name
@@ -311,6 +321,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.syncPrompts()
 	s.sessions.joinFleet()
+	opts.Metrics.SetOpenSessions(s.openSessions)
 	return s, nil
 }
 
@@ -342,6 +353,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	mcpserver.WithWorkerPoolSize(StdioWorkers)(st)
 	mcpserver.WithQueueSize(4 * StdioWorkers)(st)
 	st.SetErrorLogger(log.New(slogWriter{s.log}, "", 0))
+	// The process is the stdio session (metrics.go).
+	s.opts.Metrics.SessionStarted("pipe")
+	s.stdioServed.Store(1)
+	defer s.stdioServed.Store(0)
 	// The shim (shim_stdio.go) reads the input before mcp-go does.
 	err := s.listenStdio(ctx, st, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {

@@ -143,12 +143,14 @@ func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sand
 	if v.s.auditing() {
 		defer v.s.auditSkillRun(ctx, time.Now(), spec, &res, &err)
 	}
+	start := time.Now()
 	if v.s.skills.sandboxOff {
 		v.s.log.Warn("VOX_SKILL_SANDBOX=off: running a skill command without isolation", "skill", spec.SkillID)
 		res, err = cfg.RunUnisolated(ctx, spec)
 	} else {
 		res, err = cfg.Run(ctx, spec)
 	}
+	v.s.opts.Metrics.SkillRun(runOutcome(res, err), !v.s.skills.sandboxOff, time.Since(start)) // metrics.go
 	for _, w := range res.Warnings {
 		v.s.log.Warn("vox_skill_run: "+w, "skill", spec.SkillID)
 	}

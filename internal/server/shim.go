@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -67,6 +68,21 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 	if head == nil {
 		return ctx, raw, nil, false
 	}
+	if s.opts.Metrics == nil {
+		return s.dispatchHead(ctx, raw, head, modern)
+	}
+	// A request answered here is timed here: mcp-go's hooks never see it
+	// (metrics.go).
+	start := time.Now()
+	ctx, pass, reply, answered = s.dispatchHead(ctx, raw, head, modern)
+	if answered && len(head.ID) > 0 {
+		s.shimAnswered(head.Method, start, reply)
+	}
+	return ctx, pass, reply, answered
+}
+
+// dispatchHead is preDispatchHead for a decoded head.
+func (s *Server) dispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	m := *head
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {

@@ -1,0 +1,218 @@
+// Package telemetry is vox-mcp's metrics: one OpenTelemetry meter
+// provider whose instruments are read by a Prometheus endpoint
+// (--metrics ADDR, its own listener) and exported over OTLP/HTTP when
+// OpenTelemetry's standard environment variables name an endpoint
+// (docs/observability.md §1). The instrument names follow OpenTelemetry's
+// MCP semantic conventions where they have one (mcp.server.operation.duration)
+// and are vox.mcp.* otherwise (docs/observability.md §2).
+//
+// Off is the default and costs nothing: Start returns a nil *Metrics when
+// neither is configured, without initialising the SDK, and every method of
+// a nil *Metrics returns at once, so the server's hooks are one nil check.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/otlptranslator"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/vox-lang/vox-mcp/internal/server/transport"
+)
+
+// MetricsPath is the path of the Prometheus endpoint.
+const MetricsPath = "/metrics"
+
+// Config says where the metrics go.
+type Config struct {
+	// PrometheusAddr is HOST:PORT of the Prometheus endpoint (--metrics);
+	// "" serves none. A port of 0 picks a free one (see Metrics.Addr).
+	PrometheusAddr string
+	// AllowRemote lets PrometheusAddr be a non-loopback address
+	// (--metrics-allow-remote): the metrics name tools and skills.
+	AllowRemote bool
+	// Getenv reads OpenTelemetry's environment variables; nil means none
+	// are set.
+	Getenv func(string) string
+	// ServiceVersion is the resource's service.version.
+	ServiceVersion string
+	// Logger receives export errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// OTLPConfigured reports whether the environment asks for OTLP metrics:
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is
+// set, and neither OTEL_SDK_DISABLED=true nor OTEL_METRICS_EXPORTER=none
+// turns it off (OpenTelemetry's environment variable specification).
+func OTLPConfigured(getenv func(string) string) bool {
+	if getenv == nil {
+		return false
+	}
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
+		strings.EqualFold(strings.TrimSpace(getenv("OTEL_METRICS_EXPORTER")), "none") {
+		return false
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+}
+
+// CheckAddr refuses a Prometheus endpoint on a non-loopback address unless
+// allowRemote: the series name the workspace's tools and skills, which
+// are the repository's business, as CheckListenAddr refuses --http there
+// without a token (runtime/server/http.go).
+func CheckAddr(addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--metrics %s: want HOST:PORT, for example 127.0.0.1:9464 (%v)", addr, err)
+	}
+	if transport.IsLoopback(host) || allowRemote {
+		return nil
+	}
+	where := host
+	if host == "" {
+		where = "every interface"
+	}
+	return fmt.Errorf("--metrics %s: refusing to serve the metrics on %s, which is not a loopback address: they name this repository's tools and skills; "+
+		"listen on a loopback address such as 127.0.0.1:%s, or pass --metrics-allow-remote to serve them there", addr, where, port)
+}
+
+// Start builds the meter provider and its readers: the Prometheus
+// endpoint when cfg.PrometheusAddr is set, the OTLP/HTTP exporter when
+// OTLPConfigured. Neither configured: it returns nil and nil, and nothing
+// of the SDK is initialised.
+func Start(ctx context.Context, cfg Config) (*Metrics, error) {
+	otlp := OTLPConfigured(cfg.Getenv)
+	if cfg.PrometheusAddr == "" && !otlp {
+		return nil, nil
+	}
+	if cfg.PrometheusAddr != "" {
+		if err := CheckAddr(cfg.PrometheusAddr, cfg.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	res, err := newResource(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	var reg *prometheus.Registry
+	if cfg.PrometheusAddr != "" {
+		reg = prometheus.NewRegistry()
+		exp, err := otelprom.New(otelprom.WithRegisterer(reg),
+			// Prometheus names (dots to underscores, unit and _total
+			// suffixes) whatever the scraper accepts, so the documented
+			// names hold (docs/observability.md §2).
+			otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes))
+		if err != nil {
+			return nil, fmt.Errorf("metrics: the Prometheus exporter: %w", err)
+		}
+		opts = append(opts, sdkmetric.WithReader(exp))
+	}
+	if otlp {
+		// The exporter reads OTEL_EXPORTER_OTLP_* itself (endpoint,
+		// headers, timeout, compression); the reader reads
+		// OTEL_METRIC_EXPORT_INTERVAL.
+		exp, err := otlpmetrichttp.New(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: the OTLP/HTTP exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
+		}
+		opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	}
+	m := &Metrics{provider: sdkmetric.NewMeterProvider(opts...), log: logger}
+	if err := m.instruments(); err != nil {
+		_ = m.provider.Shutdown(ctx)
+		return nil, err
+	}
+	if reg != nil {
+		if err := m.listen(cfg.PrometheusAddr, reg); err != nil {
+			_ = m.provider.Shutdown(ctx)
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// newResource is the resource every series carries: service.name
+// (OTEL_SERVICE_NAME, else vox-mcp), service.version, and
+// OTEL_RESOURCE_ATTRIBUTES.
+func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
+	name := "vox-mcp"
+	if cfg.Getenv != nil && cfg.Getenv("OTEL_SERVICE_NAME") != "" {
+		name = cfg.Getenv("OTEL_SERVICE_NAME")
+	}
+	attrs := []attribute.KeyValue{semconv.ServiceName(name)}
+	if cfg.ServiceVersion != "" {
+		attrs = append(attrs, semconv.ServiceVersion(cfg.ServiceVersion))
+	}
+	detectors := []resource.Option{resource.WithAttributes(attrs...)}
+	if cfg.Getenv != nil && cfg.Getenv("OTEL_RESOURCE_ATTRIBUTES") != "" {
+		detectors = append(detectors, resource.WithFromEnv())
+	}
+	res, err := resource.New(ctx, detectors...)
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
+		return nil, fmt.Errorf("metrics: OTEL_RESOURCE_ATTRIBUTES: %w; write it as key=value,key=value", err)
+	}
+	return res, nil
+}
+
+// listen serves the Prometheus endpoint on its own listener.
+func (m *Metrics) listen(addr string, reg *prometheus.Registry) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--metrics %s: %w; choose a free port", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+MetricsPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}))
+	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.addr = ln.Addr()
+	go func() {
+		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.log.Error("the metrics endpoint stopped", "addr", addr, "err", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the bound address of the Prometheus endpoint (nil: none).
+func (m *Metrics) Addr() net.Addr {
+	if m == nil {
+		return nil
+	}
+	return m.addr
+}
+
+// Shutdown stops the endpoint and flushes the OTLP exporter.
+func (m *Metrics) Shutdown(ctx context.Context) error {
+	if m == nil {
+		return nil
+	}
+	var errs []error
+	if m.server != nil {
+		errs = append(errs, m.server.Shutdown(ctx))
+	}
+	errs = append(errs, m.provider.Shutdown(ctx))
+	return errors.Join(errs...)
+}
+
+// meter is the instrumentation scope of every instrument here.
+func (m *Metrics) meter() metric.Meter {
+	return m.provider.Meter("github.com/vox-lang/vox-mcp/runtime/telemetry")
+}
