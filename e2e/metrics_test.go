@@ -20,7 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// The metrics of vox-mcp (docs/observability.md): its Prometheus endpoint
+// The metrics of vox-mcp (docs/metrics.md): its Prometheus endpoint
 // scraped over HTTP after real MCP calls, and Debian's Prometheus scraping
 // it.
 
@@ -80,7 +80,7 @@ func metricsCalls(t *testing.T, endpoint string) {
 }
 
 // TestMetricsEndpoint scrapes --metrics after real MCP calls over HTTP and
-// checks each documented series and its labels (docs/observability.md §2).
+// checks each documented series and its labels (docs/metrics.md §2).
 func TestMetricsEndpoint(t *testing.T) {
 	t.Parallel()
 	s, metricsURL := metricsServer(t)
@@ -191,7 +191,7 @@ func TestMetricsRefusesARemoteAddress(t *testing.T) {
 
 // TestPrometheusScrapesMetrics: Debian's Prometheus, started with a
 // configuration scraping vox-mcp's --metrics every second, has the series
-// of the calls made (docs/observability.md §1). Under make test a missing
+// of the calls made (docs/metrics.md §1). Under make test a missing
 // prometheus fails (VOX_TEST_REQUIRE_PROMETHEUS=1); elsewhere it skips.
 func TestPrometheusScrapesMetrics(t *testing.T) {
 	t.Parallel()

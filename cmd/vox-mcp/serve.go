@@ -132,7 +132,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer auditLog.Close()
 	}
-	// Metrics (docs/observability.md): nil, and no SDK initialised,
+	// Metrics (docs/metrics.md): nil, and no SDK initialised,
 	// unless --metrics or OTEL_EXPORTER_OTLP_*ENDPOINT asks for them.
 	metrics, err := telemetry.Start(context.Background(), telemetry.Config{
 		PrometheusAddr: *metricsAddr,

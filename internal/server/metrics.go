@@ -14,7 +14,7 @@ import (
 	"github.com/vox-lang/vox-mcp/runtime/telemetry"
 )
 
-// The metrics hooks (docs/observability.md §2). Off (Options.Metrics
+// The metrics hooks (docs/metrics.md §2). Off (Options.Metrics
 // nil), none of this is registered and each other hook in this package
 // (the shim's answers, sessions, the refresh, the skill runner) is one
 // nil check in runtime/telemetry.

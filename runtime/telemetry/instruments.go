@@ -14,7 +14,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
-// The attribute keys of the series (docs/observability.md §2): the MCP
+// The attribute keys of the series (docs/metrics.md §2): the MCP
 // semantic conventions' where they have one.
 const (
 	keyMethod     = attribute.Key("mcp.method.name")

@@ -2,9 +2,9 @@
 // provider whose instruments are read by a Prometheus endpoint
 // (--metrics ADDR, its own listener) and exported over OTLP/HTTP when
 // OpenTelemetry's standard environment variables name an endpoint
-// (docs/observability.md §1). The instrument names follow OpenTelemetry's
+// (docs/metrics.md §1). The instrument names follow OpenTelemetry's
 // MCP semantic conventions where they have one (mcp.server.operation.duration)
-// and are vox.mcp.* otherwise (docs/observability.md §2).
+// and are vox.mcp.* otherwise (docs/metrics.md §2).
 //
 // Off is the default and costs nothing: Start returns a nil *Metrics when
 // neither is configured, without initialising the SDK, and every method of
@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -31,8 +32,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-
-	"github.com/vox-lang/vox-mcp/internal/server/transport"
 )
 
 // MetricsPath is the path of the Prometheus endpoint.
@@ -72,14 +71,14 @@ func OTLPConfigured(getenv func(string) string) bool {
 
 // CheckAddr refuses a Prometheus endpoint on a non-loopback address unless
 // allowRemote: the series name the workspace's tools and skills, which
-// are the repository's business, as CheckListenAddr refuses --http there
-// without a token (runtime/server/http.go).
+// are the repository's business, in the spirit of runtime/server's
+// CheckListenAddr, which refuses --http there without a token.
 func CheckAddr(addr string, allowRemote bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--metrics %s: want HOST:PORT, for example 127.0.0.1:9464 (%v)", addr, err)
 	}
-	if transport.IsLoopback(host) || allowRemote {
+	if isLoopback(host) || allowRemote {
 		return nil
 	}
 	where := host
@@ -88,6 +87,16 @@ func CheckAddr(addr string, allowRemote bool) error {
 	}
 	return fmt.Errorf("--metrics %s: refusing to serve the metrics on %s, which is not a loopback address: they name this repository's tools and skills; "+
 		"listen on a loopback address such as 127.0.0.1:%s, or pass --metrics-allow-remote to serve them there", addr, where, port)
+}
+
+// isLoopback is transport.IsLoopback of runtime/server (localhost,
+// 127.0.0.0/8, ::1), which this leaf does not import.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Start builds the meter provider and its readers: the Prometheus
@@ -119,7 +128,7 @@ func Start(ctx context.Context, cfg Config) (*Metrics, error) {
 		exp, err := otelprom.New(otelprom.WithRegisterer(reg),
 			// Prometheus names (dots to underscores, unit and _total
 			// suffixes) whatever the scraper accepts, so the documented
-			// names hold (docs/observability.md §2).
+			// names hold (docs/metrics.md §2).
 			otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes))
 		if err != nil {
 			return nil, fmt.Errorf("metrics: the Prometheus exporter: %w", err)
