@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +19,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // The metrics of vox-mcp (docs/metrics.md): its Prometheus endpoint
@@ -294,4 +297,87 @@ func promQuery(addr, query string) (int, error) {
 		return 0, fmt.Errorf("query %s: %s", query, answer.Error)
 	}
 	return len(answer.Data.Result), nil
+}
+
+// TestMetricsOverOTLP: with OTEL_EXPORTER_OTLP_ENDPOINT set (and no
+// --metrics), vox-mcp exports its metrics over OTLP/HTTP to the endpoint,
+// a receiver of this test decoding the protobuf requests
+// (docs/metrics.md §1), with the service name of OTEL_SERVICE_NAME.
+func TestMetricsOverOTLP(t *testing.T) {
+	t.Parallel()
+	type export struct {
+		path, contentType string
+		req               *colmetricspb.ExportMetricsServiceRequest
+		err               error
+	}
+	exports := make(chan export, 64)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		e := export{path: r.URL.Path, contentType: r.Header.Get("Content-Type"), req: new(colmetricspb.ExportMetricsServiceRequest), err: err}
+		if err == nil {
+			e.err = proto.Unmarshal(body, e.req)
+		}
+		select {
+		case exports <- e:
+		default:
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(nil)
+	}))
+	t.Cleanup(receiver.Close)
+	root, _ := soakWorkspace(t)
+	s := startHTTPWith(t, root, nil, "OTEL_EXPORTER_OTLP_ENDPOINT="+receiver.URL, "OTEL_METRIC_EXPORT_INTERVAL=200", "OTEL_SERVICE_NAME=vox-mcp-otlp-test")
+	if strings.Contains(s.stderr.String(), "serving metrics") {
+		t.Errorf("without --metrics, vox-mcp served a metrics endpoint:\n%s", s.stderr)
+	}
+	sess := initializeRaw(t, s.URL)
+	if r := sess.call(s.URL, "fibonacci", fibArgs); !r.ok() {
+		t.Fatalf("fibonacci: %s", r.toolText())
+	}
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case e := <-exports:
+			if e.err != nil || e.path != "/v1/metrics" || e.contentType != "application/x-protobuf" {
+				t.Fatalf("an export to %s (%s) that does not decode: %v", e.path, e.contentType, e.err)
+			}
+			if service, ok := exportedCall(e.req, "fibonacci"); ok {
+				if service != "vox-mcp-otlp-test" {
+					t.Errorf("service.name %q, want OTEL_SERVICE_NAME's vox-mcp-otlp-test", service)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no OTLP export had mcp.server.operation.duration for fibonacci; vox-mcp's log:\n%s", s.stderr)
+		}
+	}
+}
+
+// exportedCall reports whether req has a mcp.server.operation.duration
+// point for the tools/call of tool, and the service.name of its resource.
+func exportedCall(req *colmetricspb.ExportMetricsServiceRequest, tool string) (service string, ok bool) {
+	for _, rm := range req.GetResourceMetrics() {
+		for _, a := range rm.GetResource().GetAttributes() {
+			if a.GetKey() == "service.name" {
+				service = a.GetValue().GetStringValue()
+			}
+		}
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				if m.GetName() != "mcp.server.operation.duration" {
+					continue
+				}
+				for _, p := range m.GetHistogram().GetDataPoints() {
+					attrs := map[string]string{}
+					for _, a := range p.GetAttributes() {
+						attrs[a.GetKey()] = a.GetValue().GetStringValue()
+					}
+					if attrs["mcp.method.name"] == "tools/call" && attrs["gen_ai.tool.name"] == tool && p.GetCount() > 0 {
+						return service, true
+					}
+				}
+			}
+		}
+	}
+	return service, false
 }
