@@ -157,6 +157,28 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logger.Info("vox-mcp serving metrics", "url", "http://"+a.String()+telemetry.MetricsPath)
 		}
 	}
+	// Traces (docs/metrics.md §4): nil, and no SDK initialised, unless
+	// OTEL_EXPORTER_OTLP_*ENDPOINT asks for them.
+	tcfg := telemetry.Config{Getenv: os.Getenv, ServiceVersion: buildinfo.Version(), Logger: logger.With("component", "traces")}
+	if len(sessionKeys) > 0 {
+		// The spans' session hash is the audit trail's (docs/security.md,
+		// "Audit trail"): one key derived from the fleet's secret.
+		tcfg.SessionKey = audit.SessionKeyFrom(sessionKeys[0])
+	}
+	tracing, err := telemetry.StartTracing(context.Background(), tcfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitProblem
+	}
+	if tracing != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tracing.Shutdown(ctx); err != nil {
+				logger.Warn("traces: the last export failed", "err", err)
+			}
+		}()
+	}
 	var shared server.SharedStore
 	var events session.EventStore
 	if *storeURL != "" {
@@ -189,6 +211,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SharedStore:     shared,
 		EventStore:      events,
 		Metrics:         metrics,
+		Tracing:         tracing,
 		// One process, one server: the heap its start-up freed goes back
 		// to the system once that work ends (docs/benchmarks.md).
 		ReturnStartupMemory: true,

@@ -128,6 +128,9 @@ type Options struct {
 	// Metrics, when set, records the requests, sessions, skill runs and
 	// refreshes (runtime/telemetry, metrics.go); nil records nothing.
 	Metrics *telemetry.Metrics
+	// Tracing, when set, makes a span of every request and of the work
+	// under it (runtime/telemetry, tracing.go); nil makes none.
+	Tracing *telemetry.Tracing
 	// ReturnStartupMemory returns the heap that the start-up work freed to
 	// the operating system once that work has ended (startup_memory.go):
 	// the command sets it; tests, which start many servers in one
@@ -251,11 +254,13 @@ func New(opts Options) (*Server, error) {
 	hooks.AddOnError(s.auditUnknownTool)
 	// Every request mcp-go serves is timed when metrics are on (metrics.go).
 	addMetricsHooks(hooks, opts.Metrics)
+	// And traced when traces are on (tracing.go).
+	addTracingHooks(hooks, opts.Tracing)
 	name := opts.Name
 	if name == "" {
 		name = Name
 	}
-	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(),
+	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(), append([]mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithResourceCapabilities(true, true),
 		mcpserver.WithLogging(),
@@ -271,6 +276,7 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
 		// skills/list and skills/get are served by the shim (shim_skills.go).
 		mcpserver.WithExtensions(shimExtensions(opts)),
+	}, tracingOptions(opts.Tracing)...)...,
 	)
 	s.requirements = s.defaultRequirements()
 

@@ -1,14 +1,23 @@
-// Package telemetry is vox-mcp's metrics: one OpenTelemetry meter
-// provider whose instruments are read by a Prometheus endpoint
-// (--metrics ADDR, its own listener) and exported over OTLP/HTTP when
-// OpenTelemetry's standard environment variables name an endpoint
-// (docs/metrics.md §1). The instrument names follow OpenTelemetry's
-// MCP semantic conventions where they have one (mcp.server.operation.duration)
-// and are vox.mcp.* otherwise (docs/metrics.md §2).
+// Package telemetry is vox-mcp's metrics and traces: one OpenTelemetry
+// meter provider whose instruments are read by a Prometheus endpoint
+// (--metrics ADDR, its own listener) and exported over OTLP/HTTP, and a
+// tracer provider exporting spans over OTLP/HTTP, when OpenTelemetry's
+// standard environment variables name an endpoint (docs/metrics.md §1,
+// §4). The instrument names follow OpenTelemetry's MCP semantic
+// conventions where they have one (mcp.server.operation.duration) and
+// are vox.mcp.* otherwise (docs/metrics.md §2).
 //
-// Off is the default and costs nothing: Start returns a nil *Metrics when
-// neither is configured, without initialising the SDK, and every method of
-// a nil *Metrics returns at once, so the server's hooks are one nil check.
+// The exporters are written here (exporters.go, prometheus.go): the
+// OTLP/HTTP JSON encoding and the Prometheus text format over the SDK's
+// collected data. OpenTelemetry's own exporters link gRPC and protobuf
+// (otlpmetrichttp imports the OTLP collector services) and the
+// Prometheus client library, which cost 21 MB of binary and 8 MiB of RSS
+// at every start, telemetry on or off (docs/metrics.md §3).
+//
+// Off is the default and costs nothing: Start and StartTracing return nil
+// when nothing is configured, without initialising the SDK, and every
+// method of a nil *Metrics returns at once, so the server's hooks are one
+// nil check; the package has no init work of its own.
 package telemetry
 
 import (
@@ -22,12 +31,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/otlptranslator"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -52,6 +56,9 @@ type Config struct {
 	ServiceVersion string
 	// Logger receives export errors; nil discards them.
 	Logger *slog.Logger
+	// SessionKey keys the hash spans carry for a session id
+	// (Tracing.SessionHash); nil picks a random key.
+	SessionKey []byte
 }
 
 // OTLPConfigured reports whether the environment asks for OTLP metrics:
@@ -59,14 +66,7 @@ type Config struct {
 // set, and neither OTEL_SDK_DISABLED=true nor OTEL_METRICS_EXPORTER=none
 // turns it off (OpenTelemetry's environment variable specification).
 func OTLPConfigured(getenv func(string) string) bool {
-	if getenv == nil {
-		return false
-	}
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
-		strings.EqualFold(strings.TrimSpace(getenv("OTEL_METRICS_EXPORTER")), "none") {
-		return false
-	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+	return otlpEnabled(getenv, signalMetrics)
 }
 
 // CheckAddr refuses a Prometheus endpoint on a non-loopback address unless
@@ -122,36 +122,30 @@ func Start(ctx context.Context, cfg Config) (*Metrics, error) {
 		return nil, err
 	}
 	opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
-	var reg *prometheus.Registry
+	var reader *sdkmetric.ManualReader
 	if cfg.PrometheusAddr != "" {
-		reg = prometheus.NewRegistry()
-		exp, err := otelprom.New(otelprom.WithRegisterer(reg),
-			// Prometheus names (dots to underscores, unit and _total
-			// suffixes) whatever the scraper accepts, so the documented
-			// names hold (docs/metrics.md §2).
-			otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes))
-		if err != nil {
-			return nil, fmt.Errorf("metrics: the Prometheus exporter: %w", err)
-		}
-		opts = append(opts, sdkmetric.WithReader(exp))
+		reader = sdkmetric.NewManualReader()
+		opts = append(opts, sdkmetric.WithReader(reader))
 	}
 	if otlp {
-		// The exporter reads OTEL_EXPORTER_OTLP_* itself (endpoint,
-		// headers, timeout, compression); the reader reads
-		// OTEL_METRIC_EXPORT_INTERVAL.
-		exp, err := otlpmetrichttp.New(ctx)
+		client, err := newOTLPClient(cfg.Getenv, signalMetrics)
 		if err != nil {
-			return nil, fmt.Errorf("metrics: the OTLP/HTTP exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
+			return nil, fmt.Errorf("metrics: %w", err)
 		}
-		opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+		if w := client.jsonOnly(); w != "" {
+			logger.Warn(w)
+		}
+		// The reader reads OTEL_METRIC_EXPORT_INTERVAL and
+		// OTEL_METRIC_EXPORT_TIMEOUT itself.
+		opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&metricExporter{client: client})))
 	}
 	m := &Metrics{provider: sdkmetric.NewMeterProvider(opts...), log: logger}
 	if err := m.instruments(); err != nil {
 		_ = m.provider.Shutdown(ctx)
 		return nil, err
 	}
-	if reg != nil {
-		if err := m.listen(cfg.PrometheusAddr, reg); err != nil {
+	if reader != nil {
+		if err := m.listen(cfg.PrometheusAddr, reader); err != nil {
 			_ = m.provider.Shutdown(ctx)
 			return nil, err
 		}
@@ -183,13 +177,13 @@ func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
 }
 
 // listen serves the Prometheus endpoint on its own listener.
-func (m *Metrics) listen(addr string, reg *prometheus.Registry) error {
+func (m *Metrics) listen(addr string, reader *sdkmetric.ManualReader) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--metrics %s: %w; choose a free port", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET "+MetricsPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}))
+	mux.Handle("GET "+MetricsPath, promHandler(reader, m.collectLogger()))
 	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	m.addr = ln.Addr()
 	go func() {
