@@ -1,0 +1,296 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The traces of vox-mcp (docs/metrics.md §4): the real binary over HTTP
+// exporting to a receiver of this test, which decodes OTLP's JSON
+// encoding strictly (an unknown field, a number where OTLP JSON wants a
+// string, fails) and checks the spans' names, attributes and parents.
+
+// The part of ExportTraceServiceRequest the test reads, in OTLP's JSON
+// field names; 64-bit integers are strings there.
+type otlpTraces struct {
+	ResourceSpans []struct {
+		Resource struct {
+			Attributes []otlpKV `json:"attributes"`
+		} `json:"resource"`
+		SchemaURL  string `json:"schemaUrl"`
+		ScopeSpans []struct {
+			Scope struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			} `json:"scope"`
+			Spans []otlpSpan `json:"spans"`
+		} `json:"scopeSpans"`
+	} `json:"resourceSpans"`
+}
+
+type otlpSpan struct {
+	TraceID           string   `json:"traceId"`
+	SpanID            string   `json:"spanId"`
+	TraceState        string   `json:"traceState"`
+	ParentSpanID      string   `json:"parentSpanId"`
+	Flags             uint32   `json:"flags"`
+	Name              string   `json:"name"`
+	Kind              int      `json:"kind"`
+	StartTimeUnixNano string   `json:"startTimeUnixNano"`
+	EndTimeUnixNano   string   `json:"endTimeUnixNano"`
+	Attributes        []otlpKV `json:"attributes"`
+	Events            []struct {
+		TimeUnixNano string   `json:"timeUnixNano"`
+		Name         string   `json:"name"`
+		Attributes   []otlpKV `json:"attributes"`
+	} `json:"events"`
+	Status struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"status"`
+}
+
+type otlpKV struct {
+	Key   string `json:"key"`
+	Value struct {
+		StringValue *string  `json:"stringValue"`
+		IntValue    *string  `json:"intValue"`
+		BoolValue   *bool    `json:"boolValue"`
+		DoubleValue *float64 `json:"doubleValue"`
+	} `json:"value"`
+}
+
+func (s otlpSpan) attr(key string) (string, bool) {
+	for _, a := range s.Attributes {
+		if a.Key == key {
+			switch {
+			case a.Value.StringValue != nil:
+				return *a.Value.StringValue, true
+			case a.Value.IntValue != nil:
+				return *a.Value.IntValue, true
+			}
+			return "", true
+		}
+	}
+	return "", false
+}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]+$`)
+
+// traceReceiver collects the spans posted to /v1/traces; a request that
+// does not decode is recorded as an error.
+type traceReceiver struct {
+	mu      sync.Mutex
+	spans   []otlpSpan
+	service string
+	errs    []string
+}
+
+func (rc *traceReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/traces" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	var req otlpTraces
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		rc.errs = append(rc.errs, "Content-Type "+ct)
+	}
+	if err != nil {
+		rc.errs = append(rc.errs, fmt.Sprintf("%v in %s", err, body))
+	}
+	for _, rs := range req.ResourceSpans {
+		for _, a := range rs.Resource.Attributes {
+			if a.Key == "service.name" && a.Value.StringValue != nil {
+				rc.service = *a.Value.StringValue
+			}
+		}
+		for _, ss := range rs.ScopeSpans {
+			rc.spans = append(rc.spans, ss.Spans...)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte("{}"))
+}
+
+// wait returns the spans once one named name with attribute key=value
+// has arrived.
+func (rc *traceReceiver) wait(t *testing.T, name string, match func(otlpSpan) bool, log fmt.Stringer) []otlpSpan {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		rc.mu.Lock()
+		spans := append([]otlpSpan(nil), rc.spans...)
+		errs := append([]string(nil), rc.errs...)
+		rc.mu.Unlock()
+		if len(errs) > 0 {
+			t.Fatalf("an OTLP traces request that is not OTLP JSON: %s", strings.Join(errs, "; "))
+		}
+		for _, s := range spans {
+			if s.Name == name && match(s) {
+				return spans
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no span %q arrived; vox-mcp's log:\n%s", name, log)
+	return nil
+}
+
+// postWithHeaders sends one JSON-RPC request with extra headers.
+func postWithHeaders(t *testing.T, endpoint, sessionID, body string, headers map[string]string) reply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20251125)
+	req.Header.Set("Mcp-Session-Id", sessionID)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{status: resp.StatusCode, text: string(b)}
+}
+
+// TestTracesOverOTLP: with OTEL_EXPORTER_OTLP_ENDPOINT set, each MCP
+// request is a server span named and attributed as the MCP semantic
+// conventions say, its parent the caller's span from the traceparent
+// header or from params._meta.traceparent, with the interpreter call of
+// a workspace tool and a skill command's run as its children; the
+// session id is hashed, never sent.
+func TestTracesOverOTLP(t *testing.T) {
+	t.Parallel()
+	rc := &traceReceiver{}
+	receiver := httptest.NewServer(rc)
+	t.Cleanup(receiver.Close)
+	root, skills := soakWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(skills, "demo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, "demo", "SKILL.md"), []byte(demoSkill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startHTTPWith(t, root, nil, "OTEL_EXPORTER_OTLP_ENDPOINT="+receiver.URL, "OTEL_BSP_SCHEDULE_DELAY=100",
+		"OTEL_METRICS_EXPORTER=none", "OTEL_SERVICE_NAME=vox-mcp-trace-test", "VOX_SKILL_ROOTS="+skills, "VOX_SKILL_SANDBOX=off")
+	sess := initializeRaw(t, s.URL)
+
+	const (
+		headerTrace  = "4bf92f3577b34da6a3ce929d0e0e4736"
+		headerParent = "00f067aa0ba902b7"
+		metaTrace    = "0af7651916cd43dd8448eb211c80319c"
+		metaParent   = "b7ad6b7169203331"
+	)
+	args, _ := json.Marshal(fibArgs)
+	if r := postWithHeaders(t, s.URL, sess.id, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fibonacci","arguments":`+string(args)+`}}`,
+		map[string]string{"traceparent": "00-" + headerTrace + "-" + headerParent + "-01"}); r.status != http.StatusOK {
+		t.Fatalf("fibonacci: HTTP %d %s", r.status, r.text)
+	}
+	if r := postWithHeaders(t, s.URL, sess.id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vox_skill_run","arguments":{"id":"demo","command":"exit 3"},"_meta":{"traceparent":"00-`+metaTrace+`-`+metaParent+`-01"}}}`,
+		nil); r.status != http.StatusOK {
+		t.Fatalf("vox_skill_run: HTTP %d %s", r.status, r.text)
+	}
+	if r := sess.call(s.URL, "no_such_tool", map[string]any{}); r.msg.Error == nil {
+		t.Fatalf("no_such_tool: want a JSON-RPC error, got %s", r.text)
+	}
+	spans := rc.wait(t, "tools/call no_such_tool", func(otlpSpan) bool { return true }, s.stderr)
+	spans = rc.wait(t, "vox.skill.run", func(otlpSpan) bool { return true }, s.stderr)
+
+	t.Logf("spans: %v", spanNames(spans))
+	byName := map[string]otlpSpan{}
+	for _, sp := range spans {
+		byName[sp.Name] = sp
+		if !hexID.MatchString(sp.TraceID) || len(sp.TraceID) != 32 || !hexID.MatchString(sp.SpanID) || len(sp.SpanID) != 16 {
+			t.Errorf("span %q: ids %q/%q, want lowercase hex of 16 and 8 bytes", sp.Name, sp.TraceID, sp.SpanID)
+		}
+		if sp.StartTimeUnixNano == "" || sp.EndTimeUnixNano < sp.StartTimeUnixNano {
+			t.Errorf("span %q: times %q..%q", sp.Name, sp.StartTimeUnixNano, sp.EndTimeUnixNano)
+		}
+		if v, ok := sp.attr("mcp.session.id"); ok && (v == sess.id || !hexID.MatchString(v) || len(v) != 16) {
+			t.Errorf("span %q: mcp.session.id %q, want a 16-hex-digit hash, never the session id", sp.Name, v)
+		}
+		for _, a := range sp.Attributes {
+			if a.Value.StringValue != nil && strings.Contains(*a.Value.StringValue, sess.id) {
+				t.Errorf("span %q: attribute %s carries the session id", sp.Name, a.Key)
+			}
+		}
+	}
+	if rc.service != "vox-mcp-trace-test" {
+		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's", rc.service)
+	}
+
+	call, ok := byName["tools/call fibonacci"]
+	if !ok {
+		t.Fatalf("no span tools/call fibonacci; spans: %v", spanNames(spans))
+	}
+	want := map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "fibonacci", "gen_ai.operation.name": "execute_tool"}
+	for k, v := range want {
+		if got, _ := call.attr(k); got != v {
+			t.Errorf("tools/call fibonacci: %s = %q, want %q", k, got, v)
+		}
+	}
+	if _, ok := call.attr("mcp.session.id"); !ok {
+		t.Errorf("tools/call fibonacci has no mcp.session.id")
+	}
+	if call.Kind != 2 || call.TraceID != headerTrace || call.ParentSpanID != headerParent {
+		t.Errorf("tools/call fibonacci: kind %d trace %s parent %s, want a server span (2) under the traceparent header's %s/%s",
+			call.Kind, call.TraceID, call.ParentSpanID, headerTrace, headerParent)
+	}
+	interp, ok := byName["vox.interpreter.call"]
+	if !ok || interp.ParentSpanID != call.SpanID || interp.TraceID != headerTrace {
+		t.Errorf("vox.interpreter.call: %+v, want a child of tools/call fibonacci (%s)", interp, call.SpanID)
+	}
+
+	run, ok := byName["tools/call vox_skill_run"]
+	if !ok || run.TraceID != metaTrace || run.ParentSpanID != metaParent {
+		t.Errorf("tools/call vox_skill_run: %+v, want it under _meta.traceparent's %s/%s", run, metaTrace, metaParent)
+	}
+	sandbox := byName["vox.skill.run"]
+	if sandbox.ParentSpanID != run.SpanID {
+		t.Errorf("vox.skill.run: parent %s, want tools/call vox_skill_run's %s", sandbox.ParentSpanID, run.SpanID)
+	}
+	if got, _ := sandbox.attr("vox.skill.run.outcome"); got != "exit_status" {
+		t.Errorf("vox.skill.run: outcome %q, want exit_status", got)
+	}
+
+	unknown := byName["tools/call no_such_tool"]
+	if got, _ := unknown.attr("error.type"); got != "-32602" || unknown.Status.Code != 2 {
+		t.Errorf("tools/call no_such_tool: error.type %q status %d, want -32602 and error (2)", got, unknown.Status.Code)
+	}
+	if _, ok := byName["initialize"]; !ok {
+		t.Errorf("no span for initialize; spans: %v", spanNames(spans))
+	}
+}
+
+func spanNames(spans []otlpSpan) []string {
+	var names []string
+	for _, s := range spans {
+		names = append(names, s.Name)
+	}
+	return names
+}
