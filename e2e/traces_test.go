@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -293,4 +295,80 @@ func spanNames(spans []otlpSpan) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// TestTracesOverStdio: over stdio the caller's span comes from
+// params._meta.traceparent, for a request mcp-go serves (tools/call) and
+// for one the shim answers from prepared bytes (tools/list); the spans
+// queued when the client closes stdin are exported before the exit.
+func TestTracesOverStdio(t *testing.T) {
+	t.Parallel()
+	rc := &traceReceiver{}
+	receiver := httptest.NewServer(rc)
+	t.Cleanup(receiver.Close)
+	root, _ := soakWorkspace(t)
+	cmd := exec.Command(voxMCP, "--root", root)
+	// A schedule longer than the test: the spans arrive by the flush at
+	// the exit.
+	cmd.Env = serverEnv(t, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+receiver.URL+"/v1/traces", "OTEL_BSP_SCHEDULE_DELAY=600000")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 16<<20)
+	const (
+		listTrace = "5bf92f3577b34da6a3ce929d0e0e4736"
+		callTrace = "6af7651916cd43dd8448eb211c80319c"
+		parent    = "c7ad6b7169203331"
+	)
+	args, _ := json.Marshal(fibArgs)
+	for i, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"trace-test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"traceparent":"00-` + listTrace + `-` + parent + `-01"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fibonacci","arguments":` + string(args) + `,"_meta":{"traceparent":"00-` + callTrace + `-` + parent + `-01"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			continue // a notification: no answer
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s; stderr:\n%s", msg, stderr)
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("vox-mcp: %v\n%s", err, stderr)
+	}
+	spans := rc.wait(t, "tools/call fibonacci", func(otlpSpan) bool { return true }, stderr)
+	found := map[string]otlpSpan{}
+	for _, sp := range spans {
+		found[sp.Name] = sp
+	}
+	if l := found["tools/list"]; l.TraceID != listTrace || l.ParentSpanID != parent || l.Kind != 2 {
+		t.Errorf("tools/list: %+v, want a server span under _meta's %s/%s", l, listTrace, parent)
+	}
+	c := found["tools/call fibonacci"]
+	if c.TraceID != callTrace || c.ParentSpanID != parent {
+		t.Errorf("tools/call fibonacci: %+v, want it under _meta's %s/%s", c, callTrace, parent)
+	}
+	if v, _ := c.attr("mcp.session.id"); v != "" && (!hexID.MatchString(v) || len(v) != 16) {
+		t.Errorf("tools/call fibonacci: mcp.session.id %q, want a hash", v)
+	}
+	if i := found["vox.interpreter.call"]; i.ParentSpanID != c.SpanID {
+		t.Errorf("vox.interpreter.call: parent %q, want %q", i.ParentSpanID, c.SpanID)
+	}
 }

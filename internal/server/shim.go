@@ -68,15 +68,16 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 	if head == nil {
 		return ctx, raw, nil, false
 	}
-	if s.opts.Metrics == nil {
+	if s.opts.Metrics == nil && s.opts.Tracing == nil {
 		return s.dispatchHead(ctx, raw, head, modern)
 	}
-	// A request answered here is timed here: mcp-go's hooks never see it
-	// (metrics.go).
+	// A request answered here is timed and traced here: mcp-go's hooks
+	// and tracing never see it (metrics.go, tracing.go).
 	start := time.Now()
 	ctx, pass, reply, answered = s.dispatchHead(ctx, raw, head, modern)
 	if answered && len(head.ID) > 0 {
 		s.shimAnswered(head.Method, start, reply)
+		s.shimSpan(ctx, head, headerFrom(ctx), start, reply)
 	}
 	return ctx, pass, reply, answered
 }

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -254,4 +257,53 @@ func endSpan(span trace.Span, err error) {
 		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
+}
+
+// shimSpan records a request the shim answered itself (shim.go), which
+// mcp-go's tracing never sees: a server span from start to now, under the
+// caller's span from params._meta.traceparent or, over HTTP, the
+// traceparent header (header nil over stdio). reply's JSON-RPC error, if
+// any, is its outcome.
+func (s *Server) shimSpan(ctx context.Context, head *rpcMessage, header http.Header, start time.Time, reply []byte) {
+	t := s.opts.Tracing
+	if t == nil || len(head.ID) == 0 {
+		return
+	}
+	var params struct {
+		Meta struct {
+			Traceparent string `json:"traceparent"`
+			Tracestate  string `json:"tracestate"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(head.Params, &params)
+	if params.Meta.Traceparent != "" {
+		ctx = t.Propagator().Extract(ctx, propagation.MapCarrier{"traceparent": params.Meta.Traceparent, "tracestate": params.Meta.Tracestate})
+	}
+	if header.Get("traceparent") != "" {
+		ctx = t.Propagator().Extract(ctx, propagation.HeaderCarrier(header))
+	}
+	_, span := t.Tracer().Start(ctx, head.Method, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+		trace.WithAttributes(attrMethodName.String(head.Method), attrRequestID.String(strings.Trim(string(head.ID), `"`))))
+	var answer struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(reply, &answer) == nil && answer.Error != nil {
+		c := strconv.Itoa(answer.Error.Code)
+		span.SetAttributes(attrErrorType.String(c), attrRPCStatus.String(c))
+		span.SetStatus(codes.Error, answer.Error.Message)
+	}
+	span.End()
+}
+
+// traceHeaderKey carries the HTTP request's header to shimSpan, set by
+// the HTTP shim when traces are on.
+type traceHeaderKey struct{}
+
+// headerFrom is the header the HTTP shim put in ctx (nil: none, stdio).
+func headerFrom(ctx context.Context) http.Header {
+	h, _ := ctx.Value(traceHeaderKey{}).(http.Header)
+	return h
 }
