@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,10 +100,20 @@ type traceReceiver struct {
 	spans   []otlpSpan
 	service string
 	errs    []string
+	// want, when set, are headers every request must carry.
+	want map[string]string
 }
 
 func (rc *traceReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	var in io.Reader = r.Body
+	var zerr error
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		in, zerr = gzip.NewReader(r.Body)
+	}
+	var body []byte
+	if zerr == nil {
+		body, zerr = io.ReadAll(in)
+	}
 	if r.URL.Path != "/v1/traces" {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -113,6 +124,14 @@ func (rc *traceReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	err := dec.Decode(&req)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	if zerr != nil {
+		rc.errs = append(rc.errs, "gzip: "+zerr.Error())
+	}
+	for k, v := range rc.want {
+		if got := r.Header.Get(k); got != v {
+			rc.errs = append(rc.errs, fmt.Sprintf("header %s: %q, want %q", k, got, v))
+		}
+	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		rc.errs = append(rc.errs, "Content-Type "+ct)
 	}
@@ -284,6 +303,9 @@ func TestTracesOverOTLP(t *testing.T) {
 	if got, _ := unknown.attr("error.type"); got != "-32602" || unknown.Status.Code != 2 {
 		t.Errorf("tools/call no_such_tool: error.type %q status %d, want -32602 and error (2)", got, unknown.Status.Code)
 	}
+	if got, _ := call.attr("jsonrpc.request.id"); got != "1" {
+		t.Errorf("tools/call fibonacci: jsonrpc.request.id %q, want 1", got)
+	}
 	if _, ok := byName["initialize"]; !ok {
 		t.Errorf("no span for initialize; spans: %v", spanNames(spans))
 	}
@@ -303,14 +325,17 @@ func spanNames(spans []otlpSpan) []string {
 // queued when the client closes stdin are exported before the exit.
 func TestTracesOverStdio(t *testing.T) {
 	t.Parallel()
-	rc := &traceReceiver{}
+	// The headers of OTEL_EXPORTER_OTLP_HEADERS, URL-decoded, on a
+	// gzip-compressed request to the traces endpoint as given.
+	rc := &traceReceiver{want: map[string]string{"Authorization": "Bearer t0ken", "X-Tenant": "a,b", "Content-Encoding": "gzip"}}
 	receiver := httptest.NewServer(rc)
 	t.Cleanup(receiver.Close)
 	root, _ := soakWorkspace(t)
 	cmd := exec.Command(voxMCP, "--root", root)
 	// A schedule longer than the test: the spans arrive by the flush at
 	// the exit.
-	cmd.Env = serverEnv(t, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+receiver.URL+"/v1/traces", "OTEL_BSP_SCHEDULE_DELAY=600000")
+	cmd.Env = serverEnv(t, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+receiver.URL+"/v1/traces", "OTEL_BSP_SCHEDULE_DELAY=600000",
+		"OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20t0ken,X-Tenant=a%2Cb", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION=gzip")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
