@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vox-lang/vox-mcp/internal/fleet/redistest"
 )
 
 // The traces of vox-mcp (docs/metrics.md §4): the real binary over HTTP
@@ -396,4 +398,75 @@ func TestTracesOverStdio(t *testing.T) {
 	if i := found["vox.interpreter.call"]; i.ParentSpanID != c.SpanID {
 		t.Errorf("vox.interpreter.call: parent %q, want %q", i.ParentSpanID, c.SpanID)
 	}
+}
+
+// TestTracesOfTheFleetStore: in fleet mode, the store commands a request
+// sends are client spans under its span (db.system.name redis), without
+// their arguments.
+func TestTracesOfTheFleetStore(t *testing.T) {
+	t.Parallel()
+	rc := &traceReceiver{}
+	receiver := httptest.NewServer(rc)
+	t.Cleanup(receiver.Close)
+	store := redistest.Start(t)
+	root, skills := soakWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(skills, "fleet-limited"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, "fleet-limited", "SKILL.md"), []byte(fleetSkill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startHTTPWith(t, root, []string{"--store", store.URL}, "VOX_SKILL_ROOTS="+skills, fleetKey,
+		"OTEL_EXPORTER_OTLP_ENDPOINT="+receiver.URL, "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_METRICS_EXPORTER=none")
+	sess := initializeRaw(t, s.URL)
+	if r := sess.call(s.URL, "vox_skill_use", map[string]any{"id": "fleet-limited"}); !r.ok() {
+		t.Fatalf("vox_skill_use: %s", r.toolText())
+	}
+	isStore := func(sp otlpSpan) bool { v, _ := sp.attr("db.system.name"); return v == "redis" }
+	var use otlpSpan
+	deadline := time.Now().Add(time.Minute)
+	for use.SpanID == "" || !hasChild(rc, use.SpanID, isStore) {
+		if time.Now().After(deadline) {
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			t.Fatalf("no store span under tools/call vox_skill_use; spans: %v\n%s", spanNames(rc.spans), s.stderr)
+		}
+		spans := rc.wait(t, "tools/call vox_skill_use", func(otlpSpan) bool { return true }, s.stderr)
+		for _, sp := range spans {
+			if sp.Name == "tools/call vox_skill_use" {
+				use = sp
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, sp := range rc.spans {
+		if !isStore(sp) {
+			continue
+		}
+		if sp.Kind != 3 {
+			t.Errorf("store span %q: kind %d, want client (3)", sp.Name, sp.Kind)
+		}
+		if op, _ := sp.attr("db.operation.name"); op != sp.Name {
+			t.Errorf("store span %q: db.operation.name %q", sp.Name, op)
+		}
+		for _, a := range sp.Attributes {
+			if a.Value.StringValue != nil && strings.Contains(*a.Value.StringValue, sess.id) {
+				t.Errorf("store span %q: %s carries the session id", sp.Name, a.Key)
+			}
+		}
+	}
+}
+
+// hasChild reports whether a span whose parent is parent matches.
+func hasChild(rc *traceReceiver, parent string, match func(otlpSpan) bool) bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, sp := range rc.spans {
+		if sp.ParentSpanID == parent && match(sp) {
+			return true
+		}
+	}
+	return false
 }
