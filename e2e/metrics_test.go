@@ -303,7 +303,8 @@ func promQuery(addr, query string) (int, error) {
 // --metrics), vox-mcp exports its metrics over OTLP/HTTP to the endpoint,
 // a receiver of this test decoding the requests in OTLP's JSON encoding
 // with the OTLP protobuf definitions, strictly (an unknown field fails),
-// (docs/metrics.md §1), with the service name of OTEL_SERVICE_NAME.
+// (docs/metrics.md §1), with the service name of OTEL_SERVICE_NAME, and
+// no spans under OTEL_TRACES_EXPORTER=none.
 func TestMetricsOverOTLP(t *testing.T) {
 	t.Parallel()
 	type export struct {
@@ -327,7 +328,10 @@ func TestMetricsOverOTLP(t *testing.T) {
 	}))
 	t.Cleanup(receiver.Close)
 	root, _ := soakWorkspace(t)
-	s := startHTTPWith(t, root, nil, "OTEL_EXPORTER_OTLP_ENDPOINT="+receiver.URL, "OTEL_METRIC_EXPORT_INTERVAL=200", "OTEL_SERVICE_NAME=vox-mcp-otlp-test")
+	s := startHTTPWith(t, root, nil, "OTEL_EXPORTER_OTLP_ENDPOINT="+receiver.URL, "OTEL_METRIC_EXPORT_INTERVAL=200", "OTEL_SERVICE_NAME=vox-mcp-otlp-test",
+		// The endpoint turns the traces on too; none turns them off alone
+		// (spans, were they on, would be posted before the metrics).
+		"OTEL_TRACES_EXPORTER=none", "OTEL_BSP_SCHEDULE_DELAY=50")
 	if strings.Contains(s.stderr.String(), "serving metrics") {
 		t.Errorf("without --metrics, vox-mcp served a metrics endpoint:\n%s", s.stderr)
 	}
@@ -340,7 +344,7 @@ func TestMetricsOverOTLP(t *testing.T) {
 		select {
 		case e := <-exports:
 			if e.path == "/v1/traces" {
-				continue // the same variable turns the traces on (traces_test.go)
+				t.Fatalf("spans were exported with OTEL_TRACES_EXPORTER=none")
 			}
 			if e.err != nil || e.path != "/v1/metrics" || e.contentType != "application/json" {
 				t.Fatalf("an export to %s (%s) that does not decode: %v", e.path, e.contentType, e.err)
