@@ -51,8 +51,9 @@
 // on a listener of its own, loopback only unless --metrics-allow-remote;
 // OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
 // exports the same metrics over OTLP/HTTP, with OpenTelemetry's other
-// standard variables (OTEL_SERVICE_NAME, ...). Without either, no metrics
-// are kept.
+// standard variables (OTEL_SERVICE_NAME, ...), and a span of every request
+// (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT alike; OTEL_TRACES_EXPORTER=none
+// keeps the metrics alone). Without either, no metrics or spans are kept.
 //
 // Skills are found in the workspace's and the user's .vox, .cursor, .agents
 // and .claude skills folders and the workspace's assets/skills, or in the
