@@ -26,8 +26,8 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/internal/session"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/internal/trust"
-	"github.com/vox-lang/vox-mcp/runtime/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

@@ -11,13 +11,13 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
-	"github.com/vox-lang/vox-mcp/runtime/telemetry"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 )
 
 // The metrics hooks (docs/metrics.md §2). Off (Options.Metrics
 // nil), none of this is registered and each other hook in this package
 // (the shim's answers, sessions, the refresh, the skill runner) is one
-// nil check in runtime/telemetry.
+// nil check in internal/telemetry.
 
 // operationTimer times the requests mcp-go serves: its BeforeAny hook
 // and its OnSuccess or OnError hook receive the same request context,

@@ -46,8 +46,8 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -126,10 +126,10 @@ type Options struct {
 	// SessionKeys. nil keeps both in this instance's memory.
 	SharedStore SharedStore
 	// Metrics, when set, records the requests, sessions, skill runs and
-	// refreshes (runtime/telemetry, metrics.go); nil records nothing.
+	// refreshes (internal/telemetry, metrics.go); nil records nothing.
 	Metrics *telemetry.Metrics
 	// Tracing, when set, makes a span of every request and of the work
-	// under it (runtime/telemetry, tracing.go); nil makes none.
+	// under it (internal/telemetry, tracing.go); nil makes none.
 	Tracing *telemetry.Tracing
 	// ReturnStartupMemory returns the heap that the start-up work freed to
 	// the operating system once that work has ended (startup_memory.go):

@@ -14,7 +14,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
-	"github.com/vox-lang/vox-mcp/runtime/telemetry"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 

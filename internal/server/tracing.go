@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/vox-lang/vox-mcp/runtime/telemetry"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 )
 
 // The traces (docs/metrics.md §4). mcp-go opens a server span around

@@ -71,7 +71,7 @@ func OTLPConfigured(getenv func(string) string) bool {
 
 // CheckAddr refuses a Prometheus endpoint on a non-loopback address unless
 // allowRemote: the series name the workspace's tools and skills, which
-// are the repository's business, in the spirit of runtime/server's
+// are the repository's business, in the spirit of internal/server's
 // CheckListenAddr, which refuses --http there without a token.
 func CheckAddr(addr string, allowRemote bool) error {
 	host, port, err := net.SplitHostPort(addr)
@@ -89,7 +89,7 @@ func CheckAddr(addr string, allowRemote bool) error {
 		"listen on a loopback address such as 127.0.0.1:%s, or pass --metrics-allow-remote to serve them there", addr, where, port)
 }
 
-// isLoopback is transport.IsLoopback of runtime/server (localhost,
+// isLoopback is transport.IsLoopback of internal/server (localhost,
 // 127.0.0.0/8, ::1), which this leaf does not import.
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
@@ -217,5 +217,5 @@ func (m *Metrics) Shutdown(ctx context.Context) error {
 
 // meter is the instrumentation scope of every instrument here.
 func (m *Metrics) meter() metric.Meter {
-	return m.provider.Meter("github.com/vox-lang/vox-mcp/runtime/telemetry")
+	return m.provider.Meter("github.com/vox-lang/vox-mcp/internal/telemetry")
 }
