@@ -241,8 +241,8 @@ func TestTracesOverOTLP(t *testing.T) {
 	if r := sess.call(s.URL, "no_such_tool", map[string]any{}); r.msg.Error == nil {
 		t.Fatalf("no_such_tool: want a JSON-RPC error, got %s", r.text)
 	}
-	spans := rc.wait(t, "tools/call no_such_tool", func(otlpSpan) bool { return true }, s.stderr)
-	spans = rc.wait(t, "vox.skill.run", func(otlpSpan) bool { return true }, s.stderr)
+	rc.wait(t, "tools/call no_such_tool", func(otlpSpan) bool { return true }, s.stderr)
+	spans := rc.wait(t, "vox.skill.run", func(otlpSpan) bool { return true }, s.stderr)
 
 	t.Logf("spans: %v", spanNames(spans))
 	byName := map[string]otlpSpan{}

@@ -88,7 +88,7 @@ func jsonAttrValue(v attribute.Value) jsonValue {
 		}
 		return jsonValue{Array: &a}
 	}
-	s := v.Emit()
+	s := v.String()
 	return jsonValue{String: &s}
 }
 

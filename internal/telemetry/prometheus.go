@@ -95,7 +95,7 @@ func promLabels(attrs []attribute.KeyValue, extra ...string) string {
 	type pair struct{ k, v string }
 	pairs := make([]pair, 0, len(attrs)+len(extra)/2)
 	for _, kv := range attrs {
-		pairs = append(pairs, pair{promSanitize(string(kv.Key)), kv.Value.Emit()})
+		pairs = append(pairs, pair{promSanitize(string(kv.Key)), kv.Value.String()})
 	}
 	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].k < pairs[j].k })
 	for i := 0; i+1 < len(extra); i += 2 {
