@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -52,7 +53,9 @@ type Metrics struct {
 	refresh         metric.Float64Histogram
 	// openSessions, when set (SetOpenSessions), counts the sessions with
 	// a request open on this instance at each collection.
-	openSessions func() int
+	// It is atomic: the OTLP reader collects from its own goroutine from
+	// the start, before the server sets it.
+	openSessions atomic.Pointer[func() int]
 }
 
 // instruments creates the instruments on the provider's meter.
@@ -87,8 +90,8 @@ func (m *Metrics) instruments() error {
 	_, e = meter.Int64ObservableUpDownCounter("vox.mcp.sessions.open", metric.WithUnit("{session}"),
 		metric.WithDescription("Sessions with a request or an event stream open on this instance (the stdio session while it is served)."),
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-			if f := m.openSessions; f != nil {
-				o.Observe(int64(f()))
+			if f := m.openSessions.Load(); f != nil {
+				o.Observe(int64((*f)()))
 			}
 			return nil
 		}))
@@ -105,7 +108,7 @@ func (m *Metrics) SetOpenSessions(count func() int) {
 	if m == nil {
 		return
 	}
-	m.openSessions = count
+	m.openSessions.Store(&count)
 }
 
 // Operation is one MCP request the server answered. tool is the tool of
