@@ -13,7 +13,7 @@ FUZZTIME ?= 3s
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), the VS Code extension's library and its packing and grammar-test tools (npm ci in editors/vscode/), redis-server for the fleet-mode tests, podman and runc for the container image test, Neovim for the editor test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), prepare the Wine prefix (scripts/wine/setup), and build the OpenTelemetry Collector of the telemetry tests (make otelcol)
+deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), install the end-to-end test client and the bundle tool mcpb (npm ci in e2e/), the VS Code extension's library and its packing and grammar-test tools (npm ci in editors/vscode/), redis-server for the fleet-mode tests, Prometheus for the metrics test, podman and runc for the container image test, Neovim for the editor test and Wine with mingw-w64 for the Windows tests (apt-get, when missing), prepare the Wine prefix (scripts/wine/setup), and build the OpenTelemetry Collector of the telemetry tests (make otelcol)
 	$(GO) mod download
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (the fleet-mode tests start one)"; \
@@ -26,6 +26,12 @@ deps: ## download the Go modules (also the Go SDK peer's of bench/peers/gosdk), 
 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null || \
 		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; }; \
+	fi
+	@if ! command -v prometheus >/dev/null 2>&1; then \
+		echo "installing prometheus (the metrics test has Debian's Prometheus scrape vox-mcp --metrics, e2e/metrics_test.go)"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; }; \
 	fi
 	@if ! command -v nvim >/dev/null 2>&1; then \
 		echo "installing neovim (the editor test drives vox lsp from Debian's Neovim, e2e/editors)"; \
@@ -102,7 +108,8 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 # make test fails the fleet-mode tests when redis-server is missing, rather
 # than skipping them (internal/fleet/redistest), the container image test
 # when podman is (e2e/container), the Neovim test when nvim is
-# (e2e/editors), the telemetry tests when the OpenTelemetry Collector
+# (e2e/editors), the Prometheus test when prometheus is
+# (e2e/metrics_test.go), the telemetry tests when the OpenTelemetry Collector
 # that make deps builds is (internal/otelcoltest), and the Windows tests
 # when Wine is (test-windows). The
 # editor tests (e2e/editors: the VS Code grammar's goldens, the .vsix
@@ -112,6 +119,7 @@ test: export VOX_TEST_REQUIRE_PODMAN = 1
 test: export VOX_TEST_REQUIRE_NVIM = 1
 test: export VOX_TEST_REQUIRE_OTELCOL = 1
 test: export VOX_TEST_OTELCOL = $(OTELCOL)
+test: export VOX_TEST_REQUIRE_PROMETHEUS = 1
 test: deps lint check-generated ## the full test run of CI: installs, vet, cross-compiles, install routes, race tests (with the editor tests: the VS Code extension packed and its grammar checked, Neovim as an LSP client), Windows tests under Wine, fuzz, drift check, gates
 	$(MAKE) cross
 	$(MAKE) check-packages

@@ -6,7 +6,8 @@
 //
 //	vox-mcp [--root DIR] [--http ADDR [--store URL] [--auth-issuer URL]... [--auth-audience URI] [--auth-introspect URL]]
 //	        [--workspace-tools] [--watch]
-//	        [--allow-env NAME]... [--allow-write GLOB]... [--audit FILE] [--version]
+//	        [--allow-env NAME]... [--allow-write GLOB]... [--audit FILE]
+//	        [--metrics ADDR [--metrics-allow-remote]] [--version]
 //
 // The workspace root is the working directory unless --root names another;
 // without --root, a working directory that is the root of a file system or
@@ -49,6 +50,14 @@
 // is fleet mode: the session state and the revoked ids live in that store,
 // shared by every instance, and refreshes reach every instance, so a load
 // balancer needs no stickiness.
+//
+// --metrics HOST:PORT serves Prometheus metrics at http://HOST:PORT/metrics
+// on a listener of its own, loopback only unless --metrics-allow-remote;
+// OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)
+// exports the same metrics over OTLP/HTTP, with OpenTelemetry's other
+// standard variables (OTEL_SERVICE_NAME, ...), and a span of every request
+// (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT alike; OTEL_TRACES_EXPORTER=none
+// keeps the metrics alone). Without either, no metrics or spans are kept.
 //
 // Skills are found in the workspace's and the user's .vox, .cursor, .agents
 // and .claude skills folders and the workspace's assets/skills, or in the

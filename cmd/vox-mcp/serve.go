@@ -27,6 +27,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/tasks"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/internal/trust"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
@@ -51,6 +52,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var((*cliutil.Strings)(&authIssuers), "auth-issuer", "with --http: accept the OAuth access tokens (JWTs) of the authorization server `URL` (repeatable; also "+oauth.EnvIssuer+")")
 	authAudience := fs.String("auth-audience", "", "with --auth-issuer: this server's canonical resource `URI`, the URL clients use (default http://ADDR/mcp from --http; also "+oauth.EnvAudience+")")
 	authIntrospect := fs.String("auth-introspect", "", "with --auth-issuer: send the access tokens that are not JWTs to the introspection endpoint of the issuer `URL` (RFC 7662; credentials from "+oauth.EnvClientID+" and "+oauth.EnvClientSecret+"; also "+oauth.EnvIntrospect+")")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT, loopback unless --metrics-allow-remote; OTLP export is configured by OTEL_EXPORTER_OTLP_ENDPOINT)")
+	metricsRemote := fs.Bool("metrics-allow-remote", false, "let --metrics listen on a non-loopback address")
 	limits := addLimitFlags(fs)
 	rest, err := cliutil.Parse(fs, args)
 	if err != nil {
@@ -96,6 +99,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cliutil.ExitUsage
 		}
 	}
+	if *metricsAddr != "" {
+		if err := telemetry.CheckAddr(*metricsAddr, *metricsRemote); err != nil {
+			fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+			return cliutil.ExitUsage
+		}
+	}
 	if *storeURL != "" && (*httpAddr == "" || len(sessionKeys) == 0) {
 		msg := server.ErrStoreNeedsKey.Error()
 		if *httpAddr == "" {
@@ -124,6 +133,53 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cliutil.ExitUsage
 		}
 		defer auditLog.Close()
+	}
+	// Metrics (docs/metrics.md): nil, and no SDK initialised,
+	// unless --metrics or OTEL_EXPORTER_OTLP_*ENDPOINT asks for them.
+	metrics, err := telemetry.Start(context.Background(), telemetry.Config{
+		PrometheusAddr: *metricsAddr,
+		AllowRemote:    *metricsRemote,
+		Getenv:         os.Getenv,
+		ServiceVersion: buildinfo.Version(),
+		Logger:         logger.With("component", "metrics"),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitProblem
+	}
+	if metrics != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := metrics.Shutdown(ctx); err != nil {
+				logger.Warn("metrics: the last export failed", "err", err)
+			}
+		}()
+		if a := metrics.Addr(); a != nil {
+			logger.Info("vox-mcp serving metrics", "url", "http://"+a.String()+telemetry.MetricsPath)
+		}
+	}
+	// Traces (docs/metrics.md §4): nil, and no SDK initialised, unless
+	// OTEL_EXPORTER_OTLP_*ENDPOINT asks for them.
+	tcfg := telemetry.Config{Getenv: os.Getenv, ServiceVersion: buildinfo.Version(), Logger: logger.With("component", "traces")}
+	if len(sessionKeys) > 0 {
+		// The spans' session hash is the audit trail's (docs/security.md,
+		// "Audit trail"): one key derived from the fleet's secret.
+		tcfg.SessionKey = audit.SessionKeyFrom(sessionKeys[0])
+	}
+	tracing, err := telemetry.StartTracing(context.Background(), tcfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "vox-mcp: %v\n", err)
+		return cliutil.ExitProblem
+	}
+	if tracing != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tracing.Shutdown(ctx); err != nil {
+				logger.Warn("traces: the last export failed", "err", err)
+			}
+		}()
 	}
 	var shared server.SharedStore
 	var events session.EventStore
@@ -160,6 +216,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SharedStore:     shared,
 		EventStore:      events,
 		Tasks:           taskStore,
+		Metrics:         metrics,
+		Tracing:         tracing,
 		// One process, one server: the heap its start-up freed goes back
 		// to the system once that work ends (docs/benchmarks.md).
 		ReturnStartupMemory: true,

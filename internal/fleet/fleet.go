@@ -178,8 +178,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
+	rdb := redis.NewClient(ropts)
+	// Commands of traced requests are spans (trace.go).
+	rdb.AddHook(traceHook{})
 	s := &Store{
-		rdb:         redis.NewClient(ropts),
+		rdb:         rdb,
 		log:         opts.Logger,
 		grace:       opts.Grace,
 		maxState:    opts.MaxStates,

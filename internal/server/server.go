@@ -47,6 +47,7 @@ import (
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
 	"github.com/vox-lang/vox-mcp/internal/tasks"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
@@ -125,6 +126,12 @@ type Options struct {
 	// instance, and refreshes are announced through it. It requires
 	// SessionKeys. nil keeps both in this instance's memory.
 	SharedStore SharedStore
+	// Metrics, when set, records the requests, sessions, skill runs and
+	// refreshes (internal/telemetry, metrics.go); nil records nothing.
+	Metrics *telemetry.Metrics
+	// Tracing, when set, makes a span of every request and of the work
+	// under it (internal/telemetry, tracing.go); nil makes none.
+	Tracing *telemetry.Tracing
 	// ReturnStartupMemory returns the heap that the start-up work freed to
 	// the operating system once that work has ended (startup_memory.go):
 	// the command sets it; tests, which start many servers in one
@@ -206,6 +213,10 @@ type Server struct {
 	// httpAuth is set when the HTTP endpoint requires tokens, so that a
 	// full-access request is token:full, not anonymous (principal.go).
 	httpAuth atomic.Bool
+
+	// stdioServed is 1 while ServeStdio serves (vox.mcp.sessions.open,
+	// metrics.go).
+	stdioServed atomic.Int32
 }
 
 // New builds a server: the catalog tools with their handlers, the
@@ -250,11 +261,15 @@ func New(opts Options) (*Server, error) {
 	hooks.AddOnError(s.auditUnknownTool)
 	// Under 2026-07-28 tasks are an extension (tasks_modern.go).
 	hooks.AddAfterDiscover(hideTasksCapability)
+	// Every request mcp-go serves is timed when metrics are on (metrics.go).
+	addMetricsHooks(hooks, opts.Metrics)
+	// And traced when traces are on (tracing.go).
+	addTracingHooks(hooks, opts.Tracing)
 	name := opts.Name
 	if name == "" {
 		name = Name
 	}
-	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(),
+	s.mcp = mcpserver.NewMCPServer(name, buildinfo.Version(), append([]mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithResourceCapabilities(true, true),
 		mcpserver.WithLogging(),
@@ -273,6 +288,7 @@ func New(opts Options) (*Server, error) {
 		// Declared for initialize; the shim serves the tasks from the
 		// task store, never mcp-go's own map (tasks.go).
 		mcpserver.WithTaskCapabilities(true, true, true),
+	}, tracingOptions(opts.Tracing)...)...,
 	)
 	s.tasks = newTaskPlane(s, opts.Tasks)
 	s.requirements = s.defaultRequirements()
@@ -324,6 +340,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.syncPrompts()
 	s.sessions.joinFleet()
+	opts.Metrics.SetOpenSessions(s.openSessions)
 	return s, nil
 }
 
@@ -355,6 +372,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	mcpserver.WithWorkerPoolSize(StdioWorkers)(st)
 	mcpserver.WithQueueSize(4 * StdioWorkers)(st)
 	st.SetErrorLogger(log.New(slogWriter{s.log}, "", 0))
+	// The process is the stdio session (metrics.go).
+	s.opts.Metrics.SessionStarted("pipe")
+	s.stdioServed.Store(1)
+	defer s.stdioServed.Store(0)
 	// The shim (shim_stdio.go) reads the input before mcp-go does.
 	err := s.listenStdio(ctx, st, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {

@@ -6,10 +6,15 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/vox-lang/vox-mcp/internal/audit"
 	"github.com/vox-lang/vox-mcp/internal/sandbox"
 	"github.com/vox-lang/vox-mcp/internal/session"
 	"github.com/vox-lang/vox-mcp/internal/skills"
+	"github.com/vox-lang/vox-mcp/internal/telemetry"
 	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
@@ -143,12 +148,30 @@ func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sand
 	if v.s.auditing() {
 		defer v.s.auditSkillRun(ctx, time.Now(), spec, &res, &err)
 	}
+	start := time.Now()
+	isolation := "isolated"
+	if v.s.skills.sandboxOff {
+		isolation = "off"
+	}
+	// The run is a span under the request's when traces are on
+	// (tracing.go).
+	sctx, span := childSpan(ctx, "vox.skill.run", trace.SpanKindInternal,
+		attribute.String("vox.skill.id", spec.SkillID), attribute.String("vox.skill.sandbox", isolation))
 	if v.s.skills.sandboxOff {
 		v.s.log.Warn("VOX_SKILL_SANDBOX=off: running a skill command without isolation", "skill", spec.SkillID)
-		res, err = cfg.RunUnisolated(ctx, spec)
+		res, err = cfg.RunUnisolated(sctx, spec)
 	} else {
-		res, err = cfg.Run(ctx, spec)
+		res, err = cfg.Run(sctx, spec)
 	}
+	outcome := runOutcome(res, err)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("vox.skill.run.outcome", outcome))
+		if err == nil && outcome != telemetry.RunOK {
+			span.SetStatus(codes.Error, outcome)
+		}
+	}
+	endSpan(span, err)
+	v.s.opts.Metrics.SkillRun(outcome, !v.s.skills.sandboxOff, time.Since(start)) // metrics.go
 	for _, w := range res.Warnings {
 		v.s.log.Warn("vox_skill_run: "+w, "skill", spec.SkillID)
 	}

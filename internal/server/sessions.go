@@ -436,6 +436,7 @@ func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpS
 		p.s.log.Warn("http: the ended session's state could not be dropped; it expires with the session", "session", hs.id.Key, "err", err)
 	}
 	p.closeOpen(hs.id.Key)
+	p.s.opts.Metrics.SessionEnded(time.Since(hs.id.Issued)) // metrics.go
 	p.s.log.Debug("http session ended", "session", hs.id.Key, "reason", "DELETE", "state", dropped)
 	return true
 }
@@ -516,6 +517,7 @@ func (m requestSessionIDs) Generate() string {
 		owner = PrincipalFrom(m.r.Context())
 	}
 	raw, id := m.p.ids.Mint(uint8(m.role()), owner)
+	m.p.s.opts.Metrics.SessionStarted("tcp") // metrics.go
 	m.p.s.log.Debug("http session started", "session", id.Key, "expires", id.Expires.Format(time.RFC3339))
 	return raw
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -71,6 +72,22 @@ func (s *Server) preDispatchHead(ctx context.Context, raw []byte, head *rpcMessa
 	if head == nil {
 		return ctx, raw, nil, false
 	}
+	if s.opts.Metrics == nil && s.opts.Tracing == nil {
+		return s.dispatchHead(ctx, raw, head, modern)
+	}
+	// A request answered here is timed and traced here: mcp-go's hooks
+	// and tracing never see it (metrics.go, tracing.go).
+	start := time.Now()
+	ctx, pass, reply, answered = s.dispatchHead(ctx, raw, head, modern)
+	if answered && len(head.ID) > 0 {
+		s.shimAnswered(head.Method, start, reply)
+		s.shimSpan(ctx, head, headerFrom(ctx), start, reply)
+	}
+	return ctx, pass, reply, answered
+}
+
+// dispatchHead is preDispatchHead for a decoded head.
+func (s *Server) dispatchHead(ctx context.Context, raw []byte, head *rpcMessage, modern bool) (_ context.Context, pass, reply []byte, answered bool) {
 	m := *head
 	if serve, ok := taskMethods[m.Method]; ok || (modern && modernTaskMethods[m.Method] != nil) {
 		switch {

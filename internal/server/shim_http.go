@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 
@@ -17,7 +18,13 @@ import (
 // dispatch serves one message: the shim answers it, or mcp-go serves it
 // as the shim passes it on.
 func (e *endpoint) dispatch(w http.ResponseWriter, r *http.Request, body []byte, head *rpcMessage, modern bool) {
-	ctx, pass, reply, answered := e.s.preDispatchHead(r.Context(), body, head, modern)
+	ctx := r.Context()
+	if e.s.opts.Tracing != nil {
+		// An answer of the shim is traced under the traceparent header
+		// (tracing.go).
+		ctx = context.WithValue(ctx, traceHeaderKey{}, r.Header)
+	}
+	ctx, pass, reply, answered := e.s.preDispatchHead(ctx, body, head, modern)
 	if answered {
 		if modern && isMissingCapability(reply) {
 			// 2026-07-28 answers this error with 400 (client_capabilities.go).

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -174,10 +175,16 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		pass = nullArgumentsAsEmpty(line, head.Params)
 	case head.Method == string(mcp.MethodToolsList):
 		// A plain list is the prepared bytes behind the id (tools_list.go).
+		var start time.Time
+		if sh.s.opts.Metrics != nil || sh.s.opts.Tracing != nil {
+			start = time.Now()
+		}
 		if reply, ok := sh.s.preparedToolsList(line, &head); ok {
 			if err := sh.out.WriteParts(reply.head, reply.result, []byte("}\n")); err != nil {
 				sh.s.log.Error("stdio: writing an answer of the shim", "err", err)
 			}
+			sh.s.opts.Metrics.Operation(head.Method, "", time.Since(start), false, 0) // metrics.go
+			sh.s.shimSpan(ctx, &head, nil, start, nil)                                // tracing.go
 			return nil, nil
 		}
 	case head.Method == string(mcp.MethodResourcesRead) && len(head.ID) > 0:

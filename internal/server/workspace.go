@@ -276,10 +276,13 @@ func (w *workspaceSource) refreshLocked(workers int, progress func(done, total i
 		return workspace.Result{}, errors.New("this server serves a fixed set of workspace tools and cannot refresh them")
 	}
 	w.loader.Workers = workers
+	start := time.Now()
 	fresh, err := w.loader.LoadReporting(progress)
 	if err != nil {
+		w.s.opts.Metrics.Refresh(time.Since(start), true) // metrics.go
 		return workspace.Result{}, err
 	}
+	defer func() { w.s.opts.Metrics.Refresh(time.Since(start), false) }() // metrics.go: the surface installed
 	if snap := w.snapshot; snap != nil {
 		w.snapshot = nil
 		if !reflect.DeepEqual(fresh.Snapshot(snap.Module), snap) {
