@@ -16,8 +16,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/internal/server"
+	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
 )
 
