@@ -379,7 +379,14 @@ func TestOTelSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	traces := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"tools/call add"},{"name":"vox.interpreter.call"}]},{"spans":[{"name":"tools/call add"}]}]}]}`
+	// As vox-mcp's encoder writes them (internal/telemetry/exporters.go):
+	// a scope's name before its spans, each span's ids before its name.
+	span := func(id, parent, name string) string {
+		return `{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"` + id + `",` + parent + `"name":"` + name + `","kind":2,"attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"add"}}],"status":{}}`
+	}
+	traces := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"vox-mcp-otel"}}]},"scopeSpans":[` +
+		`{"scope":{"name":"github.com/vox-lang/vox-mcp"},"spans":[` + span("b7ad6b7169203331", "", "tools/call add") + `,` + span("00f067aa0ba902b7", `"parentSpanId":"b7ad6b7169203331",`, "vox.interpreter.call") + `]},` +
+		`{"scope":{"name":"mcp-go"},"spans":[` + span("53995c3f42cd8ad8", "", "tools/call add") + `]}]}]}`
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	_, _ = zw.Write([]byte(traces))
