@@ -178,7 +178,7 @@ bench-fleet: ## fleet mode under load: tools/call req/s and p50/p99 through a ro
 # -h` lists them.
 PEERS_ARGS ?=
 
-bench-peers: ## measure vox-mcp beside a bare mcp-go server, the Go SDK and the TS SDK, interleaved: one table of ratios to the floor in bench-peers.md and .json (docs/benchmarks.md; PEERS_ARGS=-quick)
+bench-peers: ## measure vox-mcp (telemetry off and on) beside a bare mcp-go server, the Go SDK and the TS SDK, interleaved: one table of ratios to the floor in bench-peers.md and .json (docs/benchmarks.md; PEERS_ARGS=-quick)
 	@if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ]; then cd e2e && npm ci --no-audit --no-fund; fi
 	$(GO) run ./bench/peers/cmd/bench-peers $(PEERS_ARGS)
 

@@ -11,5 +11,9 @@
 // JSON-RPC over stdio and over streamable HTTP, so what it costs is the
 // same for every server, and no library's client favours its own server.
 //
+// vox-mcp is measured twice, with its telemetry off (its default) and on
+// (an OTLP endpoint, a sink of the run's own, and --metrics), so the
+// report reads the telemetry's cost as on ÷ off (otelsink.go).
+//
 // The benchmark reads resident memory from /proc and so measures on Linux.
 package peers

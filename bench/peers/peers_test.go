@@ -1,6 +1,8 @@
 package peers
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"math"
@@ -8,8 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -49,7 +53,7 @@ func quickRun(t *testing.T, servers ...string) *Report {
 		perTool := strings.HasPrefix(m.ID, "call_") || strings.HasPrefix(m.ID, "throughput_") || strings.HasPrefix(m.ID, "server_cpu_")
 		for _, subject := range wantSubjects {
 			st, ok := m.Results[subject]
-			if subject == SubjectCatalog && !perTool {
+			if (subject == SubjectCatalog || subject == SubjectOTelCat) && !perTool {
 				if ok {
 					t.Errorf("%s: the catalog tool has a figure on a row that does not call it", m.ID)
 				}
@@ -86,10 +90,17 @@ func quickRun(t *testing.T, servers ...string) *Report {
 
 	table := rep.Markdown()
 	lines := strings.Split(table, "\n")
+	// The rows of the first table (the notes may hold one of their own).
 	rows := 0
-	for _, l := range lines {
-		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| measure |") {
-			rows++
+	for i, l := range lines {
+		if strings.HasPrefix(l, "| measure |") {
+			for _, r := range lines[i+2:] {
+				if !strings.HasPrefix(r, "| ") {
+					break
+				}
+				rows++
+			}
+			break
 		}
 	}
 	if rows != len(rep.Measures) {
@@ -115,11 +126,25 @@ func quickRun(t *testing.T, servers ...string) *Report {
 	return rep
 }
 
-// TestQuickRun is the smoke test of the harness: the floor and vox-mcp,
-// built from this tree, with tiny counts; it needs neither npm nor the
-// network.
+// TestQuickRun is the smoke test of the harness: the floor, and vox-mcp
+// built from this tree with its telemetry off and on, with tiny counts; it
+// needs neither npm nor the network.
 func TestQuickRun(t *testing.T) {
-	rep := quickRun(t, Floor, VoxMCP)
+	// An OTLP endpoint in the caller's environment must not turn the
+	// telemetry-off column on: the harness strips OTEL_ variables.
+	var stray atomic.Int32
+	leak := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stray.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer leak.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", leak.URL)
+
+	rep := quickRun(t, Floor, VoxMCP, VoxOTel)
+	if n := stray.Load(); n != 0 {
+		t.Errorf("the caller's OTEL_EXPORTER_OTLP_ENDPOINT received %d requests: a vox-mcp ran with the caller's telemetry", n)
+	}
+	checkTelemetry(t, rep)
 	if len(rep.LostCalls) != 2 {
 		t.Fatalf("lost-call probes: %+v, want two variants", rep.LostCalls)
 	}
@@ -127,6 +152,39 @@ func TestQuickRun(t *testing.T) {
 		if p.Answered+p.Lost+p.Other != p.Starts || p.Starts != 1 {
 			t.Errorf("lost-call probe %+v: the counts do not add up to its starts", p)
 		}
+	}
+}
+
+// checkTelemetry wants the telemetry-on vox-mcp's spans in the sink —
+// the server span of a workspace tool's call and the interpreter's under
+// it (docs/metrics.md §4) — its metrics (flushed as it stopped), and an
+// on ÷ off ratio for each row and tool that has both.
+func checkTelemetry(t *testing.T, rep *Report) {
+	t.Helper()
+	k := rep.TelemetrySink
+	if k == nil {
+		t.Fatal("no telemetry sink record with vox-mcp-otel measured")
+	}
+	if k.TraceExports == 0 || k.Spans == 0 || k.TraceBytes == 0 || k.MetricExports == 0 || k.MetricBytes == 0 || k.Refused != 0 {
+		t.Errorf("the sink received %+v, want spans and metrics and nothing refused", *k)
+	}
+	for _, name := range []string{"initialize", "tools/call add", "tools/call " + catalogToolName, "vox.interpreter.call"} {
+		if !slices.Contains(k.SpanNames, name) {
+			t.Errorf("no span %q among %v", name, k.SpanNames)
+		}
+	}
+	for _, m := range rep.Measures {
+		for _, p := range onOffPairs {
+			_, on := m.Results[p.on]
+			st, ok := rep.TelemetryOnOff[m.ID][p.key]
+			if on != ok || (ok && !(st.Median > 0)) {
+				t.Errorf("%s, %s: telemetry on ÷ off %+v (present %v), want a positive ratio exactly where the on column has a figure", m.ID, p.key, st, ok)
+			}
+		}
+	}
+	table := rep.Markdown()
+	if !strings.Contains(table, "Telemetry on ÷ off") || !strings.Contains(table, "The OTLP sink received") {
+		t.Errorf("the table lacks the telemetry notes:\n%s", table)
 	}
 }
 
@@ -267,10 +325,11 @@ func TestMarkdownGolden(t *testing.T) {
 	rep.Servers = []ServerInfo{
 		{Floor, "floor: bare mcp-go", "github.com/mark3labs/mcp-go v1.2.1"},
 		{VoxMCP, "vox-mcp", "github.com/mark3labs/mcp-go v1.2.1"},
+		{VoxOTel, "vox-mcp, telemetry on", "github.com/mark3labs/mcp-go v1.2.1"},
 		{GoSDK, "Go SDK v1.8.0", "github.com/modelcontextprotocol/go-sdk v1.8.0"},
 		{TSSDK, "TS SDK 1.32.2", "@modelcontextprotocol/sdk 1.32.2"},
 	}
-	rep.Subjects = []SubjectInfo{{SubjectFloor, Floor, "add"}, {SubjectWorkspace, VoxMCP, "add"}, {SubjectCatalog, VoxMCP, catalogToolName}, {SubjectGoSDK, GoSDK, "add"}, {SubjectTSSDK, TSSDK, "add"}}
+	rep.Subjects = []SubjectInfo{{SubjectFloor, Floor, "add"}, {SubjectWorkspace, VoxMCP, "add"}, {SubjectCatalog, VoxMCP, catalogToolName}, {SubjectOTel, VoxOTel, "add"}, {SubjectOTelCat, VoxOTel, catalogToolName}, {SubjectGoSDK, GoSDK, "add"}, {SubjectTSSDK, TSSDK, "add"}}
 	s := newSamples()
 	three := func(m float64) []float64 { return []float64{m * 0.95, m, m * 1.1} }
 	for _, d := range measureDefs(&cfg) {
@@ -281,16 +340,19 @@ func TestMarkdownGolden(t *testing.T) {
 		s.perRound[d.id] = map[string][]float64{
 			SubjectFloor:     three(base),
 			SubjectWorkspace: three(base * 1.05),
+			SubjectOTel:      {base * 1.05 * 1.02, base * 1.05 * 1.03, base * 1.1 * 1.01},
 			SubjectGoSDK:     three(base * 1.5),
 			SubjectTSSDK:     three(base * 0.5), // the TS SDK "wins" every row here
 		}
 		if strings.HasPrefix(d.id, "call_") || strings.HasPrefix(d.id, "throughput_") || strings.HasPrefix(d.id, "server_cpu_") {
 			s.perRound[d.id][SubjectCatalog] = three(base * 1.4)
+			s.perRound[d.id][SubjectOTelCat] = three(base * 1.4 * 1.05)
 		}
 	}
 	s.incomplete[measureColdStartMany+"/"+VoxMCP] = 2
 	rep.PairedCPU = []PairedCPU{{Subject: SubjectWorkspace, InFlight: 8, Calls: 4000,
 		FloorMicros: summarise([]float64{90, 95, 100}), VoxMicros: summarise([]float64{120, 130, 125}), Ratio: summarise([]float64{1.33, 1.37, 1.25})}}
+	rep.TelemetrySink = &TelemetrySink{TraceExports: 4, TraceBytes: 812345, Spans: 2048, MetricExports: 5, MetricBytes: 23456, SpanNames: []string{"tools/call add"}}
 	rep.LostCalls = []LostCallProbe{{Variant: "default", Tools: 500, Starts: 480, Answered: 475, Lost: 5, Rate: 5.0 / 480, Example: "JSON-RPC error -32602: tool 'add' not found"}}
 	rep.finish(s)
 	rep.Machine.LoadAfter = "1.50 1.20 1.20"
@@ -307,5 +369,60 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("the table differs from %s (go test -run TestMarkdownGolden -update rewrites it):\n%s", golden, got)
+	}
+}
+
+// TestOTelSink counts what an exporter posts, gzipped or not, and refuses
+// what is not an OTLP export, over real HTTP.
+func TestOTelSink(t *testing.T) {
+	sink, err := startOTelSink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As vox-mcp's encoder writes them (internal/telemetry/exporters.go):
+	// a scope's name before its spans, each span's ids before its name.
+	span := func(id, parent, name string) string {
+		return `{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"` + id + `",` + parent + `"name":"` + name + `","kind":2,"attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"add"}}],"status":{}}`
+	}
+	traces := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"vox-mcp-otel"}}]},"scopeSpans":[` +
+		`{"scope":{"name":"github.com/vox-lang/vox-mcp"},"spans":[` + span("b7ad6b7169203331", "", "tools/call add") + `,` + span("00f067aa0ba902b7", `"parentSpanId":"b7ad6b7169203331",`, "vox.interpreter.call") + `]},` +
+		`{"scope":{"name":"mcp-go"},"spans":[` + span("53995c3f42cd8ad8", "", "tools/call add") + `]}]}]}`
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = zw.Write([]byte(traces))
+	_ = zw.Close()
+	for _, p := range []struct {
+		path, encoding string
+		body           []byte
+		want           int
+	}{
+		{"/v1/traces", "", []byte(traces), http.StatusOK},
+		{"/v1/traces", "gzip", zipped.Bytes(), http.StatusOK},
+		{"/v1/metrics", "", []byte(`{"resourceMetrics":[]}`), http.StatusOK},
+		{"/v1/traces", "", []byte(`not json`), http.StatusBadRequest},
+		{"/v1/logs", "", []byte(`{}`), http.StatusNotFound},
+	} {
+		req, err := http.NewRequest(http.MethodPost, sink.url+p.path, bytes.NewReader(p.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if p.encoding != "" {
+			req.Header.Set("Content-Encoding", p.encoding)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != p.want {
+			t.Errorf("POST %s (%q): %d, want %d", p.path, p.encoding, resp.StatusCode, p.want)
+		}
+	}
+	got := sink.close()
+	want := TelemetrySink{TraceExports: 2, TraceBytes: int64(len(traces) + zipped.Len()), Spans: 6, MetricExports: 1,
+		MetricBytes: int64(len(`{"resourceMetrics":[]}`)), Refused: 2, SpanNames: []string{"tools/call add", "vox.interpreter.call"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the sink counted %+v, want %+v", got, want)
 	}
 }

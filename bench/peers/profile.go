@@ -13,9 +13,10 @@ import (
 )
 
 // profiled are the servers a run with Config.Profile samples: vox-mcp
-// and the floor, so a profile of vox-mcp can be read against what mcp-go
-// itself costs on the same work.
-var profiled = map[string]bool{VoxMCP: true, Floor: true}
+// (telemetry off and on) and the floor, so a profile of vox-mcp can be
+// read against what mcp-go itself costs on the same work, and against
+// itself with telemetry on.
+var profiled = map[string]bool{VoxMCP: true, VoxOTel: true, Floor: true}
 
 // profile attaches `perf record` (CPU-clock samples with call graphs) to
 // a running server and returns what ends it; without Config.Profile, or

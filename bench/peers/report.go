@@ -93,6 +93,12 @@ type Report struct {
 	LostCalls        []LostCallProbe            `json:"lost_calls,omitempty"`
 	// PairedCPU is the paired CPU measure, one per vox-mcp tool.
 	PairedCPU []PairedCPU `json:"paired_cpu,omitempty"`
+	// TelemetryOnOff is, per measure and vox-mcp tool ("workspace",
+	// "catalog"), the telemetry-on vox-mcp's figure over the
+	// telemetry-off one's, round by round; TelemetrySink what the
+	// telemetry-on vox-mcp exported.
+	TelemetryOnOff map[string]map[string]Stat `json:"telemetry_on_off,omitempty"`
+	TelemetrySink  *TelemetrySink             `json:"telemetry_sink,omitempty"`
 
 	cfg  Config
 	defs []measureDef
@@ -240,6 +246,11 @@ func (r *Report) describeServers(st *setup) {
 			r.Subjects = append(r.Subjects,
 				SubjectInfo{SubjectWorkspace, VoxMCP, "add (Vox workspace tool)"},
 				SubjectInfo{SubjectCatalog, VoxMCP, catalogToolName + " (catalog tool, empty skills root)"})
+		case VoxOTel:
+			r.Servers = append(r.Servers, ServerInfo{VoxOTel, "vox-mcp, telemetry on", mcpgo})
+			r.Subjects = append(r.Subjects,
+				SubjectInfo{SubjectOTel, VoxOTel, "add (Vox workspace tool), telemetry on"},
+				SubjectInfo{SubjectOTelCat, VoxOTel, catalogToolName + " (catalog tool), telemetry on"})
 		case GoSDK:
 			v := moduleVersion(filepath.Join(root, "bench", "peers", "gosdk", "go.mod"), "github.com/modelcontextprotocol/go-sdk")
 			r.Servers = append(r.Servers, ServerInfo{GoSDK, "Go SDK " + v, "github.com/modelcontextprotocol/go-sdk " + v})
@@ -293,6 +304,7 @@ func (r *Report) finish(s *samples) {
 		}
 		r.Measures = append(r.Measures, m)
 	}
+	r.telemetryOnOff(s)
 	r.ColdStarts, r.ColdStartsFirstList = s.coldStarts, s.firstLists
 	r.ColdStartFirstListIncomplete = s.incomplete
 	r.LatencyUnderLoad = map[string]map[string]Stat{}
@@ -300,6 +312,38 @@ func (r *Report) finish(s *samples) {
 		r.LatencyUnderLoad[key] = map[string]Stat{}
 		for subject, v := range bySubject {
 			r.LatencyUnderLoad[key][subject] = summarise(v)
+		}
+	}
+}
+
+// onOffPairs are the telemetry-on subjects beside their telemetry-off
+// ones, under the names TelemetryOnOff keys them by.
+var onOffPairs = []struct{ key, on, off string }{
+	{"workspace", SubjectOTel, SubjectWorkspace},
+	{"catalog", SubjectOTelCat, SubjectCatalog},
+}
+
+// telemetryOnOff divides, round by round, the telemetry-on vox-mcp's
+// figures by the telemetry-off one's: both ran in every round, a server
+// apart, so the ratio of a round is the fairest there is.
+func (r *Report) telemetryOnOff(s *samples) {
+	for _, d := range r.defs {
+		for _, p := range onOffPairs {
+			on, off := s.perRound[d.id][p.on], s.perRound[d.id][p.off]
+			if len(on) == 0 || len(on) != len(off) {
+				continue
+			}
+			ratio := make([]float64, len(on))
+			for i := range on {
+				ratio[i] = on[i] / off[i]
+			}
+			if r.TelemetryOnOff == nil {
+				r.TelemetryOnOff = map[string]map[string]Stat{}
+			}
+			if r.TelemetryOnOff[d.id] == nil {
+				r.TelemetryOnOff[d.id] = map[string]Stat{}
+			}
+			r.TelemetryOnOff[d.id][p.key] = summarise(ratio)
 		}
 	}
 }
@@ -390,6 +434,10 @@ func subjectTitle(r *Report, s SubjectInfo) string {
 		return "vox-mcp, workspace tool `add`"
 	case SubjectCatalog:
 		return "vox-mcp, catalog tool `" + catalogToolName + "`"
+	case SubjectOTel:
+		return "vox-mcp telemetry on, `add`"
+	case SubjectOTelCat:
+		return "vox-mcp telemetry on, `" + catalogToolName + "`"
 	}
 	for _, srv := range r.Servers {
 		if srv.ID == s.Server {
@@ -458,6 +506,7 @@ func (r *Report) notes(b *strings.Builder) {
 		fmt.Fprintf(b, "Paired CPU per call (the floor and vox-mcp served in the same seconds, %d in flight each, %d calls each, %d rounds), %s: %s ÷ %s = %.2f× (%.2f–%.2f).\n\n",
 			p.InFlight, p.Calls, len(p.Ratio.Rounds), subjectTitle(r, SubjectInfo{ID: p.Subject}), formatSpread(p.VoxMicros, "µs"), formatSpread(p.FloorMicros, "µs"), p.Ratio.Median, p.Ratio.Min, p.Ratio.Max)
 	}
+	r.telemetryNotes(b)
 	for _, p := range r.LostCalls {
 		fmt.Fprintf(b, "Lost-call probe (%s): %d of %d cold starts with %d workspace tools lost the first tools/call (%.2f%%)", p.Variant, p.Lost, p.Starts, p.Tools, 100*p.Rate)
 		if p.Other > 0 {
@@ -568,4 +617,43 @@ func packageVersion(path string) string {
 		return "?"
 	}
 	return p.Version
+}
+
+// telemetryNotes is the table of telemetry on ÷ off, and what the sink
+// received (docs/benchmarks.md, "Telemetry on and off").
+func (r *Report) telemetryNotes(b *strings.Builder) {
+	if len(r.TelemetryOnOff) > 0 {
+		b.WriteString("Telemetry on ÷ off (vox-mcp with `--metrics` and an OTLP endpoint over vox-mcp without; the median of the rounds' ratios, min–max):\n\n")
+		b.WriteString("| measure | workspace tool `add` | catalog tool `" + catalogToolName + "` |\n|---|---|---|\n")
+		for _, d := range r.defs {
+			byTool, ok := r.TelemetryOnOff[d.id]
+			if !ok {
+				continue
+			}
+			row := []string{d.name}
+			for _, p := range onOffPairs {
+				st, ok := byTool[p.key]
+				if !ok {
+					row = append(row, "—")
+					continue
+				}
+				row = append(row, fmt.Sprintf("%.2f× (%.2f–%.2f)", st.Median, st.Min, st.Max))
+			}
+			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if k := r.TelemetrySink; k != nil {
+		fmt.Fprintf(b, "The OTLP sink received %d trace exports (%d spans, %s) and %d metric exports (%s)",
+			k.TraceExports, k.Spans, formatBytes(k.TraceBytes), k.MetricExports, formatBytes(k.MetricBytes))
+		if k.Refused > 0 {
+			fmt.Fprintf(b, "; it refused %d requests", k.Refused)
+		}
+		b.WriteString(".\n\n")
+	}
+}
+
+func formatBytes(n int64) string {
+	scale, suffix, prec := scaleFor(float64(n), "B")
+	return fmt.Sprintf("%.*f %s", prec, float64(n)*scale, suffix)
 }

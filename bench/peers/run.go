@@ -53,6 +53,14 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cfg.logf("built the servers into %s: %s", cfg.Work, time.Since(start).Round(time.Millisecond))
+	var sink *otelSink
+	if slices.Contains(cfg.Servers, VoxOTel) {
+		if sink, err = startOTelSink(); err != nil {
+			return nil, fmt.Errorf("bench-peers: the OTLP sink of %s: %w", VoxOTel, err)
+		}
+		st.otlp = sink.url
+		defer sink.close()
+	}
 	rep.describeServers(st)
 	servers := st.servers(cfg.Servers)
 	s := newSamples()
@@ -95,6 +103,12 @@ func Run(cfg Config) (*Report, error) {
 			return nil, err
 		}
 		rep.PairedCPU = paired
+	}
+	if sink != nil {
+		// Every server has stopped, so what each flushed as it stopped
+		// (docs/metrics.md §1) is in.
+		rec := sink.close()
+		rep.TelemetrySink = &rec
 	}
 	rep.finish(s)
 	return rep, nil

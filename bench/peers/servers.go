@@ -17,13 +17,17 @@ import (
 // The servers, in the order each round runs them.
 const (
 	Floor  = "floor"   // bare mcp-go
-	VoxMCP = "vox-mcp" // the product
-	GoSDK  = "gosdk"   // github.com/modelcontextprotocol/go-sdk
-	TSSDK  = "tssdk"   // @modelcontextprotocol/sdk on Node.js
+	VoxMCP = "vox-mcp" // the product, telemetry off (the default)
+	// VoxOTel is the same vox-mcp binary with its telemetry on: OTLP/HTTP
+	// export to the run's own sink and a Prometheus listener
+	// (docs/benchmarks.md, "Telemetry on and off").
+	VoxOTel = "vox-mcp-otel"
+	GoSDK   = "gosdk" // github.com/modelcontextprotocol/go-sdk
+	TSSDK   = "tssdk" // @modelcontextprotocol/sdk on Node.js
 )
 
-// AllServers are the four servers of a full run.
-var AllServers = []string{Floor, VoxMCP, GoSDK, TSSDK}
+// AllServers are the servers of a full run.
+var AllServers = []string{Floor, VoxMCP, VoxOTel, GoSDK, TSSDK}
 
 // Subjects are the columns of the report: a server and the tool its calls
 // measure. vox-mcp has two: its workspace tool add and its catalog tool.
@@ -31,6 +35,8 @@ const (
 	SubjectFloor      = "floor"
 	SubjectWorkspace  = "vox-mcp"
 	SubjectCatalog    = "vox-mcp-catalog"
+	SubjectOTel       = "vox-mcp-otel"
+	SubjectOTelCat    = "vox-mcp-otel-catalog"
 	SubjectGoSDK      = "gosdk"
 	SubjectTSSDK      = "tssdk"
 	catalogToolName   = "vox_skill_list"
@@ -68,9 +74,9 @@ func addTool(subject string) tool {
 // tool whose own work is next to nothing, so its figures are the catalog
 // dispatch path (argument decoding, the middleware chain, the result's
 // encoding) — what every catalog tool pays before doing anything.
-func catalogTool() tool {
+func catalogTool(subject string) tool {
 	return tool{
-		subject: SubjectCatalog,
+		subject: subject,
 		name:    catalogToolName,
 		args:    func(int) json.RawMessage { return json.RawMessage(`{}`) },
 		want: func(_ int, r callResult) error {
@@ -130,6 +136,9 @@ type setup struct {
 	node       string
 	bin        map[string]string
 	voxEnv     []string
+	// otlp is the sink's URL, the OTLP endpoint of the telemetry-on
+	// vox-mcp (empty when it is not measured).
+	otlp string
 }
 
 // buildServers builds what the chosen servers need into cfg.Work.
@@ -142,7 +151,7 @@ func buildServers(cfg *Config) (*setup, error) {
 		dir  string
 		pkgs map[string]string // server → package
 	}{
-		{cfg.Root, map[string]string{VoxMCP: "./cmd/vox-mcp", Floor: "./bench/peers/floor"}},
+		{cfg.Root, map[string]string{VoxMCP: "./cmd/vox-mcp", VoxOTel: "./cmd/vox-mcp", Floor: "./bench/peers/floor"}},
 		{filepath.Join(cfg.Root, "bench", "peers", "gosdk"), map[string]string{GoSDK: "."}},
 	}
 	for _, b := range builds {
@@ -150,7 +159,9 @@ func buildServers(cfg *Config) (*setup, error) {
 		args := []string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}
 		for _, id := range cfg.Servers {
 			if pkg, ok := b.pkgs[id]; ok {
-				args = append(args, pkg)
+				if !slices.Contains(args, pkg) { // both vox-mcp servers run one binary
+					args = append(args, pkg)
+				}
 				name := filepath.Base(pkg)
 				if pkg == "." {
 					name = filepath.Base(b.dir)
@@ -177,7 +188,9 @@ func buildServers(cfg *Config) (*setup, error) {
 	}
 	// An empty home and an empty skills root: no skill of the machine's
 	// user reaches the measured server, and vox_skill_list lists nothing.
-	s.voxEnv = append(environWithout("HOME", "VOX_"), "HOME="+home, "VOX_SKILL_ROOTS="+skills)
+	// No OTEL_ variable of the caller's either: the vox-mcp column is
+	// telemetry off, and the telemetry-on one sets its own.
+	s.voxEnv = append(environWithout("HOME", "VOX_", "OTEL_"), "HOME="+home, "VOX_SKILL_ROOTS="+skills)
 	s.voxEnv = append(s.voxEnv, cfg.VoxEnv...)
 	for _, n := range []int{1, cfg.ManyTools} {
 		if err := writeWorkspace(s.workspace(n), n); err != nil {
@@ -275,21 +288,39 @@ func (s *setup) servers(ids []string) []*server {
 					return cmd
 				}})
 		case VoxMCP:
-			out = append(out, &server{id: VoxMCP, label: "vox-mcp", tools: []tool{addTool(SubjectWorkspace), catalogTool()},
-				command: func(n int, addr string) *exec.Cmd {
-					// --workspace-tools: tools/list advertises the workspace
-					// tools, as the peers advertise theirs.
-					args := []string{"--root", s.workspace(n), "--workspace-tools"}
-					if addr != "" {
-						args = append(args, "--http", addr)
-					}
-					cmd := exec.Command(s.bin[VoxMCP], args...)
-					cmd.Env = slices.Clone(s.voxEnv)
-					return cmd
-				}})
+			out = append(out, &server{id: VoxMCP, label: "vox-mcp", tools: []tool{addTool(SubjectWorkspace), catalogTool(SubjectCatalog)},
+				command: s.voxMCP(VoxMCP)})
+		case VoxOTel:
+			out = append(out, &server{id: VoxOTel, label: "vox-mcp, telemetry on", tools: []tool{addTool(SubjectOTel), catalogTool(SubjectOTelCat)},
+				command: s.voxMCP(VoxOTel)})
 		}
 	}
 	return out
+}
+
+// voxMCP starts vox-mcp; as VoxOTel with its telemetry on.
+func (s *setup) voxMCP(id string) func(n int, addr string) *exec.Cmd {
+	return func(n int, addr string) *exec.Cmd {
+		// --workspace-tools: tools/list advertises the workspace tools,
+		// as the peers advertise theirs.
+		args := []string{"--root", s.workspace(n), "--workspace-tools"}
+		if addr != "" {
+			args = append(args, "--http", addr)
+		}
+		env := slices.Clone(s.voxEnv)
+		if id == VoxOTel {
+			// Both of docs/metrics.md §1's ways on at once: OTLP/HTTP
+			// export of spans and metrics to the sink, with the SDK's
+			// default batching and export interval (OTEL_BSP_*,
+			// OTEL_METRIC_EXPORT_INTERVAL unset), and the Prometheus
+			// listener on a free loopback port, which nothing scrapes.
+			args = append(args, "--metrics", "127.0.0.1:0")
+			env = append(env, "OTEL_EXPORTER_OTLP_ENDPOINT="+s.otlp, "OTEL_SERVICE_NAME="+VoxOTel)
+		}
+		cmd := exec.Command(s.bin[id], args...)
+		cmd.Env = env
+		return cmd
+	}
 }
 
 // goPeer starts a Go peer binary.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ func run() int {
 	quick := flag.Bool("quick", false, "a smoke run with tiny counts (every measure, figures meaningless); the other flags still apply on top")
 	out := flag.String("out", "bench-peers", "write the table to `PATH`.md and the record to PATH.json")
 	serverList := flag.String("servers", strings.Join(def.Servers, ","), "the servers to measure, in round order; the floor first")
+	telemetry := flag.Bool("telemetry", true, "measure "+peers.VoxOTel+", vox-mcp with its telemetry on, beside vox-mcp; -telemetry=false drops it from -servers")
 	node := flag.String("node", "", "Node.js for the TypeScript peer (default: e2e/node_modules/.bin/node, else node on PATH)")
 	rounds := flag.Int("rounds", 0, "rounds (default 5; -quick 1)")
 	cold := flag.Int("cold", 0, "cold starts per server per round, for 1 and for -tools tools (default 5)")
@@ -50,6 +52,9 @@ func run() int {
 		cfg = peers.QuickConfig()
 	}
 	cfg.Servers = strings.Split(*serverList, ",")
+	if !*telemetry {
+		cfg.Servers = slices.DeleteFunc(cfg.Servers, func(id string) bool { return id == peers.VoxOTel })
+	}
 	cfg.Node = *node
 	cfg.Profile = *perfDir
 	cfg.VoxEnv = voxEnv
