@@ -165,3 +165,47 @@ func TestPublicAPI(t *testing.T) {
 		t.Error("no generated package checked")
 	}
 }
+
+// TestPackagesDocumented checks that docs/architecture.md's table of
+// packages (§7, Packages) has a row for every package of runtime/ and
+// internal/, so that a reader sees the architecture from it; a "p/..."
+// row covers the packages below p, and a package's own internal/ helpers
+// need no row.
+func TestPackagesDocumented(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list over the module")
+	}
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "### Packages")
+	table, _, _ = strings.Cut(table, "\n## ")
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		if cell, ok := strings.CutPrefix(line, "| "); ok {
+			first, _, _ := strings.Cut(cell, " |")
+			for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(first, -1) {
+				rows = append(rows, m[1])
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "./runtime/...", "./internal/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/vox-lang/vox-mcp/"
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(pkg, module)
+		if _, below, _ := strings.Cut(rel, "/"); strings.Contains("/"+below, "/internal/") {
+			continue // a package's own helper
+		}
+		covered := slices.ContainsFunc(rows, func(r string) bool {
+			base, tree := strings.CutSuffix(r, "/...")
+			return r == rel || tree && under(rel, base)
+		})
+		if !covered {
+			t.Errorf("docs/architecture.md §7 (Packages) has no row for %s: add one saying its job and what it may import", rel)
+		}
+	}
+}
