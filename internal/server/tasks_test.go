@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,11 +20,20 @@ import (
 
 // taskServer serves the test catalog plus vox_test_slow, a tool that
 // allows tasks (mcp.task_support: optional): it sleeps {"ms": N} or until
-// its call is cancelled, counted in stopped.
-func taskServer(t *testing.T, opts Options) (s *Server, stopped *atomic.Int32) {
+// its call is cancelled, counted in stopped. The catalog tools named in
+// taskTools allow tasks too: declared before New, which prepares the
+// tools/list answer on a goroutine of its own.
+func taskServer(t *testing.T, opts Options, taskTools ...string) (s *Server, stopped *atomic.Int32) {
 	t.Helper()
 	stopped = new(atomic.Int32)
 	cat := testCatalog()
+	for i := range cat.Operations {
+		if m := cat.Operations[i].MCP; m != nil && slices.Contains(taskTools, m.Name) {
+			withTasks := *m
+			withTasks.TaskSupport = registry.TaskOptional
+			cat.Operations[i].MCP = &withTasks
+		}
+	}
 	cat.Operations = append(cat.Operations, registry.Operation{ID: "t.slow", Title: "slow", Description: "sleeps", ProductLane: "platform",
 		SideEffectClass: "none", MCP: &registry.MCP{Name: "vox_test_slow", Exposure: "core", TaskSupport: registry.TaskOptional, InputSchema: json.RawMessage(`{"type":"object"}`)}})
 	opts.Root, opts.Catalog = t.TempDir(), cat
@@ -176,8 +186,7 @@ func TestTasksOverHTTP(t *testing.T) {
 // TestTaskFailsWithTheCallsError: a call whose tool fails is a failed
 // task; tasks/result gives the error result, as the call would have.
 func TestTaskFailsWithTheCallsError(t *testing.T) {
-	s, _ := taskServer(t, Options{})
-	s.catalogByName["vox_test_fail"].tool.Execution = catalogExecution(&registry.MCP{TaskSupport: registry.TaskOptional})
+	s, _ := taskServer(t, Options{}, "vox_test_fail")
 	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
 	defer ts.Close()
 	c := &httpClient{t: t, url: ts.URL + "/mcp"}
