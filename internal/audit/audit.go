@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/vox-lang/vox-mcp/internal/session"
 )
 
 // Actions, the "action" of a line.
@@ -229,9 +231,7 @@ func (l *Log) Write(r Record) {
 // the file cannot be used to find or confirm a session id, which over
 // HTTP is a credential (docs/security.md, "Audit trail").
 func (l *Log) sessionHash(id string) string {
-	m := hmac.New(sha256.New, l.key)
-	m.Write([]byte(id))
-	return hex.EncodeToString(m.Sum(nil))[:16]
+	return session.Hash(l.key, id)
 }
 
 // append writes one line, rotating first when it would pass maxSize.

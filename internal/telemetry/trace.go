@@ -2,16 +2,15 @@ package telemetry
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/vox-lang/vox-mcp/internal/session"
 )
 
 // TracerName is the instrumentation scope of vox-mcp's spans.
@@ -81,9 +80,7 @@ func (t *Tracing) Propagator() propagation.TextMapPropagator {
 // both are keyed by VOX_MCP_SESSION_KEY (Config.SessionKey). A session
 // id over HTTP is a credential: a trace backend must not hold it.
 func (t *Tracing) SessionHash(id string) string {
-	m := hmac.New(sha256.New, t.sessionKey)
-	m.Write([]byte(id))
-	return hex.EncodeToString(m.Sum(nil))[:16]
+	return session.Hash(t.sessionKey, id)
 }
 
 // Shutdown exports the spans still queued and stops the provider.
