@@ -281,26 +281,15 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 	e.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// readBody reads a POST body of at most maxRequestBody bytes before the
-// read deadline. On failure it answers 413, 408 or 400 and closes the
-// connection, which holds the rest of the body.
+// readBody reads a POST body before the read deadline, answering a
+// refusal (transport.ReadBody) and logging a body that did not arrive in
+// time.
 func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := transport.ReadAllSized(http.MaxBytesReader(w, r.Body, maxRequestBody), r.ContentLength)
-	if err == nil {
-		return body, true
-	}
-	w.Header().Set("Connection", "close")
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		http.Error(w, fmt.Sprintf("request body over %d MiB", maxRequestBody>>20), http.StatusRequestEntityTooLarge)
-	case isTimeout(err):
+	body, err := transport.ReadBody(w, r, fmt.Sprintf("within %v (%s)", e.readTimeout, EnvHTTPReadTimeout))
+	if err != nil && transport.IsTimeout(err) {
 		e.s.log.Debug("http: request body not received in time", "remote", r.RemoteAddr, "read", len(body), "timeout", e.readTimeout)
-		http.Error(w, fmt.Sprintf("request body not received within %v (%s)", e.readTimeout, EnvHTTPReadTimeout), http.StatusRequestTimeout)
-	default:
-		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 	}
-	return nil, false
+	return body, err == nil
 }
 
 // routes serves the MCP endpoint at EndpointPath and, with OAuth, the

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -583,10 +582,4 @@ func isModernMessage(h http.Header, m *rpcMessage) bool {
 		Meta *mcp.Meta `json:"_meta"`
 	}
 	return unmarshal(m.Params, &params) == nil && mcp.IsModernProtocol(params.Meta.ProtocolVersion())
-}
-
-// isTimeout reports whether err is a read deadline passing.
-func isTimeout(err error) bool {
-	var ne interface{ Timeout() bool }
-	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -17,12 +17,10 @@ import (
 )
 
 // listenStdio serves stdio through the shim (shim.go): mcp-go reads its
-// lines through the shim's reader, which answers the methods the shim
-// serves and the batches itself and hands every other line — rewritten
-// where needed — to mcp-go. Reading in mcp-go's own read goroutine, rather
-// than through a pipe fed by another goroutine, keeps a call to one
-// goroutine hand-off as in bare mcp-go (docs/benchmarks.md). Both write
-// whole lines to out under one lock.
+// lines through a transport.LineFilter, which hands each line to the
+// shim first; the shim answers the methods it serves and the batches
+// itself and passes every other line — rewritten where needed — on to
+// mcp-go. Both write whole lines to out under one lock.
 func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in io.Reader, out io.Writer) error {
 	lw := transport.NewLineWriter(out)
 	// mcp-go builds the context of its stdio session (the process
@@ -37,39 +35,8 @@ func (s *Server) listenStdio(ctx context.Context, st *mcpserver.StdioServer, in 
 		return ctx
 	})
 	sh := &stdioShim{s: s, out: lw, sessionCtx: sessionCtx}
-	return st.Listen(ctx, &shimReader{sh: sh, ctx: ctx, in: bufio.NewReader(in)}, lw)
-}
-
-// shimReader is the reader mcp-go reads its lines from: each line of in
-// goes through the shim first, and only the lines it passes on are read.
-type shimReader struct {
-	sh      *stdioShim
-	ctx     context.Context
-	in      *bufio.Reader
-	pending []byte // what is left of the line being passed on
-	err     error  // the end of in, or why the shim stopped
-}
-
-func (r *shimReader) Read(p []byte) (int, error) {
-	for len(r.pending) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		line, err := r.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			pass, serr := r.sh.line(r.ctx, line)
-			if serr != nil {
-				err = serr
-			}
-			r.pending = pass
-		}
-		if err != nil {
-			r.err = err
-		}
-	}
-	n := copy(p, r.pending)
-	r.pending = r.pending[n:]
-	return n, nil
+	filter := &transport.LineFilter{In: bufio.NewReader(in), Line: func(line []byte) ([]byte, error) { return sh.line(ctx, line) }}
+	return st.Listen(ctx, filter, lw)
 }
 
 // stdioShim is the shim of the stdio transport.

@@ -7,8 +7,10 @@
 // as encoding/json reads it (DecodeHead); JSON-RPC errors and responses
 // (Error, Reply, ErrorReply); the batches of protocol 2025-03-26
 // (IsBatch, ServeBatch, BatchRefusal); stdio's framing, one message per
-// line written whole (LineWriter, WithNewline, LineStream); HTTP's — the
-// bound on a body and its read (MaxRequestBody, ReadAllSized), the
+// line written whole (LineWriter, WithNewline, LineStream) and each line
+// read through the plane's filter first (LineFilter); HTTP's — the
+// bound on a body and its read with its refusals (MaxRequestBody,
+// ReadAllSized, ReadBody, IsTimeout), the
 // DNS-rebinding check (RejectRebinding), a JSON-RPC answer as a response
 // (WriteJSONReply), the recorder of one batched message's answer
 // (BufferedReply); a call's own notifications on the stream of its POST

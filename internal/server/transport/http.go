@@ -3,11 +3,13 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,4 +159,33 @@ func (b *BufferedReply) Message(msg []byte) []byte {
 	var m Head
 	_ = json.Unmarshal(msg, &m)
 	return ErrorReply(m.ID, mcp.INVALID_REQUEST, string(out))
+}
+
+// ReadBody reads r's body, at most MaxRequestBody bytes. On failure it
+// answers the request — 413 over the bound, 408 when the read deadline
+// passed (deadline says which, as "within 30s (VAR)"), 400 otherwise —
+// and closes the connection, which holds the rest of the body; it
+// returns what was read and the error.
+func ReadBody(w http.ResponseWriter, r *http.Request, deadline string) ([]byte, error) {
+	body, err := ReadAllSized(http.MaxBytesReader(w, r.Body, MaxRequestBody), r.ContentLength)
+	if err == nil {
+		return body, nil
+	}
+	w.Header().Set("Connection", "close")
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		http.Error(w, fmt.Sprintf("request body over %d MiB", MaxRequestBody>>20), http.StatusRequestEntityTooLarge)
+	case IsTimeout(err):
+		http.Error(w, "request body not received "+deadline, http.StatusRequestTimeout)
+	default:
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+	}
+	return body, err
+}
+
+// IsTimeout reports whether err is a read deadline passing.
+func IsTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

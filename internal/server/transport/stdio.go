@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -64,4 +65,41 @@ func (l LineStream) Notify(_ context.Context, n mcp.JSONRPCNotification) (bool, 
 	}
 	_, err = l.Out.Write(append(b, '\n'))
 	return true, err
+}
+
+// LineFilter is the reader mcp-go's stdio server reads its lines from:
+// each non-blank line of In goes through Line first, and only what Line
+// returns is read — nil when Line answered the line itself, otherwise
+// the line (or its rewrite) ending in a newline. Reading in mcp-go's own
+// read goroutine, rather than through a pipe fed by another goroutine,
+// keeps a call to one goroutine hand-off as in bare mcp-go
+// (docs/benchmarks.md, "Stdio calls at the floor"). An error of Line
+// ends the reading as the end of In does.
+type LineFilter struct {
+	In      *bufio.Reader
+	Line    func(line []byte) (pass []byte, err error)
+	pending []byte // what is left of the line being passed on
+	err     error  // the end of In, or why Line stopped
+}
+
+func (r *LineFilter) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.In.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			pass, lerr := r.Line(line)
+			if lerr != nil {
+				err = lerr
+			}
+			r.pending = pass
+		}
+		if err != nil {
+			r.err = err
+		}
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
 }
