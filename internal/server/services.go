@@ -155,8 +155,9 @@ func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sand
 	}
 	// The run is a span under the request's when traces are on
 	// (tracing.go).
-	sctx, span := childSpan(ctx, "vox.skill.run", trace.SpanKindInternal,
-		attribute.String("vox.skill.id", spec.SkillID), attribute.String("vox.skill.sandbox", isolation))
+	sctx, span := childSpan(ctx, "vox.skill.run", trace.SpanKindInternal, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("vox.skill.id", spec.SkillID), attribute.String("vox.skill.sandbox", isolation)}
+	})
 	if v.s.skills.sandboxOff {
 		v.s.log.Warn("VOX_SKILL_SANDBOX=off: running a skill command without isolation", "skill", spec.SkillID)
 		res, err = cfg.RunUnisolated(sctx, spec)

@@ -242,12 +242,14 @@ func (m metaPropagator) ExtractMeta(ctx context.Context, meta *mcp.Meta) context
 
 // childSpan starts a span under the request's: the no-op span when
 // tracing is off or the context has none.
-func childSpan(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+func childSpan(ctx context.Context, name string, kind trace.SpanKind, attrs func() []attribute.KeyValue) (context.Context, trace.Span) {
 	parent := trace.SpanFromContext(ctx)
 	if !parent.IsRecording() {
+		// Traces off: the attributes are not even built (a variadic
+		// slice of them escaped to the heap on every call).
 		return ctx, parent
 	}
-	return parent.TracerProvider().Tracer(telemetry.TracerName).Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	return parent.TracerProvider().Tracer(telemetry.TracerName).Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs()...))
 }
 
 // endSpan ends span, marking err as its error.

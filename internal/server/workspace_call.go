@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/vox-lang/vox-mcp/internal/vox/capability"
@@ -53,7 +54,9 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 	}
 	// The interpreter's run is a span of its own under the request's
 	// when traces are on (tracing.go).
-	sctx, span := childSpan(ctx, "vox.interpreter.call", trace.SpanKindInternal, attrToolName.String(t.Name))
+	sctx, span := childSpan(ctx, "vox.interpreter.call", trace.SpanKindInternal, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrToolName.String(t.Name)}
+	})
 	res, err := surface.CallToolReporting(sctx, t, args, log, progress, toolcall.Asker{})
 	endSpan(span, err)
 	if err != nil {
@@ -89,7 +92,9 @@ func (w *workspaceSource) callTool(ctx context.Context, surface *workspace.Surfa
 // for a plain one). A failure becomes mcp-go's -32603 with the error text
 // (docs/federation.md §3, the wire-error table).
 func (w *workspaceSource) readResource(ctx context.Context, surface *workspace.Surface, r *workspace.Resource, uri string, vars map[string]string) ([]mcp.ResourceContents, error) {
-	ctx, span := childSpan(ctx, "vox.interpreter.read", trace.SpanKindInternal, attrResourceURI.String(uri))
+	ctx, span := childSpan(ctx, "vox.interpreter.read", trace.SpanKindInternal, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrResourceURI.String(uri)}
+	})
 	text, err := surface.ReadResourceNoting(ctx, r, vars, toolcall.ClientLogger(ctx, w.s.log.With("resource", uri), uri),
 		func(files []string) { w.reads.record(uri, files) })
 	endSpan(span, err)
