@@ -41,7 +41,7 @@ func (s *Server) auditing() bool { return s.opts.Audit != nil }
 func (s *Server) auditWrite(ctx context.Context, start time.Time, action, what string, args json.RawMessage, outcome, reason string) {
 	s.opts.Audit.Write(audit.Record{
 		Start:     start,
-		Principal: s.principalFrom(ctx),
+		Principal: PrincipalFrom(ctx),
 		Session:   sessionIDOf(ctx),
 		Action:    action,
 		What:      what,
@@ -201,7 +201,7 @@ func (s *Server) auditSkillRun(ctx context.Context, start time.Time, spec sandbo
 	}{spec.Command, spec.Timeout.Milliseconds()})
 	r := audit.Record{
 		Start:     start,
-		Principal: s.principalFrom(ctx),
+		Principal: PrincipalFrom(ctx),
 		Session:   sessionIDOf(ctx),
 		Action:    audit.ActionSkillRun,
 		What:      spec.SkillID,

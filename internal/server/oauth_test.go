@@ -184,8 +184,8 @@ func TestOAuthPrincipalAndRoles(t *testing.T) {
 			t.Errorf("token %.20s...: status %d, principal %q, role %d; want %q, %d", c.token, rec.Code, got.principal, got.role, c.principal, c.role)
 		}
 	}
-	if p := PrincipalFrom(context.Background()); p != PrincipalStdio {
-		t.Errorf("PrincipalFrom outside HTTP = %q, want %q", p, PrincipalStdio)
+	if p := PrincipalFrom(context.Background()); p != PrincipalInProcess {
+		t.Errorf("PrincipalFrom of a program's own call = %q, want %q", p, PrincipalInProcess)
 	}
 }
 

@@ -25,16 +25,20 @@ func withPrincipal(ctx context.Context, p string) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
-// PrincipalFrom is who the request behind ctx speaks for: "sub@issuer"
-// for an OAuth access token, "token:full" or "token:read" for the static
-// tokens, "anonymous" for HTTP without any token configured, and "stdio"
-// for a context that did not come through the HTTP authentication (stdio,
-// in-process calls). It is what an audit trail records.
+// PrincipalFrom is who the request behind ctx speaks for, as the audit
+// trail and the tasks name it: what the HTTP authentication recorded —
+// "sub@issuer" for an OAuth access token, "token:full" or "token:read"
+// for the static tokens, "anonymous" for HTTP without any token
+// configured — "stdio" for the client that started the process, and
+// "in-process" for a program's own call of MCP().HandleMessage.
 func PrincipalFrom(ctx context.Context) string {
 	if p, ok := ctx.Value(principalKey{}).(string); ok {
 		return p
 	}
-	return PrincipalStdio
+	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() == "stdio" {
+		return PrincipalStdio
+	}
+	return PrincipalInProcess
 }
 
 // ResourceMetadataURL is the URL of the protected resource metadata of
@@ -78,20 +82,6 @@ func ResourceMetadataHandler(v *oauth.Validator) http.Handler {
 // PrincipalInProcess is the principal of a program calling
 // MCP().HandleMessage: no transport, so no identity of its own.
 const PrincipalInProcess = "in-process"
-
-// principalFrom is who sent the request behind ctx, as the audit trail
-// names it: what the HTTP authentication recorded (PrincipalFrom: the
-// OAuth subject or the static token's role), "stdio" for the client that
-// started the process, "in-process" for a program's own call.
-func (s *Server) principalFrom(ctx context.Context) string {
-	if p, ok := ctx.Value(principalKey{}).(string); ok {
-		return p
-	}
-	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() == "stdio" {
-		return PrincipalStdio
-	}
-	return PrincipalInProcess
-}
 
 // sessionIDOf is the MCP session id of the request behind ctx: the
 // verified Mcp-Session-Id over HTTP, mcp-go's session id otherwise ("stdio"

@@ -126,7 +126,7 @@ var taskMethods = map[string]func(s *Server, ctx context.Context, id, params jso
 
 // taskPrincipal is whose tasks the request behind ctx may see
 // (docs/tasks.md, "Whose task").
-func (s *Server) taskPrincipal(ctx context.Context) string { return s.principalFrom(ctx) }
+func (s *Server) taskPrincipal(ctx context.Context) string { return PrincipalFrom(ctx) }
 
 // wireTask is t as MCP's Task.
 func wireTask(t tasks.Task) mcp.Task {
