@@ -285,7 +285,7 @@ func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
 // refusal (transport.ReadBody) and logging a body that did not arrive in
 // time.
 func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := transport.ReadBody(w, r, fmt.Sprintf("within %v (%s)", e.readTimeout, EnvHTTPReadTimeout))
+	body, err := transport.ReadBody(w, r, e.readTimeout, EnvHTTPReadTimeout)
 	if err != nil && transport.IsTimeout(err) {
 		e.s.log.Debug("http: request body not received in time", "remote", r.RemoteAddr, "read", len(body), "timeout", e.readTimeout)
 	}

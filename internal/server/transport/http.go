@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -163,10 +164,10 @@ func (b *BufferedReply) Message(msg []byte) []byte {
 
 // ReadBody reads r's body, at most MaxRequestBody bytes. On failure it
 // answers the request — 413 over the bound, 408 when the read deadline
-// passed (deadline says which, as "within 30s (VAR)"), 400 otherwise —
+// passed (naming timeout and the setting that sets it), 400 otherwise —
 // and closes the connection, which holds the rest of the body; it
 // returns what was read and the error.
-func ReadBody(w http.ResponseWriter, r *http.Request, deadline string) ([]byte, error) {
+func ReadBody(w http.ResponseWriter, r *http.Request, timeout time.Duration, setting string) ([]byte, error) {
 	body, err := ReadAllSized(http.MaxBytesReader(w, r.Body, MaxRequestBody), r.ContentLength)
 	if err == nil {
 		return body, nil
@@ -177,7 +178,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, deadline string) ([]byte, 
 	case errors.As(err, &tooLarge):
 		http.Error(w, fmt.Sprintf("request body over %d MiB", MaxRequestBody>>20), http.StatusRequestEntityTooLarge)
 	case IsTimeout(err):
-		http.Error(w, "request body not received "+deadline, http.StatusRequestTimeout)
+		http.Error(w, fmt.Sprintf("request body not received within %v (%s)", timeout, setting), http.StatusRequestTimeout)
 	default:
 		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 	}

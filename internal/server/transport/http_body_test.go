@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // TestReadAllSized: a body read into a buffer of its announced size is
@@ -56,7 +57,7 @@ func TestReadBody(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/mcp", c.body)
 			r.ContentLength = c.size
 			w := httptest.NewRecorder()
-			body, err := ReadBody(w, r, "within 30s (VAR)")
+			body, err := ReadBody(w, r, 30*time.Second, "VAR")
 			if c.status == http.StatusOK {
 				if err != nil || string(body) != `{"id":1}` || w.Body.Len() != 0 {
 					t.Fatalf("ReadBody = %q, %v (answered %q); want the body and no answer", body, err, w.Body.String())
