@@ -34,12 +34,19 @@ const (
 	reasonPanic     = "panic"      // the handler panicked (recovered)
 )
 
-// auditing reports whether the audit trail is on.
-func (s *Server) auditing() bool { return s.opts.Audit != nil }
+// auditor writes the plane's lines of the trail; what a line names it
+// asks the plane (resourceWhat, promptSourceOf).
+type auditor struct {
+	trail *audit.Log // Options.Audit; nil: no trail
+	s     *Server
+}
 
-// auditWrite writes one line for the request behind ctx.
-func (s *Server) auditWrite(ctx context.Context, start time.Time, action, what string, args json.RawMessage, outcome, reason string) {
-	s.opts.Audit.Write(audit.Record{
+// on reports whether the audit trail is on.
+func (a *auditor) on() bool { return a.trail != nil }
+
+// write writes one line for the request behind ctx.
+func (a *auditor) write(ctx context.Context, start time.Time, action, what string, args json.RawMessage, outcome, reason string) {
+	a.trail.Write(audit.Record{
 		Start:     start,
 		Principal: PrincipalFrom(ctx),
 		Session:   sessionIDOf(ctx),
@@ -103,17 +110,17 @@ func (s *Server) resourceWhat(uri string) string {
 	return ""
 }
 
-// auditResources is the resource middleware of mcp-go: it sees every
+// resources is the resource middleware of mcp-go: it sees every
 // read of a registered resource or a workspace template.
-func (s *Server) auditResources(next mcpserver.ResourceHandlerFunc) mcpserver.ResourceHandlerFunc {
+func (a *auditor) resources(next mcpserver.ResourceHandlerFunc) mcpserver.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
-		if !s.auditing() {
+		if !a.on() {
 			return next(ctx, req)
 		}
 		start := time.Now()
 		outcome, reason := audit.OutcomeError, reasonPanic
 		defer func() {
-			s.auditWrite(ctx, start, audit.ActionResourceRead, s.resourceWhat(req.Params.URI), uriArgs(req.Params.URI), outcome, reason)
+			a.write(ctx, start, audit.ActionResourceRead, a.s.resourceWhat(req.Params.URI), uriArgs(req.Params.URI), outcome, reason)
 		}()
 		res, err = next(ctx, req)
 		outcome, reason = handlerOutcome(err, mcpserver.ErrResourceNotFound)
@@ -121,18 +128,18 @@ func (s *Server) auditResources(next mcpserver.ResourceHandlerFunc) mcpserver.Re
 	}
 }
 
-// auditPrompts is the prompt middleware of mcp-go: it sees every get of
+// prompts is the prompt middleware of mcp-go: it sees every get of
 // a registered prompt (an unknown name is answered before it).
-func (s *Server) auditPrompts(next mcpserver.PromptHandlerFunc) mcpserver.PromptHandlerFunc {
+func (a *auditor) prompts(next mcpserver.PromptHandlerFunc) mcpserver.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
-		if !s.auditing() {
+		if !a.on() {
 			return next(ctx, req)
 		}
 		start := time.Now()
 		outcome, reason := audit.OutcomeError, reasonPanic
 		defer func() {
 			args, _ := json.Marshal(req.Params.Arguments)
-			s.auditWrite(ctx, start, audit.ActionPromptGet, req.Params.Name, args, outcome, reason)
+			a.write(ctx, start, audit.ActionPromptGet, req.Params.Name, args, outcome, reason)
 		}()
 		res, err = next(ctx, req)
 		outcome, reason = handlerOutcome(err, mcpserver.ErrPromptNotFound)
@@ -151,27 +158,27 @@ func handlerOutcome(err, notFound error) (outcome, reason string) {
 	return audit.OutcomeError, reasonFailed
 }
 
-// auditRoleRefusal records a resources/read or prompts/get that the read
+// roleRefusal records a resources/read or prompts/get that the read
 // role may not send (readRoleRequest); other methods are no action of
 // the trail.
-func (s *Server) auditRoleRefusal(ctx context.Context, method mcp.MCPMethod, uri, name string) {
-	if !s.auditing() {
+func (a *auditor) roleRefusal(ctx context.Context, method mcp.MCPMethod, uri, name string) {
+	if !a.on() {
 		return
 	}
 	switch method {
 	case mcp.MethodResourcesRead:
-		s.auditWrite(ctx, time.Now(), audit.ActionResourceRead, s.resourceWhat(uri), uriArgs(uri), audit.OutcomeRefused, reasonRole)
+		a.write(ctx, time.Now(), audit.ActionResourceRead, a.s.resourceWhat(uri), uriArgs(uri), audit.OutcomeRefused, reasonRole)
 	case mcp.MethodPromptsGet:
 		what := ""
-		if s.promptSourceOf(name) != "" {
+		if a.s.promptSourceOf(name) != "" {
 			what = name // a served prompt's name; any other is the client's text
 		}
-		s.auditWrite(ctx, time.Now(), audit.ActionPromptGet, what, nil, audit.OutcomeRefused, reasonRole)
+		a.write(ctx, time.Now(), audit.ActionPromptGet, what, nil, audit.OutcomeRefused, reasonRole)
 	}
 }
 
-// auditToolCall records a call the middleware ran or refused.
-func (s *Server) auditToolCall(ctx context.Context, req mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, denied *refusal, panicked bool) {
+// toolCall records a call the middleware ran or refused.
+func (a *auditor) toolCall(ctx context.Context, req mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, denied *refusal, panicked bool) {
 	outcome, reason := audit.OutcomeOK, ""
 	switch {
 	case denied != nil:
@@ -181,7 +188,7 @@ func (s *Server) auditToolCall(ctx context.Context, req mcp.CallToolRequest, sta
 	case res == nil || res.IsError:
 		outcome, reason = audit.OutcomeError, reasonToolError
 	}
-	s.auditWrite(ctx, start, audit.ActionToolCall, req.Params.Name, toolArgs(req), outcome, reason)
+	a.write(ctx, start, audit.ActionToolCall, req.Params.Name, toolArgs(req), outcome, reason)
 }
 
 // Reason codes of a skill run.
@@ -191,10 +198,10 @@ const (
 	reasonExitStatus   = "exit_status"   // the command exited non-zero (exit_code says how)
 )
 
-// auditSkillRun records a run of a skill's command (vox_skill_run, whose
+// skillRun records a run of a skill's command (vox_skill_run, whose
 // tools/call has its own line): the skill, a digest of the command and
 // its timeout, and how the command ended.
-func (s *Server) auditSkillRun(ctx context.Context, start time.Time, spec sandbox.Spec, res *sandbox.Result, err *error) {
+func (a *auditor) skillRun(ctx context.Context, start time.Time, spec sandbox.Spec, res *sandbox.Result, err *error) {
 	args, _ := json.Marshal(struct {
 		Command   string `json:"command"`
 		TimeoutMS int64  `json:"timeout_ms"`
@@ -220,15 +227,15 @@ func (s *Server) auditSkillRun(ctx context.Context, start time.Time, spec sandbo
 		code := res.ExitCode
 		r.Outcome, r.Reason, r.ExitCode = audit.OutcomeError, reasonExitStatus, &code
 	}
-	s.opts.Audit.Write(r)
+	a.trail.Write(r)
 }
 
-// auditUnknownTool is an OnError hook of mcp-go: a tools/call of a name
+// unknownTool is an OnError hook of mcp-go: a tools/call of a name
 // that no tool has is refused before the middleware, and gets its line
 // here. The name is the client's text, so only the digest of the call's
 // name and arguments is written.
-func (s *Server) auditUnknownTool(ctx context.Context, _ any, method mcp.MCPMethod, message any, err error) {
-	if !s.auditing() || method != mcp.MethodToolsCall || !errors.Is(err, mcpserver.ErrToolNotFound) {
+func (a *auditor) unknownTool(ctx context.Context, _ any, method mcp.MCPMethod, message any, err error) {
+	if !a.on() || method != mcp.MethodToolsCall || !errors.Is(err, mcpserver.ErrToolNotFound) {
 		return
 	}
 	req, ok := message.(*mcp.CallToolRequest)
@@ -239,5 +246,5 @@ func (s *Server) auditUnknownTool(ctx context.Context, _ any, method mcp.MCPMeth
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}{req.Params.Name, toolArgs(*req)})
-	s.auditWrite(ctx, time.Now(), audit.ActionToolCall, "", args, audit.OutcomeError, reasonNotFound)
+	a.write(ctx, time.Now(), audit.ActionToolCall, "", args, audit.OutcomeError, reasonNotFound)
 }

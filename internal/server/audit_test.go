@@ -29,7 +29,7 @@ func TestAuditTrailOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.opts.Audit = log
+	s.audit.trail = log
 	const fullToken, readToken = "full-token-7d1c0b9e44a2", "read-token-93b0e1f5c6d8"
 	reader, full := tokenClients(t, s, fullToken, readToken)
 
@@ -121,7 +121,7 @@ func TestAuditTrailAnonymousAndStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.opts.Audit = log
+	s.audit.trail = log
 	_, anon := tokenClients(t, s, "", "")
 	anon.call("vox_tool_search")
 
@@ -181,7 +181,7 @@ func TestAuditNamesTheOAuthSubject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.srv.opts.Audit = log
+	res.srv.audit.trail = log
 	token := as.token(t, res.URL, oauth.ScopeFull)
 	cl := &httpClient{t: t, url: res.URL, token: token}
 	cl.initialize()

@@ -294,13 +294,13 @@ func (s *Server) readRoleRequest(ctx context.Context, _ any, message any) error 
 		if workspace.ReservedURI(req.Params.URI) {
 			return nil
 		}
-		s.auditRoleRefusal(ctx, mcp.MCPMethod(req.Method), req.Params.URI, "")
+		s.audit.roleRefusal(ctx, mcp.MCPMethod(req.Method), req.Params.URI, "")
 		return fmt.Errorf("read role may not %s %s: use a full-access token", strings.TrimPrefix(req.Method, "resources/"), req.Params.URI)
 	case mcp.MethodPromptsGet:
 		if s.promptSourceOf(req.Params.Name) == registry.SourceSkill {
 			return nil
 		}
-		s.auditRoleRefusal(ctx, mcp.MethodPromptsGet, "", req.Params.Name)
+		s.audit.roleRefusal(ctx, mcp.MethodPromptsGet, "", req.Params.Name)
 		return fmt.Errorf("read role may not get prompt %s: use a full-access token", req.Params.Name)
 	}
 	if strings.HasSuffix(req.Method, "/list") {

@@ -200,8 +200,8 @@ func (s *Server) shimCall(ctx context.Context, raw []byte, m *rpcMessage, modern
 	c.entry, _ = s.currentTools().lookup(p.Name)
 	r := s.checkCall(ctx, *c)
 	if r != nil && r.rpc != nil {
-		if s.auditing() {
-			s.auditWrite(ctx, time.Now(), audit.ActionToolCall, c.name, p.Arguments, audit.OutcomeRefused, refusalReason(r))
+		if s.audit.on() {
+			s.audit.write(ctx, time.Now(), audit.ActionToolCall, c.name, p.Arguments, audit.OutcomeRefused, refusalReason(r))
 		}
 		return ctx, nil, rpcReply(m.ID, nil, r.rpc), true
 	}

@@ -29,9 +29,9 @@ func (s *Server) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandle
 		// made the result (audit.go).
 		var denied *refusal
 		panicked := false
-		if s.auditing() {
+		if s.audit.on() {
 			start := time.Now()
-			defer func() { s.auditToolCall(ctx, req, start, res, denied, panicked) }()
+			defer func() { s.audit.toolCall(ctx, req, start, res, denied, panicked) }()
 		}
 		defer func() {
 			if r := recover(); r != nil {

@@ -104,8 +104,8 @@ func (s *Server) unknownResource(ctx context.Context, id, params json.RawMessage
 		roleFrom(ctx) == roleRead && !workspace.ReservedURI(p.URI) {
 		return nil, false
 	}
-	if s.auditing() {
-		s.auditWrite(ctx, time.Now(), audit.ActionResourceRead, "", uriArgs(p.URI), audit.OutcomeError, reasonNotFound)
+	if s.audit.on() {
+		s.audit.write(ctx, time.Now(), audit.ActionResourceRead, "", uriArgs(p.URI), audit.OutcomeError, reasonNotFound)
 	}
 	code := mcp.RESOURCE_NOT_FOUND
 	if modern {

@@ -186,6 +186,8 @@ type Server struct {
 	sessions *sessionPlane
 	// tasks run and answer for the durable tasks (tasks.go).
 	tasks *taskPlane
+	// audit writes the audit trail's lines of the plane (audit.go).
+	audit *auditor
 
 	// workspace serves the .vox tools and resources (workspace.go).
 	workspace *workspaceSource
@@ -238,6 +240,7 @@ func New(opts Options) (*Server, error) {
 		opts.Catalog = &registry.Catalog{}
 	}
 	s := &Server{opts: opts, root: abs, log: logger}
+	s.audit = &auditor{trail: opts.Audit, s: s}
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(s.hideUnadvertised)
@@ -258,7 +261,7 @@ func New(opts Options) (*Server, error) {
 	hooks.AddAfterInitialize(s.recordProtocolVersion)
 	// A call of a tool no tool has is answered before the middleware
 	// (audit.go).
-	hooks.AddOnError(s.auditUnknownTool)
+	hooks.AddOnError(s.audit.unknownTool)
 	// Under 2026-07-28 tasks are an extension (tasks_modern.go).
 	hooks.AddAfterDiscover(hideTasksCapability)
 	// Every request mcp-go serves is timed when metrics are on (metrics.go).
@@ -280,8 +283,8 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithResourceCompletionProvider(completer{s}),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithToolHandlerMiddleware(s.middleware),
-		mcpserver.WithResourceHandlerMiddleware(s.auditResources),
-		mcpserver.WithPromptHandlerMiddleware(s.auditPrompts),
+		mcpserver.WithResourceHandlerMiddleware(s.audit.resources),
+		mcpserver.WithPromptHandlerMiddleware(s.audit.prompts),
 		mcpserver.WithInstructions(cmp.Or(opts.Instructions, instructions)),
 		// skills/list and skills/get are served by the shim (shim_skills.go).
 		mcpserver.WithExtensions(shimExtensions(opts)),

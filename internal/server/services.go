@@ -122,13 +122,13 @@ func (v *Services) ActivateSkill(ctx context.Context, in *skills.Installed) erro
 	} else {
 		err = v.s.sessions.setActiveSkill(ctx, &session.ActiveSkill{ID: in.ID, Name: in.Name, Tools: in.Tools})
 	}
-	if v.s.auditing() {
+	if v.s.audit.on() {
 		what := "" // the active skill cleared
 		if in != nil {
 			what = in.ID
 		}
 		outcome, reason := handlerOutcome(err, nil)
-		v.s.auditWrite(ctx, start, audit.ActionSkillActivate, what, nil, outcome, reason)
+		v.s.audit.write(ctx, start, audit.ActionSkillActivate, what, nil, outcome, reason)
 	}
 	return err
 }
@@ -145,8 +145,8 @@ func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sand
 	cfg := v.s.opts.SkillSandbox
 	var res sandbox.Result
 	var err error
-	if v.s.auditing() {
-		defer v.s.auditSkillRun(ctx, time.Now(), spec, &res, &err)
+	if v.s.audit.on() {
+		defer v.s.audit.skillRun(ctx, time.Now(), spec, &res, &err)
 	}
 	start := time.Now()
 	isolation := "isolated"
