@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/btree"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -85,9 +86,28 @@ type toolSet struct {
 	index      *search.Index // documents in sorted order
 
 	// list is the encoded tools/list result, built on the first list
-	// (tools_list.go).
-	listOnce sync.Once
-	list     []byte
+	// (tools_list.go); encodedAt is where each listed entry's tool lies in
+	// it, for the next set to reuse, built tells that both are, and
+	// encoded is how many tools the build encoded rather than reused.
+	// prev is the latest set published before whose list was built (nil
+	// once this one's build read it): a set never listed passes on its
+	// own prev, so that unlisted sets do not hold a chain of their
+	// predecessors.
+	listOnce  sync.Once
+	list      []byte
+	encodedAt map[*toolEntry][2]int
+	built     atomic.Bool
+	encoded   int
+	prev      atomic.Pointer[toolSet]
+}
+
+// builtBase is the set whose encodings a set published after ts may
+// reuse: ts once its list is built, else what ts itself would reuse.
+func (ts *toolSet) builtBase() *toolSet {
+	if ts == nil || ts.built.Load() {
+		return ts
+	}
+	return ts.prev.Load()
 }
 
 // sorted returns the set's entries by name.
@@ -221,6 +241,7 @@ func (s *Server) syncTools() error {
 	// not yet dispatchable: what must know that asks mcp-go
 	// (waitFirstScan).
 	set := &toolSet{byName: work.Clone(), hidden: hidden}
+	set.prev.Store(prev.builtBase())
 	s.tools.Store(set)
 	if len(added) == 0 && len(removed) == 0 {
 		s.registered = work

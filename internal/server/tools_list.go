@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -27,22 +30,93 @@ import (
 // tools in name order (the hidden ones removed, as hideUnadvertised
 // removes them from mcp-go's answer). It is built once — on the set's
 // first list, or just after mcp-go registered the set — and shared by
-// every later list.
+// every later list. An entry the previous set had encoded is not encoded
+// again (a refresh keeps the entry of every definition it did not
+// change, tools.go), and the rest are encoded on every core: a start
+// encodes all its tools while its client waits for the first list.
 func (ts *toolSet) listResult() []byte {
 	ts.listOnce.Do(func() {
-		sorted := ts.sorted()
-		tools := make([]mcp.Tool, 0, len(sorted))
-		for _, e := range sorted {
+		prev := ts.prev.Swap(nil) // what it holds is copied below; let it go
+		var entries []*toolEntry
+		for _, e := range ts.sorted() {
 			if !e.hidden {
-				tools = append(tools, e.tool)
+				entries = append(entries, e)
 			}
 		}
-		b, err := json.Marshal(mcp.ListToolsResult{Tools: tools})
-		if err == nil {
-			ts.list = b
+		parts := make([][]byte, len(entries))
+		var todo []int
+		for i, e := range entries {
+			if prev != nil {
+				if at, ok := prev.encodedAt[e]; ok {
+					parts[i] = prev.list[at[0]:at[1]]
+					continue
+				}
+			}
+			todo = append(todo, i)
 		}
+		if err := encodeTools(entries, todo, parts); err != nil {
+			return // mcp-go answers, and says what it could not encode
+		}
+		ts.encoded = len(todo)
+		ts.list, ts.encodedAt = joinToolList(entries, parts)
+		ts.built.Store(true)
 	})
 	return ts.list
+}
+
+// encodeTools encodes the tools of entries at the indices todo into
+// parts, each as json.Marshal writes it inside a ListToolsResult (both go
+// through the tool's MarshalJSON and the same compaction), spread over
+// the cores when there are enough to pay for the goroutines.
+func encodeTools(entries []*toolEntry, todo []int, parts [][]byte) error {
+	workers := min(runtime.GOMAXPROCS(0), len(todo)/64+1)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(todo); k += workers {
+				i := todo[k]
+				b, err := json.Marshal(entries[i].tool)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				parts[i] = b
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// listEnvelope is a ListToolsResult's JSON around its tools, as
+// json.Marshal writes it: what comes before the first tool and after the
+// last.
+var listEnvelope = sync.OnceValues(func() (before, after []byte) {
+	b, _ := json.Marshal(mcp.ListToolsResult{Tools: []mcp.Tool{}})
+	i := bytes.Index(b, []byte(`"tools":[`)) + len(`"tools":[`)
+	return b[:i], b[i:]
+})
+
+// joinToolList joins the encoded tools into the list's result and
+// records where each entry's tool lies in it.
+func joinToolList(entries []*toolEntry, parts [][]byte) ([]byte, map[*toolEntry][2]int) {
+	before, after := listEnvelope()
+	size := len(before) + len(after) + len(parts)
+	for _, p := range parts {
+		size += len(p)
+	}
+	list := make([]byte, 0, size)
+	list = append(list, before...)
+	at := make(map[*toolEntry][2]int, len(entries))
+	for i, p := range parts {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		at[entries[i]] = [2]int{len(list), len(list) + len(p)}
+		list = append(list, p...)
+	}
+	return append(list, after...), at
 }
 
 // preparedList is the answer to a plain tools/list in three parts, written

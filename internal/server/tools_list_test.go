@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,44 @@ func TestPreparedToolsListIsMCPGos(t *testing.T) {
 			t.Fatal(text)
 		}
 		check("added")
+	}
+}
+
+// TestToolsListReusesUnchangedTools: after a refresh that changed one
+// file, the prepared list encodes that file's tool only — every other
+// tool's JSON is the previous list's — and is still byte for byte
+// mcp-go's answer; a list with many tools, encoded on every core, too.
+func TestToolsListReusesUnchangedTools(t *testing.T) {
+	files := map[string]string{"tools/greet.vox": greetVox}
+	for i := range 150 {
+		files[fmt.Sprintf("tools/t%03d.vox", i)] = fmt.Sprintf("@tool \"Add %d\"\nfn add_%03d(a: int) to int { a + %d }\n", i, i, i)
+	}
+	s := workspaceServer(t, Options{WorkspaceTools: true}, files)
+	const req = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	check := func(wantEncoded int) {
+		t.Helper()
+		if got, want := preparedAnswer(t, s, req), mcpGoAnswer(t, s, req); got != want {
+			t.Fatalf("prepared list differs from mcp-go's:\nprepared: %.300s\nmcp-go:   %.300s", got, want)
+		}
+		set := s.listed.Load()
+		if set == nil {
+			t.Fatal("no set is listed")
+		}
+		if wantEncoded >= 0 && set.encoded != wantEncoded {
+			t.Fatalf("the list encoded %d tools; want %d", set.encoded, wantEncoded)
+		}
+	}
+	// The first list: how many it encodes depends on which sets the
+	// start registered before the scan's (the catalog's were listed,
+	// and encoded, by the first).
+	check(-1)
+	writeFiles(t, s.Root(), map[string]string{"tools/t007.vox": "@tool \"Add seven, changed\"\nfn add_007(a: int) to int { a + 7 }\n"})
+	if text, isErr, _ := toolResult(t, callTool(t, s, "vox_workspace_mcp_refresh", `{}`)); isErr {
+		t.Fatal(text)
+	}
+	check(1)
+	if got := preparedAnswer(t, s, req); !strings.Contains(got, "Add seven, changed") {
+		t.Errorf("the list after the change does not hold it: %.300s", got)
 	}
 }
 
