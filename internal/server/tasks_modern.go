@@ -82,9 +82,8 @@ func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage,
 	if err != nil {
 		return errorReply(m.ID, mcp.INTERNAL_ERROR, "tools/call: creating the task: "+err.Error()), true
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.tasks.track(t.ID, cancel)
-	go s.runTask(runCtx, t, pass)
+	// No session to notify: 2026-07-28 has none (docs/tasks.md §5).
+	s.startTask(ctx, t, pass, "")
 	res := wireTaskModern(t)
 	res["resultType"] = "task"
 	return rpcReply(m.ID, res, nil), true
