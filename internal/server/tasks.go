@@ -432,6 +432,9 @@ func (s *Server) runTask(ctx context.Context, t tasks.Task, pass []byte) {
 			}
 		}
 	}()
+	if status == tasks.Completed && s.taskAsks(t, pass, outcome.Result) {
+		return // input_required until tasks/update (tasks_input.go)
+	}
 	var raw []byte
 	if outcome.Result != nil || outcome.Error != nil {
 		raw, _ = json.Marshal(outcome)

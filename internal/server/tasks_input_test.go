@@ -1,0 +1,81 @@
+package server
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+const askTaskVox = `@long_running
+@tool "Asks for a name, as a task"
+fn ask_task(message: str) to str {
+    let r = elicit(message, {type: "object", properties: {name: {type: "string"}}, required: ["name"]}, "user_name")
+    "Hello, " + r["content"]["name"] + "!"
+}
+`
+
+// TestTaskInputRequiredModern: under 2026-07-28 a task whose tool asks
+// its client is input_required, its inputRequests in tasks/get;
+// tasks/update with the inputResponses resumes it to its result. An
+// update of a task that asks for nothing is refused.
+func TestTaskInputRequiredModern(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askTaskVox})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	url := ts.URL
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},`
+	get := func(id string) map[string]any {
+		return result(t, modernPostRaw(t, url, "tasks/get", "", meta+`"taskId":"`+id+`"`))
+	}
+	poll := func(id string) map[string]any {
+		var got map[string]any
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if got = get(id); got["status"] != "working" || time.Now().After(deadline) {
+				return got
+			}
+		}
+	}
+	created := result(t, modernPostRaw(t, url, "tools/call", "ask_task", meta+`"name":"ask_task","arguments":{"message":"Who?"}`))
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("the call: %v", created)
+	}
+	got := poll(id)
+	reqs, _ := got["inputRequests"].(map[string]any)
+	q, _ := reqs["user_name"].(map[string]any)
+	if got["status"] != "input_required" || q["method"] != "elicitation/create" || got["result"] != nil || got["requestState"] != nil {
+		t.Fatalf("tasks/get of a task that asks: %v", got)
+	}
+	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+id+`"`)); code != -32602 || !strings.Contains(msg, "inputResponses") {
+		t.Errorf("tasks/update without inputResponses: %d %s", code, msg)
+	}
+	answer := `"inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}}`
+	if res := result(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+id+`",`+answer)); res["resultType"] != "complete" {
+		t.Fatalf("tasks/update: %v", res)
+	}
+	got = poll(id)
+	if got["status"] != "completed" || !strings.Contains(fmt.Sprint(got["result"]), "Hello, Alice!") || got["inputRequests"] != nil {
+		t.Fatalf("tasks/get after the update: %v", got)
+	}
+	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+id+`",`+answer)); code != -32602 || !strings.Contains(msg, "asks for no input") {
+		t.Errorf("tasks/update of a completed task: %d %s", code, msg)
+	}
+
+	// A task that asks is cancelled: the update comes too late.
+	other := result(t, modernPostRaw(t, url, "tools/call", "ask_task", meta+`"name":"ask_task","arguments":{"message":"Who else?"}`))["taskId"].(string)
+	if got := poll(other); got["status"] != "input_required" {
+		t.Fatalf("the second task: %v", got)
+	}
+	if res := result(t, modernPostRaw(t, url, "tasks/cancel", "", meta+`"taskId":"`+other+`"`)); res["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel: %v", res)
+	}
+	if got := get(other); got["status"] != "cancelled" || got["inputRequests"] != nil {
+		t.Fatalf("a cancelled task that asked: %v", got)
+	}
+	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+other+`",`+answer)); code != -32602 || !strings.Contains(msg, "(it is cancelled)") {
+		t.Errorf("tasks/update of a cancelled task: %d %s", code, msg)
+	}
+}
