@@ -84,7 +84,16 @@ func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessa
 	if unmarshal(params, &p) != nil || len(p.InputResponses) == 0 || p.InputResponses[0] != '{' {
 		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: `tasks/update needs params {"taskId": "...", "inputResponses": {...}}: the answers to the inputRequests tasks/get shows, by their keys`})
 	}
-	t, raw, err := s.tasks.store.Resume(ctx, s.taskPrincipal(ctx), taskID)
+	// A task of 2025-11-25 input_required waits for its client's answer
+	// on its session, not for an update: it keeps no round.
+	t, err := s.tasks.store.Get(ctx, s.taskPrincipal(ctx), taskID)
+	var raw []byte
+	if err == nil && (t.Status != tasks.InputRequired || t.Input == "") {
+		err = tasks.ErrNotAsking
+	}
+	if err == nil {
+		t, raw, err = s.tasks.store.Resume(ctx, s.taskPrincipal(ctx), taskID)
+	}
 	if errors.Is(err, tasks.ErrNotAsking) || errors.Is(err, tasks.ErrTerminal) {
 		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("tasks/update: task %s asks for no input (it is %s): poll it with tasks/get, whose inputRequests say when it asks", taskID, t.Status)})
 	}
@@ -152,5 +161,30 @@ func (s *Server) failResumed(t tasks.Task, e *rpcError) {
 	defer cancel()
 	if _, err := s.tasks.store.Finish(ctx, t.ID, tasks.Failed, e.Message, raw); err != nil && !errors.Is(err, tasks.ErrTerminal) && !errors.Is(err, tasks.ErrNotFound) {
 		s.log.Warn("tasks: recording the end of a task failed", "task", t.ID, "tool", t.Tool, "err", err)
+	}
+}
+
+// taskAsker is the toolcall.AskWatcher of a task's call under protocol
+// 2025-11-25 (docs/tasks.md §4, "Asking the client"): while a request of the call to its client is outstanding
+// the task is input_required (notified to its session), and its
+// elicitation requests carry the related-task _meta.
+type taskAsker struct {
+	p    *taskPlane
+	task tasks.Task
+}
+
+// Asking implements toolcall.AskWatcher.
+func (a taskAsker) Asking(method string) (map[string]any, func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if t, err := a.p.store.Ask(ctx, a.task.ID, "waiting for the client's answer to "+method, nil); err == nil {
+		a.p.statusChanged(t)
+	}
+	return map[string]any{mcp.RelatedTaskMetaKey: mcp.RelatedTaskMeta(a.task.ID)}, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if t, _, err := a.p.store.Resume(ctx, a.task.Principal, a.task.ID); err == nil {
+			a.p.statusChanged(t)
+		}
 	}
 }

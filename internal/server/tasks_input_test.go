@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -77,5 +79,42 @@ func TestTaskInputRequiredModern(t *testing.T) {
 	}
 	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+other+`",`+answer)); code != -32602 || !strings.Contains(msg, "(it is cancelled)") {
 		t.Errorf("tasks/update of a cancelled task: %d %s", code, msg)
+	}
+}
+
+// TestTaskInputRequiredOverHTTP: under 2025-11-25 a task whose tool
+// asks its client sends its elicitation/create on the creating session's
+// GET stream with the related-task _meta, and is input_required (told on
+// that stream, and in tasks/get) until the client answers; then it runs
+// on to its result.
+func TestTaskInputRequiredOverHTTP(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askTaskVox})
+	url, opened := openedServer(t, s.HTTPHandler(Auth{}))
+	c := &httpClient{t: t, url: url}
+	r := c.do(http.MethodPost, strings.Replace(initializeBody, `"capabilities":{}`, `"capabilities":{"elicitation":{}}`, 1))
+	c.session = r.header.Get("Mcp-Session-Id")
+	c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	isRequest := func(m map[string]any) bool { return m["method"] == "elicitation/create" }
+	onGET := getStream(t, c, isRequest)
+	<-opened
+	id := result(t, c.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_task","arguments":{"message":"Who?"},"task":{}}}`))["task"].(map[string]any)["taskId"].(string)
+	got := awaitMessages(t, onGET, "the elicitation request")
+	req := got[len(got)-1]
+	if relatedTask(req) != id || req["id"] == nil {
+		t.Fatalf("the elicitation request: %v", req)
+	}
+	if len(got) != 2 || !taskStatusIs("input_required")(got[0]) {
+		t.Errorf("before the request, the stream carried %v", got[:len(got)-1])
+	}
+	if task := result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"`+id+`"}}`)); task["status"] != "input_required" {
+		t.Fatalf("tasks/get while the client is asked: %v", task)
+	}
+	reqID, _ := json.Marshal(req["id"])
+	if r := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":`+string(reqID)+`,"result":{"action":"accept","content":{"name":"Bob"}}}`); r.status >= 300 {
+		t.Fatalf("the answer: %d %s", r.status, r.body)
+	}
+	res := result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+id+`"}}`))
+	if !strings.Contains(fmt.Sprint(res["content"]), "Hello, Bob!") {
+		t.Fatalf("tasks/result: %v", res)
 	}
 }

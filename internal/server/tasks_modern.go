@@ -127,8 +127,9 @@ func (s *Server) tasksGetModern(ctx context.Context, id, params json.RawMessage)
 	switch {
 	case t.Status == tasks.InputRequired:
 		var round taskRound
-		_ = unmarshal([]byte(t.Input), &round)
-		w["inputRequests"] = round.InputRequests
+		if unmarshal([]byte(t.Input), &round) == nil && round.InputRequests != nil {
+			w["inputRequests"] = round.InputRequests
+		}
 	case t.Status == tasks.Completed || (t.Status == tasks.Failed && out.Result != nil):
 		w["status"] = string(tasks.Completed)
 		var result map[string]any

@@ -32,6 +32,15 @@ func (s *Server) startTask(ctx context.Context, t tasks.Task, pass []byte, sessi
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	// The request's own stream (its POST's response) is answered already.
 	runCtx = toolcall.WithStream(runCtx, taskStream{p: s.tasks, task: t.ID, session: session})
+	if session != "" {
+		// The call reaches its client through the session: its requests
+		// (elicitation, sampling, roots) on the GET stream, the task
+		// input_required meanwhile (tasks_input.go).
+		if v, ok := s.tasks.sessions.Load(session); ok && mcpserver.ClientSessionFromContext(runCtx) == nil {
+			runCtx = s.mcp.WithContext(runCtx, v.(mcpserver.ClientSession))
+		}
+		runCtx = toolcall.WithAskWatcher(runCtx, taskAsker{p: s.tasks, task: t})
+	}
 	s.tasks.track(t.ID, session, cancel)
 	go s.runTask(runCtx, t, pass)
 }

@@ -83,7 +83,7 @@ func (m *Memory) entry(principal, id string, now time.Time) (*memEntry, error) {
 		delete(m.tasks, id)
 		return nil, ErrNotFound
 	}
-	if e.task.Status == Working && !now.Before(m.leaseUntil) {
+	if e.task.running() && !now.Before(m.leaseUntil) {
 		e.task.Status, e.task.Message, e.task.Updated = Failed, leaseLapsed, now
 	}
 	return e, nil
@@ -185,7 +185,7 @@ func (m *Memory) Renew(_ context.Context, running []string) ([]string, error) {
 	defer m.mu.Unlock()
 	var stopped []string
 	for _, id := range running {
-		if e, ok := m.tasks[id]; !ok || e.task.Status != Working || !now.Before(e.task.Expires()) {
+		if e, ok := m.tasks[id]; !ok || (e.task.Status != Working && e.task.Status != InputRequired) || !now.Before(e.task.Expires()) {
 			stopped = append(stopped, id)
 		}
 	}

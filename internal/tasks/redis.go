@@ -77,15 +77,16 @@ func decodeRecord(s string) (Task, error) {
 
 // luaLoad is the Lua function the scripts share: the task of hash key k
 // for principal p ("" any) at time now (ms), failed first when it is
-// working and its owner's lease (key lp..owner) is gone; nil when absent
-// or another principal's.
+// running — working, or input_required with a request of its call
+// outstanding (no round kept) — and its owner's lease (key lp..owner) is
+// gone; nil when absent or another principal's.
 const luaLoad = `
 local function load(k, p, now, lp, lapsed)
   local raw = redis.call('HGET', k, 't')
   if not raw then return nil end
   local t = cjson.decode(raw)
   if p ~= '' and t.p ~= p then return nil end
-  if t.s == 'working' and redis.call('EXISTS', lp .. t.o) == 0 then
+  if (t.s == 'working' or (t.s == 'input_required' and (t.i or '') == '')) and redis.call('EXISTS', lp .. t.o) == 0 then
     t.s = 'failed'; t.m = lapsed; t.u = now
     raw = cjson.encode(t)
     redis.call('HSET', k, 't', raw)
@@ -148,7 +149,8 @@ var askScript = redis.NewScript(luaLoad + `
 local t, raw = load(KEYS[1], '', tonumber(ARGV[1]), ARGV[2], ARGV[3])
 if not t then return {'none'} end
 if t.s ~= 'working' then return {'terminal', raw} end
-t.s = 'input_required'; t.m = ARGV[4]; t.i = ARGV[5]; t.u = tonumber(ARGV[1])
+t.s = 'input_required'; t.m = ARGV[4]; t.u = tonumber(ARGV[1])
+if ARGV[5] ~= '' then t.i = ARGV[5] else t.i = nil end
 raw = cjson.encode(t)
 redis.call('HSET', KEYS[1], 't', raw)
 return {'ok', raw}
@@ -170,13 +172,15 @@ return {'ok', raw, input}
 `)
 
 // renewScript: KEYS lease; ARGV lease (ms), task key prefix, ids... It
-// answers the ids that are no longer working.
+// answers the ids that are no longer running (working, or input_required
+// while their call waits for the client).
 var renewScript = redis.NewScript(`
 redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 local out = {}
 for i = 3, #ARGV do
   local raw = redis.call('HGET', ARGV[2] .. ARGV[i], 't')
-  if not raw or cjson.decode(raw).s ~= 'working' then table.insert(out, ARGV[i]) end
+  local t = raw and cjson.decode(raw)
+  if not t or (t.s ~= 'working' and t.s ~= 'input_required') then table.insert(out, ARGV[i]) end
 end
 return out
 `)

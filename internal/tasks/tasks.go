@@ -36,8 +36,10 @@ import (
 type Status string
 
 // The statuses of protocol 2025-11-25. InputRequired is a task whose call
-// asked its client under 2026-07-28 and waits for tasks/update
-// (docs/tasks.md §5): no instance runs it meanwhile, so no lease fails it.
+// asked its client: under 2026-07-28 it waits for tasks/update with its
+// round kept (docs/tasks.md §5), and no instance runs it meanwhile, so no
+// lease fails it; before, its call waits for the client's answer on the
+// instance running it (Ask with no input, Resume).
 const (
 	Working       Status = "working"
 	InputRequired Status = "input_required"
@@ -98,6 +100,13 @@ type Task struct {
 	Input string `json:"i,omitempty"`
 }
 
+// running reports whether an instance runs t: working, or input_required
+// while its call waits for the client (no round kept: protocol
+// 2025-11-25). Only such a task fails when its instance's lease lapses.
+func (t Task) running() bool {
+	return t.Status == Working || (t.Status == InputRequired && t.Input == "")
+}
+
 // Expires is when the task and its result are deleted.
 func (t Task) Expires() time.Time { return t.Created.Add(t.TTL) }
 
@@ -125,7 +134,8 @@ type Store interface {
 	Cancel(ctx context.Context, principal, id, message string) (Task, error)
 	// Ask turns the working task id input_required with message, keeping
 	// input for Resume (ErrTerminal when it has ended: cancelled
-	// meanwhile). The instance that ran it stops tracking it.
+	// meanwhile). With input the instance that ran it stops tracking it;
+	// without, its call waits for the client, and its lease still holds.
 	Ask(ctx context.Context, id, message string, input []byte) (Task, error)
 	// Resume turns principal's input_required task id working again, run
 	// by this instance, and returns the input Ask kept; ErrNotAsking when

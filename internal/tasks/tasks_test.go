@@ -306,5 +306,22 @@ func TestTaskInputRequired(t *testing.T) {
 		if _, err := s.a.Ask(ctx, task.ID, "late", nil); !errors.Is(err, ErrTerminal) {
 			t.Fatalf("ask of a cancelled task: %v", err)
 		}
+
+		// Without a round (2025-11-25) the call still runs, waiting for
+		// its client: a renewal keeps it, a lapsed lease fails it.
+		waiting, err := s.a.Create(ctx, Task{Principal: "p", Tool: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.a.Ask(ctx, waiting.ID, "waiting", nil); err != nil {
+			t.Fatal(err)
+		}
+		if stopped, err := s.a.Renew(ctx, []string{waiting.ID}); err != nil || len(stopped) != 0 {
+			t.Fatalf("renewal of a task whose call waits: %v, %v", stopped, err)
+		}
+		s.advance(2 * testLease)
+		if got, err := s.b.Get(ctx, "p", waiting.ID); err != nil || got.Status != Failed {
+			t.Fatalf("a waiting call, its instance's lease lapsed: %+v, %v", got, err)
+		}
 	})
 }
