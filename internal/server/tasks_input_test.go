@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -94,17 +95,35 @@ func TestTaskInputRequiredOverHTTP(t *testing.T) {
 	r := c.do(http.MethodPost, strings.Replace(initializeBody, `"capabilities":{}`, `"capabilities":{"elicitation":{}}`, 1))
 	c.session = r.header.Get("Mcp-Session-Id")
 	c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	isRequest := func(m map[string]any) bool { return m["method"] == "elicitation/create" }
-	onGET := getStream(t, c, isRequest)
+	// Every message of the GET stream, as it comes, until the task's end.
+	msgs := make(chan map[string]any, 64)
+	getStream(t, c, func(m map[string]any) bool {
+		msgs <- m
+		return taskStatusIs("completed", "failed", "cancelled")(m)
+	})
 	<-opened
 	id := result(t, c.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_task","arguments":{"message":"Who?"},"task":{}}}`))["task"].(map[string]any)["taskId"].(string)
-	got := awaitMessages(t, onGET, "the elicitation request")
-	req := got[len(got)-1]
+	statuses := []string{}
+	next := func() map[string]any {
+		select {
+		case m := <-msgs:
+			if taskStatusIs("input_required", "working", "completed", "failed", "cancelled")(m) {
+				statuses = append(statuses, m["params"].(map[string]any)["status"].(string))
+			}
+			return m
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the GET stream carried nothing more within 30s (statuses %v)", statuses)
+			return nil
+		}
+	}
+	var req map[string]any
+	for req == nil {
+		if m := next(); m["method"] == "elicitation/create" {
+			req = m
+		}
+	}
 	if relatedTask(req) != id || req["id"] == nil {
 		t.Fatalf("the elicitation request: %v", req)
-	}
-	if len(got) != 2 || !taskStatusIs("input_required")(got[0]) {
-		t.Errorf("before the request, the stream carried %v", got[:len(got)-1])
 	}
 	if task := result(t, c.rpc(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"`+id+`"}}`)); task["status"] != "input_required" {
 		t.Fatalf("tasks/get while the client is asked: %v", task)
@@ -115,6 +134,74 @@ func TestTaskInputRequiredOverHTTP(t *testing.T) {
 	}
 	res := result(t, c.rpc(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+id+`"}}`))
 	if !strings.Contains(fmt.Sprint(res["content"]), "Hello, Bob!") {
+		t.Fatalf("tasks/result: %v", res)
+	}
+	for len(statuses) == 0 || statuses[len(statuses)-1] != "completed" {
+		next()
+	}
+	if strings.Join(statuses, " ") != "input_required working completed" {
+		t.Errorf("the task's status notifications: %v", statuses)
+	}
+}
+
+// TestTaskInputRequiredOverStdio: over stdio a task's elicitation/create
+// is a line of the output with the related-task _meta; the answer, a
+// line of the input, lets the task run on to its result.
+func TestTaskInputRequiredOverStdio(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askTaskVox})
+	in, out := stdioPipes(t, s)
+	lines := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var m map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+		close(lines)
+	}()
+	next := func(want func(map[string]any) bool) map[string]any {
+		for {
+			select {
+			case m := <-lines:
+				if want(m) {
+					return m
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no such line within 10s")
+			}
+		}
+	}
+	hasID := func(id float64) func(map[string]any) bool {
+		return func(m map[string]any) bool { return m["id"] == id && m["method"] == nil }
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	next(hasID(1))
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_task","arguments":{"message":"Who?"},"task":{}}}`)
+	// The task's call may ask before its answer is written: either comes
+	// first.
+	var created, req map[string]any
+	for created == nil || req == nil {
+		m := next(func(m map[string]any) bool { return hasID(2)(m) || m["method"] == "elicitation/create" })
+		if m["method"] != nil {
+			req = m
+		} else {
+			created = m
+		}
+	}
+	id := result(t, created)["task"].(map[string]any)["taskId"].(string)
+	if relatedTask(req) != id {
+		t.Fatalf("the elicitation request: %v", req)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"`+id+`"}}`)
+	if got := result(t, next(hasID(3))); got["status"] != "input_required" {
+		t.Fatalf("tasks/get while the client is asked: %v", got)
+	}
+	reqID, _ := json.Marshal(req["id"])
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":`+string(reqID)+`,"result":{"action":"accept","content":{"name":"Eve"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":"`+id+`"}}`)
+	if res := result(t, next(hasID(4))); !strings.Contains(fmt.Sprint(res["content"]), "Hello, Eve!") {
 		t.Fatalf("tasks/result: %v", res)
 	}
 }
