@@ -221,9 +221,10 @@ func TestFleetTasks(t *testing.T) {
 // tasksScenarios are the conformance suite's tasks scenarios (SEP-2663,
 // an extension: run with --force) that TestTasksConformance runs, each
 // with the checks that fail and why. Not run: tasks-dispatch-and-envelope
-// and tasks-mrtr-* (their fixtures ask the client for input, which no
-// task of vox-mcp does: docs/tasks.md, "Not yet"), tasks-status-notifications
-// (not sent), tasks-required-task-error and tasks-request-headers.
+// and tasks-mrtr-* (their fixtures ask the client for input, which only a
+// workspace tool's task does, not a catalog tool's: docs/tasks.md §5,
+// "A task that asks"), tasks-status-notifications (not sent under
+// 2026-07-28), tasks-required-task-error and tasks-request-headers.
 var tasksScenarios = map[string]map[string]string{
 	"tasks-capability-negotiation": {},
 	"tasks-lifecycle": {

@@ -241,8 +241,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, root: abs, log: logger}
 	s.audit = &auditor{trail: opts.Audit, s: s}
+	s.tasks = newTaskPlane(s, opts.Tasks)
 
 	hooks := &mcpserver.Hooks{}
+	// A task's notifications reach the session that created it
+	// (tasks_notify.go).
+	hooks.AddOnRegisterSession(s.tasks.sessionRegistered)
+	hooks.AddOnUnregisterSession(s.tasks.sessionUnregistered)
 	hooks.AddAfterListTools(s.hideUnadvertised)
 	// A served surface-cache record is checked once the tools were listed
 	// (workspace.go).
@@ -293,7 +298,6 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithTaskCapabilities(true, true, true),
 	}, tracingOptions(opts.Tracing)...)...,
 	)
-	s.tasks = newTaskPlane(s, opts.Tasks)
 	s.requirements = s.defaultRequirements()
 
 	if s.sessions, err = newSessionPlane(s, opts); err != nil {

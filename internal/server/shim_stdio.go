@@ -78,6 +78,9 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 	if !ok {
 		return transport.WithNewline(line), nil // a line that does not decode is mcp-go's to refuse
 	}
+	if handled, err := sh.modernTask(ctx, line, &head); handled || err != nil {
+		return nil, err // 2026-07-28's tasks (tasks_stdio.go)
+	}
 	pass = line
 	switch _, shimmed := shimMethods[head.Method]; {
 	case shimmed:

@@ -36,25 +36,39 @@ type taskPlane struct {
 	store tasks.Store
 
 	mu sync.Mutex
-	// running are the tasks this instance runs, with what stops them.
-	running map[string]context.CancelFunc
+	// running are the tasks this instance runs, with what stops them and
+	// whom their notifications go to.
+	running map[string]*runningTask
 	// renewing: the lease loop runs (it stops when nothing runs).
 	renewing bool
+	// sessions are mcp-go's sessions of this instance by id, for the
+	// notifications of the tasks they created (tasks_notify.go).
+	sessions sync.Map
+}
+
+// runningTask is a task this instance runs.
+type runningTask struct {
+	cancel context.CancelFunc
+	// session is the mcp-go session id of the session that created the
+	// task ("" for none: protocol 2026-07-28).
+	session string
+	// ended: its terminal status was notified.
+	ended bool
 }
 
 func newTaskPlane(s *Server, store tasks.Store) *taskPlane {
 	if store == nil {
 		store = tasks.NewMemory(0, nil)
 	}
-	return &taskPlane{s: s, store: store, running: map[string]context.CancelFunc{}}
+	return &taskPlane{s: s, store: store, running: map[string]*runningTask{}}
 }
 
 // track records a running task and starts the lease loop if it is not
 // running.
-func (p *taskPlane) track(id string, cancel context.CancelFunc) {
+func (p *taskPlane) track(id, session string, cancel context.CancelFunc) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.running[id] = cancel
+	p.running[id] = &runningTask{cancel: cancel, session: session}
 	if !p.renewing {
 		p.renewing = true
 		go p.renewLoop()
@@ -65,8 +79,8 @@ func (p *taskPlane) track(id string, cancel context.CancelFunc) {
 func (p *taskPlane) untrack(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if cancel, ok := p.running[id]; ok {
-		cancel()
+	if r, ok := p.running[id]; ok {
+		r.cancel()
 		delete(p.running, id)
 	}
 }
@@ -76,9 +90,9 @@ func (p *taskPlane) untrack(id string) {
 func (p *taskPlane) stop(id string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	cancel, ok := p.running[id]
+	r, ok := p.running[id]
 	if ok {
-		cancel()
+		r.cancel()
 	}
 	return ok
 }
@@ -227,8 +241,10 @@ func (s *Server) tasksCancel(ctx context.Context, id, params json.RawMessage) []
 		return rpcReply(id, nil, taskError("tasks/cancel", taskID, err))
 	}
 	// The instance running it stops it at its next renewal; this one at
-	// once.
-	s.tasks.stop(taskID)
+	// once, and tells the session that created it.
+	if s.tasks.stop(taskID) {
+		s.tasks.statusChanged(t)
+	}
 	return rpcReply(id, mcp.NewCancelTaskResult(wireTask(t)), nil)
 }
 
@@ -351,11 +367,7 @@ func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, moder
 		p["arguments"] = json.RawMessage("{}")
 	}
 	pass := rewriteParams(*raw, p)
-	// The call outlives the request that created it; it keeps the
-	// request's identity (principal, role, session) for the checks.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.tasks.track(t.ID, cancel)
-	go s.runTask(runCtx, t, pass)
+	s.startTask(ctx, t, pass, taskSession(ctx))
 	return rpcReply(m.ID, mcp.NewCreateTaskResult(wireTask(t)), nil), true
 }
 
@@ -420,15 +432,22 @@ func (s *Server) runTask(ctx context.Context, t tasks.Task, pass []byte) {
 			}
 		}
 	}()
+	if status == tasks.Completed && s.taskAsks(t, pass, outcome.Result) {
+		return // input_required until tasks/update (tasks_input.go)
+	}
 	var raw []byte
 	if outcome.Result != nil || outcome.Error != nil {
 		raw, _ = json.Marshal(outcome)
 	}
 	// The end is recorded even when the task was stopped: the store keeps
-	// a cancel that came first.
+	// a cancel that came first, and the status notified is the one kept.
 	fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := s.tasks.store.Finish(fctx, t.ID, status, message, raw); err != nil && !errors.Is(err, tasks.ErrTerminal) && !errors.Is(err, tasks.ErrNotFound) {
+	ended, err := s.tasks.store.Finish(fctx, t.ID, status, message, raw)
+	switch {
+	case err == nil || errors.Is(err, tasks.ErrTerminal):
+		s.tasks.statusChanged(ended)
+	case !errors.Is(err, tasks.ErrNotFound):
 		s.log.Warn("tasks: recording the end of a task failed", "task", t.ID, "tool", t.Tool, "err", err)
 	}
 }

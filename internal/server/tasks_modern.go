@@ -16,8 +16,9 @@ import (
 // docs/tasks.md, "The 2026-07-28 extension"): a client declares the extension in the request's
 // _meta clientCapabilities, and a tools/call of a tool that allows tasks
 // is then answered with a task (resultType "task"); tasks/get gives the
-// task with its result or error inline, tasks/cancel cancels it, and
-// tasks/update is refused (no task of this server asks for input). The
+// task with its result or error inline (or the input it asks for),
+// tasks/cancel cancels it, and tasks/update answers what it asks
+// (tasks_input.go). The
 // tasks are the same as 2025-11-25's: one store, one plane (tasks.go).
 
 // TasksExtension is the extension's identifier in capabilities.extensions.
@@ -82,9 +83,8 @@ func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage,
 	if err != nil {
 		return errorReply(m.ID, mcp.INTERNAL_ERROR, "tools/call: creating the task: "+err.Error()), true
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.tasks.track(t.ID, cancel)
-	go s.runTask(runCtx, t, pass)
+	// No session to notify: 2026-07-28 has none (docs/tasks.md §5).
+	s.startTask(ctx, t, pass, "")
 	res := wireTaskModern(t)
 	res["resultType"] = "task"
 	return rpcReply(m.ID, res, nil), true
@@ -125,6 +125,11 @@ func (s *Server) tasksGetModern(ctx context.Context, id, params json.RawMessage)
 		_ = unmarshal(raw, &out)
 	}
 	switch {
+	case t.Status == tasks.InputRequired:
+		var round taskRound
+		if unmarshal([]byte(t.Input), &round) == nil && round.InputRequests != nil {
+			w["inputRequests"] = round.InputRequests
+		}
 	case t.Status == tasks.Completed || (t.Status == tasks.Failed && out.Result != nil):
 		w["status"] = string(tasks.Completed)
 		var result map[string]any
@@ -157,18 +162,4 @@ func (s *Server) tasksCancelModern(ctx context.Context, id, params json.RawMessa
 	}
 	s.tasks.stop(taskID)
 	return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
-}
-
-// tasksUpdateModern answers tasks/update: no task of this server is ever
-// input_required, so there is nothing to update.
-func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessage) []byte {
-	taskID, e := taskIDParam("tasks/update", params)
-	if e != nil {
-		return rpcReply(id, nil, e)
-	}
-	t, err := s.tasks.store.Get(ctx, s.taskPrincipal(ctx), taskID)
-	if err != nil {
-		return rpcReply(id, nil, taskError("tasks/update", taskID, err))
-	}
-	return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("tasks/update: task %s asks for no input (it is %s; this server's tasks never are input_required): poll it with tasks/get", taskID, t.Status)})
 }

@@ -261,7 +261,8 @@ func TestTasksOverStdio(t *testing.T) {
 // TestTasksExtensionModern: under protocol 2026-07-28 a client that
 // declares io.modelcontextprotocol/tasks gets a task for a call of a tool
 // that allows tasks, polls it with tasks/get (the result inline), and
-// cancels with tasks/cancel; tasks/update has nothing to update, and the
+// cancels with tasks/cancel; tasks/update of a task that does not ask
+// (tasks_input_test.go has one that does) has nothing to update, and the
 // methods of 2025-11-25 the extension dropped are refused.
 func TestTasksExtensionModern(t *testing.T) {
 	s, stopped := taskServer(t, Options{})
@@ -327,7 +328,7 @@ func TestTasksExtensionModern(t *testing.T) {
 	if _, v1 := caps["tasks"]; v1 || caps["extensions"].(map[string]any)["io.modelcontextprotocol/tasks"] == nil {
 		t.Errorf("server/discover declares %v", caps)
 	}
-	if code, msg := rpcErr(t, tasksReq("tasks/update", id)); code != -32602 || !strings.Contains(msg, "asks for no input") {
+	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", withTasks+`"taskId":"`+id+`","inputResponses":{}`)); code != -32602 || !strings.Contains(msg, "asks for no input") {
 		t.Errorf("tasks/update: %d %s", code, msg)
 	}
 	for _, method := range []string{"tasks/result", "tasks/list"} {

@@ -83,7 +83,7 @@ func (m *Memory) entry(principal, id string, now time.Time) (*memEntry, error) {
 		delete(m.tasks, id)
 		return nil, ErrNotFound
 	}
-	if e.task.Status == Working && !now.Before(m.leaseUntil) {
+	if e.task.running() && !now.Before(m.leaseUntil) {
 		e.task.Status, e.task.Message, e.task.Updated = Failed, leaseLapsed, now
 	}
 	return e, nil
@@ -157,7 +157,7 @@ func (m *Memory) Finish(_ context.Context, id string, status Status, message str
 	if len(result) > MaxResultBytes {
 		status, message, result = Failed, resultTooLarge(len(result)), nil
 	}
-	e.task.Status, e.task.Message, e.task.Updated = status, message, now
+	e.task.Status, e.task.Message, e.task.Input, e.task.Updated = status, message, "", now
 	e.result = slices.Clone(result)
 	return e.task, nil
 }
@@ -174,7 +174,7 @@ func (m *Memory) Cancel(_ context.Context, principal, id, message string) (Task,
 	if e.task.Status.Terminal() {
 		return e.task, ErrTerminal
 	}
-	e.task.Status, e.task.Message, e.task.Updated = Cancelled, message, now
+	e.task.Status, e.task.Message, e.task.Input, e.task.Updated = Cancelled, message, "", now
 	return e.task, nil
 }
 
@@ -185,10 +185,46 @@ func (m *Memory) Renew(_ context.Context, running []string) ([]string, error) {
 	defer m.mu.Unlock()
 	var stopped []string
 	for _, id := range running {
-		if e, ok := m.tasks[id]; !ok || e.task.Status != Working || !now.Before(e.task.Expires()) {
+		if e, ok := m.tasks[id]; !ok || (e.task.Status != Working && e.task.Status != InputRequired) || !now.Before(e.task.Expires()) {
 			stopped = append(stopped, id)
 		}
 	}
 	m.leaseUntil = now.Add(m.lease)
 	return stopped, nil
+}
+
+// Ask implements Store.
+func (m *Memory) Ask(_ context.Context, id, message string, input []byte) (Task, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.entry("", id, now)
+	if err != nil {
+		return Task{}, err
+	}
+	if e.task.Status != Working {
+		return e.task, ErrTerminal
+	}
+	e.task.Status, e.task.Message, e.task.Input, e.task.Updated = InputRequired, message, string(input), now
+	return e.task, nil
+}
+
+// Resume implements Store.
+func (m *Memory) Resume(_ context.Context, principal, id string) (Task, []byte, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.entry(principal, id, now)
+	switch {
+	case err != nil:
+		return Task{}, nil, err
+	case e.task.Status.Terminal():
+		return e.task, nil, ErrTerminal
+	case e.task.Status != InputRequired:
+		return e.task, nil, ErrNotAsking
+	}
+	input := []byte(e.task.Input)
+	e.task.Status, e.task.Message, e.task.Input, e.task.Owner, e.task.Updated = Working, "", "", m.instance, now
+	m.leaseUntil = now.Add(m.lease)
+	return e.task, input, nil
 }

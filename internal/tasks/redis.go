@@ -55,15 +55,16 @@ type record struct {
 	Updated   int64  `json:"u"`
 	TTL       int64  `json:"ttl"`
 	Owner     string `json:"o"`
+	Input     string `json:"i,omitempty"`
 }
 
 func toRecord(t Task) record {
-	return record{t.ID, t.Principal, t.Tool, t.Status, t.Message, t.Created.UnixMilli(), t.Updated.UnixMilli(), t.TTL.Milliseconds(), t.Owner}
+	return record{t.ID, t.Principal, t.Tool, t.Status, t.Message, t.Created.UnixMilli(), t.Updated.UnixMilli(), t.TTL.Milliseconds(), t.Owner, t.Input}
 }
 
 func (rec record) task() Task {
 	return Task{ID: rec.ID, Principal: rec.Principal, Tool: rec.Tool, Status: rec.Status, Message: rec.Message,
-		Created: time.UnixMilli(rec.Created), Updated: time.UnixMilli(rec.Updated), TTL: time.Duration(rec.TTL) * time.Millisecond, Owner: rec.Owner}
+		Created: time.UnixMilli(rec.Created), Updated: time.UnixMilli(rec.Updated), TTL: time.Duration(rec.TTL) * time.Millisecond, Owner: rec.Owner, Input: rec.Input}
 }
 
 func decodeRecord(s string) (Task, error) {
@@ -76,15 +77,16 @@ func decodeRecord(s string) (Task, error) {
 
 // luaLoad is the Lua function the scripts share: the task of hash key k
 // for principal p ("" any) at time now (ms), failed first when it is
-// working and its owner's lease (key lp..owner) is gone; nil when absent
-// or another principal's.
+// running — working, or input_required with a request of its call
+// outstanding (no round kept) — and its owner's lease (key lp..owner) is
+// gone; nil when absent or another principal's.
 const luaLoad = `
 local function load(k, p, now, lp, lapsed)
   local raw = redis.call('HGET', k, 't')
   if not raw then return nil end
   local t = cjson.decode(raw)
   if p ~= '' and t.p ~= p then return nil end
-  if t.s == 'working' and redis.call('EXISTS', lp .. t.o) == 0 then
+  if (t.s == 'working' or (t.s == 'input_required' and (t.i or '') == '')) and redis.call('EXISTS', lp .. t.o) == 0 then
     t.s = 'failed'; t.m = lapsed; t.u = now
     raw = cjson.encode(t)
     redis.call('HSET', k, 't', raw)
@@ -134,21 +136,51 @@ var endScript = redis.NewScript(luaLoad + `
 local t, raw = load(KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4])
 if not t then return {'none'} end
 if t.s ~= 'working' and t.s ~= 'input_required' then return {'terminal', raw} end
-t.s = ARGV[5]; t.m = ARGV[6]; t.u = tonumber(ARGV[2])
+t.s = ARGV[5]; t.m = ARGV[6]; t.u = tonumber(ARGV[2]); t.i = nil
 raw = cjson.encode(t)
 redis.call('HSET', KEYS[1], 't', raw)
 if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'r', ARGV[7]) end
 return {'ok', raw}
 `)
 
+// askScript: KEYS task; ARGV now, lease prefix, lapsed message,
+// message, input. It answers {"none"}, {"terminal", raw} or {"ok", raw}.
+var askScript = redis.NewScript(luaLoad + `
+local t, raw = load(KEYS[1], '', tonumber(ARGV[1]), ARGV[2], ARGV[3])
+if not t then return {'none'} end
+if t.s ~= 'working' then return {'terminal', raw} end
+t.s = 'input_required'; t.m = ARGV[4]; t.u = tonumber(ARGV[1])
+if ARGV[5] ~= '' then t.i = ARGV[5] else t.i = nil end
+raw = cjson.encode(t)
+redis.call('HSET', KEYS[1], 't', raw)
+return {'ok', raw}
+`)
+
+// resumeScript: KEYS task, this instance's lease; ARGV principal, now,
+// lease prefix, lapsed message, instance, lease (ms). It answers
+// {"none"}, {"state", raw} (not input_required) or {"ok", raw, input}.
+var resumeScript = redis.NewScript(luaLoad + `
+local t, raw = load(KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4])
+if not t then return {'none'} end
+if t.s ~= 'input_required' then return {'state', raw} end
+local input = t.i or ''
+t.s = 'working'; t.m = ''; t.i = nil; t.o = ARGV[5]; t.u = tonumber(ARGV[2])
+raw = cjson.encode(t)
+redis.call('HSET', KEYS[1], 't', raw)
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[6])
+return {'ok', raw, input}
+`)
+
 // renewScript: KEYS lease; ARGV lease (ms), task key prefix, ids... It
-// answers the ids that are no longer working.
+// answers the ids that are no longer running (working, or input_required
+// while their call waits for the client).
 var renewScript = redis.NewScript(`
 redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 local out = {}
 for i = 3, #ARGV do
   local raw = redis.call('HGET', ARGV[2] .. ARGV[i], 't')
-  if not raw or cjson.decode(raw).s ~= 'working' then table.insert(out, ARGV[i]) end
+  local t = raw and cjson.decode(raw)
+  if not t or (t.s ~= 'working' and t.s ~= 'input_required') then table.insert(out, ARGV[i]) end
 end
 return out
 `)
@@ -276,4 +308,45 @@ func (r *Redis) Renew(ctx context.Context, running []string) ([]string, error) {
 		return nil, unreachable(err)
 	}
 	return stopped, nil
+}
+
+// Ask implements Store.
+func (r *Redis) Ask(ctx context.Context, id, message string, input []byte) (Task, error) {
+	v, err := askScript.Run(ctx, r.rdb, []string{r.taskKey(id)}, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed, message, string(input)).StringSlice()
+	if err != nil {
+		return Task{}, unreachable(err)
+	}
+	if v[0] == "none" {
+		return Task{}, ErrNotFound
+	}
+	t, derr := decodeRecord(v[1])
+	if derr != nil {
+		return Task{}, derr
+	}
+	if v[0] == "terminal" {
+		return t, ErrTerminal
+	}
+	return t, nil
+}
+
+// Resume implements Store.
+func (r *Redis) Resume(ctx context.Context, principal, id string) (Task, []byte, error) {
+	v, err := resumeScript.Run(ctx, r.rdb, []string{r.taskKey(id), r.leasePrefix() + r.instance},
+		principal, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed, r.instance, r.lease.Milliseconds()).StringSlice()
+	if err != nil {
+		return Task{}, nil, unreachable(err)
+	}
+	if v[0] == "none" {
+		return Task{}, nil, ErrNotFound
+	}
+	t, derr := decodeRecord(v[1])
+	switch {
+	case derr != nil:
+		return Task{}, nil, derr
+	case v[0] == "state" && t.Status.Terminal():
+		return t, nil, ErrTerminal
+	case v[0] == "state":
+		return t, nil, ErrNotAsking
+	}
+	return t, []byte(v[2]), nil
 }

@@ -35,13 +35,17 @@ import (
 // Status is a task's status, as MCP names it.
 type Status string
 
-// The statuses of protocol 2025-11-25 (input_required is never set:
-// docs/tasks.md, "Not yet").
+// The statuses of protocol 2025-11-25. InputRequired is a task whose call
+// asked its client: under 2026-07-28 it waits for tasks/update with its
+// round kept (docs/tasks.md §5), and no instance runs it meanwhile, so no
+// lease fails it; before, its call waits for the client's answer on the
+// instance running it (Ask with no input, Resume).
 const (
-	Working   Status = "working"
-	Completed Status = "completed"
-	Failed    Status = "failed"
-	Cancelled Status = "cancelled"
+	Working       Status = "working"
+	InputRequired Status = "input_required"
+	Completed     Status = "completed"
+	Failed        Status = "failed"
+	Cancelled     Status = "cancelled"
 )
 
 // Terminal reports whether s is final.
@@ -75,6 +79,8 @@ var (
 	ErrTerminal = errors.New("the task has ended already")
 	// ErrFull: the principal holds MaxPerPrincipal live tasks.
 	ErrFull = errors.New("too many live tasks")
+	// ErrNotAsking: the task is not input_required.
+	ErrNotAsking = errors.New("the task asks for no input")
 )
 
 // Task is one task.
@@ -89,6 +95,16 @@ type Task struct {
 	TTL       time.Duration `json:"ttl"`
 	// Owner is the instance running the task (its store's Instance).
 	Owner string `json:"o"`
+	// Input is what an input_required task waits with (Ask): the
+	// server's own record of the round, given back by Resume.
+	Input string `json:"i,omitempty"`
+}
+
+// running reports whether an instance runs t: working, or input_required
+// while its call waits for the client (no round kept: protocol
+// 2025-11-25). Only such a task fails when its instance's lease lapses.
+func (t Task) running() bool {
+	return t.Status == Working || (t.Status == InputRequired && t.Input == "")
 }
 
 // Expires is when the task and its result are deleted.
@@ -116,6 +132,16 @@ type Store interface {
 	// Cancel ends principal's task id as cancelled (ErrTerminal when it
 	// has ended); the instance running it sees that at its next Renew.
 	Cancel(ctx context.Context, principal, id, message string) (Task, error)
+	// Ask turns the working task id input_required with message, keeping
+	// input for Resume (ErrTerminal when it has ended: cancelled
+	// meanwhile). With input the instance that ran it stops tracking it;
+	// without, its call waits for the client, and its lease still holds.
+	Ask(ctx context.Context, id, message string, input []byte) (Task, error)
+	// Resume turns principal's input_required task id working again, run
+	// by this instance, and returns the input Ask kept; ErrNotAsking when
+	// it is working, ErrTerminal when it has ended. Of two Resumes of one
+	// round, one succeeds.
+	Resume(ctx context.Context, principal, id string) (Task, []byte, error)
 	// Renew extends this instance's lease and returns which of running
 	// (ids of tasks this instance runs) are no longer working — cancelled
 	// elsewhere, or expired — so that it stops them.

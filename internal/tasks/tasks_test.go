@@ -256,3 +256,72 @@ func TestTaskBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskInputRequired: a working task asks (input_required, its input
+// kept), is not failed by its instance's lease meanwhile, and is resumed
+// once — by another instance, which then runs it — to working; a resume
+// of a task that does not ask, or has ended, is refused, and a cancel
+// ends a task that asks.
+func TestTaskInputRequired(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		ctx := context.Background()
+		task, err := s.a.Create(ctx, Task{Principal: "p", Tool: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.b.Resume(ctx, "p", task.ID); !errors.Is(err, ErrNotAsking) {
+			t.Fatalf("resume of a working task: %v", err)
+		}
+		asked, err := s.a.Ask(ctx, task.ID, "waiting", []byte(`{"round":1}`))
+		if err != nil || asked.Status != InputRequired || asked.Input != `{"round":1}` {
+			t.Fatalf("ask: %+v, %v", asked, err)
+		}
+		s.advance(2 * testLease) // a's lease lapses: nothing runs the task
+		got, err := s.b.Get(ctx, "p", task.ID)
+		if err != nil || got.Status != InputRequired || got.Message != "waiting" {
+			t.Fatalf("a task that asks, its instance's lease lapsed: %+v, %v", got, err)
+		}
+		if _, _, err := s.b.Resume(ctx, "q", task.ID); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("another principal's resume: %v", err)
+		}
+		resumed, input, err := s.b.Resume(ctx, "p", task.ID)
+		if err != nil || resumed.Status != Working || resumed.Owner != s.b.Instance() || resumed.Input != "" || string(input) != `{"round":1}` {
+			t.Fatalf("resume: %+v %q, %v", resumed, input, err)
+		}
+		if _, _, err := s.a.Resume(ctx, "p", task.ID); !errors.Is(err, ErrNotAsking) {
+			t.Fatalf("a second resume of the round: %v", err)
+		}
+		if got, err := s.a.Get(ctx, "p", task.ID); err != nil || got.Status != Working {
+			t.Fatalf("after the resume, b's lease held: %+v, %v", got, err)
+		}
+		if _, err := s.b.Ask(ctx, task.ID, "again", []byte(`{"round":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.a.Cancel(ctx, "p", task.ID, "no"); err != nil || c.Status != Cancelled || c.Input != "" {
+			t.Fatalf("cancel of a task that asks: %+v, %v", c, err)
+		}
+		if _, _, err := s.a.Resume(ctx, "p", task.ID); !errors.Is(err, ErrTerminal) {
+			t.Fatalf("resume of a cancelled task: %v", err)
+		}
+		if _, err := s.a.Ask(ctx, task.ID, "late", nil); !errors.Is(err, ErrTerminal) {
+			t.Fatalf("ask of a cancelled task: %v", err)
+		}
+
+		// Without a round (2025-11-25) the call still runs, waiting for
+		// its client: a renewal keeps it, a lapsed lease fails it.
+		waiting, err := s.a.Create(ctx, Task{Principal: "p", Tool: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.a.Ask(ctx, waiting.ID, "waiting", nil); err != nil {
+			t.Fatal(err)
+		}
+		if stopped, err := s.a.Renew(ctx, []string{waiting.ID}); err != nil || len(stopped) != 0 {
+			t.Fatalf("renewal of a task whose call waits: %v, %v", stopped, err)
+		}
+		s.advance(2 * testLease)
+		if got, err := s.b.Get(ctx, "p", waiting.ID); err != nil || got.Status != Failed {
+			t.Fatalf("a waiting call, its instance's lease lapsed: %+v, %v", got, err)
+		}
+	})
+}

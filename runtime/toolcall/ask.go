@@ -72,11 +72,35 @@ func Ask(ctx context.Context, reqs []ask.Request) ([][]byte, error) {
 	return out, nil
 }
 
+// AskWatcher is told of the requests a call sends its client before
+// protocol 2026-07-28: a task's call (docs/tasks.md §4, "Asking the
+// client") is input_required while one is outstanding, and its
+// elicitation requests carry the task's _meta.
+type AskWatcher interface {
+	// Asking is called before the request of method goes out; meta is
+	// added to its _meta (elicitation/create: mcp-go's other requests
+	// have none), and answered is called once it is answered or failed.
+	Asking(method string) (meta map[string]any, answered func())
+}
+
+type askWatcherKey struct{}
+
+// WithAskWatcher returns ctx whose requests to the client w is told of.
+func WithAskWatcher(ctx context.Context, w AskWatcher) context.Context {
+	return context.WithValue(ctx, askWatcherKey{}, w)
+}
+
 // askSession sends one request on the session of ctx and waits for the
 // answer.
 func askSession(ctx context.Context, srv *mcpserver.MCPServer, q ask.Request) ([]byte, error) {
 	if err := routeError(ctx, q.Method); err != nil {
 		return nil, err
+	}
+	var meta map[string]any
+	if w, ok := ctx.Value(askWatcherKey{}).(AskWatcher); ok {
+		var answered func()
+		meta, answered = w.Asking(q.Method)
+		defer answered()
 	}
 	var (
 		res any
@@ -87,6 +111,9 @@ func askSession(ctx context.Context, srv *mcpserver.MCPServer, q ask.Request) ([
 		p, perr := elicitationParams(q.Params)
 		if perr != nil {
 			return nil, perr
+		}
+		if meta != nil {
+			p.Meta = &mcp.Meta{AdditionalFields: meta}
 		}
 		res, err = srv.RequestElicitation(ctx, mcp.ElicitationRequest{Request: mcp.Request{Method: q.Method}, Params: p})
 	case string(mcp.MethodListRoots):

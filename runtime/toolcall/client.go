@@ -97,10 +97,12 @@ func SendProgress(ctx context.Context, progress, total float64, message string) 
 
 // sendInOrder sends a call's notification on the request's own Stream
 // when it has one; otherwise (or once that stream can carry no more) it
-// goes to the session of ctx through mcp-go.
+// goes to the session of ctx through mcp-go. A call without an mcp-go
+// session in ctx is one the server runs itself (a task's, whose Stream
+// knows where its notifications go).
 func sendInOrder(ctx context.Context, srv *mcpserver.MCPServer, method string, params map[string]any) error {
 	if st := streamFrom(ctx); st != nil {
-		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.Initialized() {
+		if cs := mcpserver.ClientSessionFromContext(ctx); cs == nil || cs.Initialized() {
 			n := mcp.JSONRPCNotification{
 				JSONRPC:      mcp.JSONRPC_VERSION,
 				Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: params}},
