@@ -97,9 +97,9 @@ func (s *Server) dispatchHead(ctx context.Context, raw []byte, head *rpcMessage,
 			// Not mcp-go's map either (tasks.go).
 			return ctx, nil, errorReply(m.ID, mcp.METHOD_NOT_FOUND, m.Method+" is a method of protocol 2025-11-25's tasks, which 2026-07-28's tasks extension does not have: poll with tasks/get, whose answer holds the result"), true
 		case modern:
-			return ctx, nil, s.serveModernTask(ctx, m.Method, m.ID, m.Params), true
+			return ctx, nil, s.tasks.serveModernTask(ctx, m.Method, m.ID, m.Params), true
 		}
-		return ctx, nil, serve(s, ctx, m.ID, m.Params), true
+		return ctx, nil, serve(s.tasks, ctx, m.ID, m.Params), true
 	}
 	if sm, ok := shimMethods[m.Method]; ok && s.skills != nil {
 		if len(m.ID) == 0 {
@@ -118,7 +118,7 @@ func (s *Server) dispatchHead(ctx context.Context, raw []byte, head *rpcMessage,
 		return ctx, nil, reply, true
 	}
 	if m.Method == string(mcp.MethodToolsCall) {
-		if reply, answered := s.taskCall(ctx, &raw, &m, modern); answered {
+		if reply, answered := s.tasks.taskCall(ctx, &raw, &m, modern); answered {
 			return ctx, nil, reply, true
 		}
 		if modern && len(m.ID) > 0 {
@@ -133,7 +133,7 @@ func (s *Server) dispatchHead(ctx context.Context, raw []byte, head *rpcMessage,
 				// A call of a client that declares the tasks extension
 				// may become a task (tasks_modern.go).
 				if cc, _ := checkedCallFrom(cctx); cc != nil {
-					if reply, answered := s.modernTaskCall(cctx, pass, &m, cc.call.params); answered {
+					if reply, answered := s.tasks.modernTaskCall(cctx, pass, &m, cc.call.params); answered {
 						return ctx, nil, reply, true
 					}
 				}

@@ -65,32 +65,32 @@ func newTaskPlane(s *Server, store tasks.Store) *taskPlane {
 
 // track records a running task and starts the lease loop if it is not
 // running.
-func (p *taskPlane) track(id, session string, cancel context.CancelFunc) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.running[id] = &runningTask{cancel: cancel, session: session}
-	if !p.renewing {
-		p.renewing = true
-		go p.renewLoop()
+func (tp *taskPlane) track(id, session string, cancel context.CancelFunc) {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	tp.running[id] = &runningTask{cancel: cancel, session: session}
+	if !tp.renewing {
+		tp.renewing = true
+		go tp.renewLoop()
 	}
 }
 
 // untrack forgets a task that ended.
-func (p *taskPlane) untrack(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if r, ok := p.running[id]; ok {
+func (tp *taskPlane) untrack(id string) {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	if r, ok := tp.running[id]; ok {
 		r.cancel()
-		delete(p.running, id)
+		delete(tp.running, id)
 	}
 }
 
 // stop cancels a running task of this instance (a tasks/cancel that
 // reached it); false when it does not run here.
-func (p *taskPlane) stop(id string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.running[id]
+func (tp *taskPlane) stop(id string) bool {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	r, ok := tp.running[id]
 	if ok {
 		r.cancel()
 	}
@@ -100,30 +100,30 @@ func (p *taskPlane) stop(id string) bool {
 // renewLoop renews this instance's lease every third of it while tasks
 // run, and stops those that are no longer working in the store: a
 // tasks/cancel served by another instance reaches this one so.
-func (p *taskPlane) renewLoop() {
-	t := time.NewTicker(p.store.Lease() / 3)
+func (tp *taskPlane) renewLoop() {
+	t := time.NewTicker(tp.store.Lease() / 3)
 	defer t.Stop()
 	for range t.C {
-		p.mu.Lock()
-		if len(p.running) == 0 {
-			p.renewing = false
-			p.mu.Unlock()
+		tp.mu.Lock()
+		if len(tp.running) == 0 {
+			tp.renewing = false
+			tp.mu.Unlock()
 			return
 		}
-		ids := make([]string, 0, len(p.running))
-		for id := range p.running {
+		ids := make([]string, 0, len(tp.running))
+		for id := range tp.running {
 			ids = append(ids, id)
 		}
-		p.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), p.store.Lease()/3)
-		stopped, err := p.store.Renew(ctx, ids)
+		tp.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), tp.store.Lease()/3)
+		stopped, err := tp.store.Renew(ctx, ids)
 		cancel()
 		if err != nil {
-			p.s.log.Warn("tasks: renewing this instance's lease failed; its tasks are found failed if it lapses", "err", err)
+			tp.s.log.Warn("tasks: renewing this instance's lease failed; its tasks are found failed if it lapses", "err", err)
 			continue
 		}
 		for _, id := range stopped {
-			p.stop(id)
+			tp.stop(id)
 		}
 	}
 }
@@ -131,16 +131,16 @@ func (p *taskPlane) renewLoop() {
 // taskMethods are the methods of protocol 2025-11-25's tasks, served by
 // the shim. Each sees only the tasks of the request's principal, so the
 // read role may call them.
-var taskMethods = map[string]func(s *Server, ctx context.Context, id, params json.RawMessage) []byte{
-	string(mcp.MethodTasksGet):    (*Server).tasksGet,
-	string(mcp.MethodTasksList):   (*Server).tasksList,
-	string(mcp.MethodTasksCancel): (*Server).tasksCancel,
-	string(mcp.MethodTasksResult): (*Server).tasksResult,
+var taskMethods = map[string]func(tp *taskPlane, ctx context.Context, id, params json.RawMessage) []byte{
+	string(mcp.MethodTasksGet):    (*taskPlane).tasksGet,
+	string(mcp.MethodTasksList):   (*taskPlane).tasksList,
+	string(mcp.MethodTasksCancel): (*taskPlane).tasksCancel,
+	string(mcp.MethodTasksResult): (*taskPlane).tasksResult,
 }
 
 // taskPrincipal is whose tasks the request behind ctx may see
 // (docs/tasks.md, "Whose task").
-func (s *Server) taskPrincipal(ctx context.Context) string { return PrincipalFrom(ctx) }
+func (tp *taskPlane) taskPrincipal(ctx context.Context) string { return PrincipalFrom(ctx) }
 
 // wireTask is t as MCP's Task.
 func wireTask(t tasks.Task) mcp.Task {
@@ -179,12 +179,12 @@ func taskError(method, id string, err error) *rpcError {
 	}
 }
 
-func (s *Server) tasksGet(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksGet(ctx context.Context, id, params json.RawMessage) []byte {
 	taskID, e := taskIDParam("tasks/get", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
 	}
-	t, err := s.tasks.store.Get(ctx, s.taskPrincipal(ctx), taskID)
+	t, err := tp.store.Get(ctx, tp.taskPrincipal(ctx), taskID)
 	if err != nil {
 		return rpcReply(id, nil, taskError("tasks/get", taskID, err))
 	}
@@ -194,14 +194,14 @@ func (s *Server) tasksGet(ctx context.Context, id, params json.RawMessage) []byt
 // tasksPage is how many tasks one page of tasks/list holds.
 const tasksPage = 100
 
-func (s *Server) tasksList(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksList(ctx context.Context, id, params json.RawMessage) []byte {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
 	if len(params) > 0 && unmarshal(params, &p) != nil {
 		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: "tasks/list params must be an object, such as {}"})
 	}
-	all, err := s.tasks.store.List(ctx, s.taskPrincipal(ctx))
+	all, err := tp.store.List(ctx, tp.taskPrincipal(ctx))
 	if err != nil {
 		return rpcReply(id, nil, taskError("tasks/list", "", err))
 	}
@@ -228,12 +228,12 @@ func (s *Server) tasksList(ctx context.Context, id, params json.RawMessage) []by
 	return rpcReply(id, res, nil)
 }
 
-func (s *Server) tasksCancel(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksCancel(ctx context.Context, id, params json.RawMessage) []byte {
 	taskID, e := taskIDParam("tasks/cancel", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
 	}
-	t, err := s.tasks.store.Cancel(ctx, s.taskPrincipal(ctx), taskID, "cancelled by the client (tasks/cancel)")
+	t, err := tp.store.Cancel(ctx, tp.taskPrincipal(ctx), taskID, "cancelled by the client (tasks/cancel)")
 	if errors.Is(err, tasks.ErrTerminal) {
 		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("tasks/cancel: task %s cannot be cancelled: it has ended already (%s)", taskID, t.Status)})
 	}
@@ -242,8 +242,8 @@ func (s *Server) tasksCancel(ctx context.Context, id, params json.RawMessage) []
 	}
 	// The instance running it stops it at its next renewal; this one at
 	// once, and tells the session that created it.
-	if s.tasks.stop(taskID) {
-		s.tasks.statusChanged(t)
+	if tp.stop(taskID) {
+		tp.statusChanged(t)
 	}
 	return rpcReply(id, mcp.NewCancelTaskResult(wireTask(t)), nil)
 }
@@ -258,16 +258,16 @@ type storedOutcome struct {
 // tasksResult answers tasks/result: the call's own answer once the task
 // ended — its result with _meta io.modelcontextprotocol/related-task, or
 // its JSON-RPC error — waiting for the end while the task works.
-func (s *Server) tasksResult(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksResult(ctx context.Context, id, params json.RawMessage) []byte {
 	taskID, e := taskIDParam("tasks/result", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
 	}
-	principal := s.taskPrincipal(ctx)
+	principal := tp.taskPrincipal(ctx)
 	tick := time.NewTicker(taskPollInterval / 5)
 	defer tick.Stop()
 	for {
-		t, raw, err := s.tasks.store.Result(ctx, principal, taskID)
+		t, raw, err := tp.store.Result(ctx, principal, taskID)
 		if err != nil {
 			return rpcReply(id, nil, taskError("tasks/result", taskID, err))
 		}
@@ -318,7 +318,8 @@ func taskOutcomeReply(id json.RawMessage, t tasks.Task, raw []byte) []byte {
 // tasks_modern.go): the member is dropped there, m and raw rewritten,
 // and the call served as an ordinary one — mcp-go would otherwise run it
 // as a task of its own map.
-func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, modern bool) (reply []byte, answered bool) {
+func (tp *taskPlane) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, modern bool) (reply []byte, answered bool) {
+	s := tp.s
 	if len(m.ID) == 0 || !bytes.Contains(m.Params, []byte(`"task"`)) {
 		return nil, false
 	}
@@ -338,10 +339,10 @@ func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, moder
 		return nil, false
 	}
 	var name string
-	var tp struct {
+	var opts struct {
 		TTL *float64 `json:"ttl"`
 	}
-	if unmarshal(p["name"], &name) != nil || unmarshal(task, &tp) != nil {
+	if unmarshal(p["name"], &name) != nil || unmarshal(task, &opts) != nil {
 		return errorReply(m.ID, mcp.INVALID_PARAMS, `tools/call: params.task must be an object such as {"ttl": 60000} (the milliseconds to keep the task)`), true
 	}
 	entry, ok := s.currentTools().lookup(name)
@@ -352,10 +353,10 @@ func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, moder
 		return errorReply(m.ID, mcp.METHOD_NOT_FOUND, fmt.Sprintf("tools/call: tool %s cannot run as a task (its execution.taskSupport is forbidden): call it without params.task", name)), true
 	}
 	var ttl time.Duration
-	if tp.TTL != nil {
-		ttl = time.Duration(*tp.TTL) * time.Millisecond
+	if opts.TTL != nil {
+		ttl = time.Duration(*opts.TTL) * time.Millisecond
 	}
-	t, err := s.tasks.store.Create(ctx, tasks.Task{Principal: s.taskPrincipal(ctx), Tool: name, TTL: ttl})
+	t, err := tp.store.Create(ctx, tasks.Task{Principal: tp.taskPrincipal(ctx), Tool: name, TTL: ttl})
 	if errors.Is(err, tasks.ErrFull) {
 		return errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("tools/call: this client holds %d live tasks, the most it may: wait for some to end and expire, or cancel them", tasks.MaxPerPrincipal)), true
 	}
@@ -367,7 +368,7 @@ func (s *Server) taskCall(ctx context.Context, raw *[]byte, m *rpcMessage, moder
 		p["arguments"] = json.RawMessage("{}")
 	}
 	pass := rewriteParams(*raw, p)
-	s.startTask(ctx, t, pass, taskSession(ctx))
+	tp.startTask(ctx, t, pass, taskSession(ctx))
 	return rpcReply(m.ID, mcp.NewCreateTaskResult(wireTask(t)), nil), true
 }
 
@@ -397,8 +398,9 @@ func rewriteParams(raw []byte, p map[string]json.RawMessage) []byte {
 // ended: completed with its result, failed with an error result
 // (isError) or JSON-RPC error, or as it is when it was cancelled
 // meanwhile (the store keeps the first end).
-func (s *Server) runTask(ctx context.Context, t tasks.Task, pass []byte) {
-	defer s.tasks.untrack(t.ID)
+func (tp *taskPlane) runTask(ctx context.Context, t tasks.Task, pass []byte) {
+	s := tp.s
+	defer tp.untrack(t.ID)
 	status, message, outcome := tasks.Failed, "", storedOutcome{}
 	func() {
 		defer func() {
@@ -432,7 +434,7 @@ func (s *Server) runTask(ctx context.Context, t tasks.Task, pass []byte) {
 			}
 		}
 	}()
-	if status == tasks.Completed && s.taskAsks(t, pass, outcome.Result) {
+	if status == tasks.Completed && tp.taskAsks(t, pass, outcome.Result) {
 		return // input_required until tasks/update (tasks_input.go)
 	}
 	var raw []byte
@@ -443,10 +445,10 @@ func (s *Server) runTask(ctx context.Context, t tasks.Task, pass []byte) {
 	// a cancel that came first, and the status notified is the one kept.
 	fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ended, err := s.tasks.store.Finish(fctx, t.ID, status, message, raw)
+	ended, err := tp.store.Finish(fctx, t.ID, status, message, raw)
 	switch {
 	case err == nil || errors.Is(err, tasks.ErrTerminal):
-		s.tasks.statusChanged(ended)
+		tp.statusChanged(ended)
 	case !errors.Is(err, tasks.ErrNotFound):
 		s.log.Warn("tasks: recording the end of a task failed", "task", t.ID, "tool", t.Tool, "err", err)
 	}

@@ -37,7 +37,8 @@ type taskRound struct {
 // input_required when result is an input_required result, and reports
 // whether it was one: the task then waits for tasks/update, and its end
 // is not recorded.
-func (s *Server) taskAsks(t tasks.Task, pass []byte, result json.RawMessage) bool {
+func (tp *taskPlane) taskAsks(t tasks.Task, pass []byte, result json.RawMessage) bool {
+	s := tp.s
 	var r struct {
 		ResultType    string          `json:"resultType"`
 		InputRequests json.RawMessage `json:"inputRequests"`
@@ -53,16 +54,16 @@ func (s *Server) taskAsks(t tasks.Task, pass []byte, result json.RawMessage) boo
 		err = fmt.Errorf("the call and the input it asks for have %d bytes, over the %d a task keeps", len(round), tasks.MaxResultBytes)
 	}
 	if err != nil {
-		ended, ferr := s.tasks.store.Finish(ctx, t.ID, tasks.Failed, fmt.Sprintf("%s asked its client, and the round cannot be kept: %v", t.Tool, err), nil)
+		ended, ferr := tp.store.Finish(ctx, t.ID, tasks.Failed, fmt.Sprintf("%s asked its client, and the round cannot be kept: %v", t.Tool, err), nil)
 		if ferr == nil || errors.Is(ferr, tasks.ErrTerminal) {
-			s.tasks.statusChanged(ended)
+			tp.statusChanged(ended)
 		}
 		return true
 	}
-	asked, err := s.tasks.store.Ask(ctx, t.ID, "waiting for the client's input: answer its inputRequests with tasks/update", round)
+	asked, err := tp.store.Ask(ctx, t.ID, "waiting for the client's input: answer its inputRequests with tasks/update", round)
 	switch {
 	case err == nil, errors.Is(err, tasks.ErrTerminal): // cancelled meanwhile: that stays
-		s.tasks.statusChanged(asked)
+		tp.statusChanged(asked)
 	case !errors.Is(err, tasks.ErrNotFound):
 		s.log.Warn("tasks: recording that a task asks failed", "task", t.ID, "tool", t.Tool, "err", err)
 	}
@@ -73,7 +74,8 @@ func (s *Server) taskAsks(t tasks.Task, pass []byte, result json.RawMessage) boo
 // inputResponses}: the task that asks is resumed with the answers, and
 // the acknowledgement is {resultType: "complete"}; a task that asks for
 // nothing (working, or ended) gets -32602.
-func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksUpdateModern(ctx context.Context, id, params json.RawMessage) []byte {
+	s := tp.s
 	taskID, e := taskIDParam("tasks/update", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
@@ -86,13 +88,13 @@ func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessa
 	}
 	// A task of 2025-11-25 input_required waits for its client's answer
 	// on its session, not for an update: it keeps no round.
-	t, err := s.tasks.store.Get(ctx, s.taskPrincipal(ctx), taskID)
+	t, err := tp.store.Get(ctx, tp.taskPrincipal(ctx), taskID)
 	var raw []byte
 	if err == nil && (t.Status != tasks.InputRequired || t.Input == "") {
 		err = tasks.ErrNotAsking
 	}
 	if err == nil {
-		t, raw, err = s.tasks.store.Resume(ctx, s.taskPrincipal(ctx), taskID)
+		t, raw, err = tp.store.Resume(ctx, tp.taskPrincipal(ctx), taskID)
 	}
 	if errors.Is(err, tasks.ErrNotAsking) || errors.Is(err, tasks.ErrTerminal) {
 		return rpcReply(id, nil, &rpcError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("tasks/update: task %s asks for no input (it is %s): poll it with tasks/get, whose inputRequests say when it asks", taskID, t.Status)})
@@ -109,7 +111,7 @@ func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessa
 		}
 	}
 	if err != nil {
-		s.failResumed(t, &rpcError{Code: mcp.INTERNAL_ERROR, Message: "the task's call cannot be made again: " + err.Error()})
+		tp.failResumed(t, &rpcError{Code: mcp.INTERNAL_ERROR, Message: "the task's call cannot be made again: " + err.Error()})
 		return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
 	}
 	// Checked as any 2026-07-28 call: the role, the skill's allowlist, the
@@ -119,11 +121,11 @@ func (s *Server) tasksUpdateModern(ctx context.Context, id, params json.RawMessa
 	case refused != nil:
 		var out storedOutcome
 		_ = unmarshal(refused, &out)
-		s.failResumed(t, out.Error)
+		tp.failResumed(t, out.Error)
 	case !ok:
-		s.failResumed(t, &rpcError{Code: mcp.INTERNAL_ERROR, Message: "the task's call cannot be made again: its params do not decode"})
+		tp.failResumed(t, &rpcError{Code: mcp.INTERNAL_ERROR, Message: "the task's call cannot be made again: its params do not decode"})
 	default:
-		s.startTask(cctx, t, pass, "")
+		tp.startTask(cctx, t, pass, "")
 	}
 	return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
 }
@@ -152,14 +154,15 @@ func resumedCall(raw []byte, inputResponses json.RawMessage) ([]byte, error) {
 
 // failResumed ends task t, resumed by tasks/update, with the JSON-RPC
 // error its call was refused with.
-func (s *Server) failResumed(t tasks.Task, e *rpcError) {
+func (tp *taskPlane) failResumed(t tasks.Task, e *rpcError) {
+	s := tp.s
 	if e == nil {
 		e = &rpcError{Code: mcp.INTERNAL_ERROR, Message: "the task's call was refused"}
 	}
 	raw, _ := json.Marshal(storedOutcome{Error: e})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := s.tasks.store.Finish(ctx, t.ID, tasks.Failed, e.Message, raw); err != nil && !errors.Is(err, tasks.ErrTerminal) && !errors.Is(err, tasks.ErrNotFound) {
+	if _, err := tp.store.Finish(ctx, t.ID, tasks.Failed, e.Message, raw); err != nil && !errors.Is(err, tasks.ErrTerminal) && !errors.Is(err, tasks.ErrNotFound) {
 		s.log.Warn("tasks: recording the end of a task failed", "task", t.ID, "tool", t.Tool, "err", err)
 	}
 }

@@ -25,16 +25,16 @@ import (
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // modernTaskMethods are the methods of the extension, served by the shim.
-var modernTaskMethods = map[string]func(s *Server, ctx context.Context, id, params json.RawMessage) []byte{
-	string(mcp.MethodTasksGet):    (*Server).tasksGetModern,
-	string(mcp.MethodTasksCancel): (*Server).tasksCancelModern,
-	"tasks/update":                (*Server).tasksUpdateModern,
+var modernTaskMethods = map[string]func(tp *taskPlane, ctx context.Context, id, params json.RawMessage) []byte{
+	string(mcp.MethodTasksGet):    (*taskPlane).tasksGetModern,
+	string(mcp.MethodTasksCancel): (*taskPlane).tasksCancelModern,
+	"tasks/update":                (*taskPlane).tasksUpdateModern,
 }
 
 // serveModernTask serves a method of the extension: only for a request
 // that declares it in its _meta clientCapabilities, as SEP-2663 requires
 // (-32021 otherwise, which the HTTP shim answers with 400).
-func (s *Server) serveModernTask(ctx context.Context, method string, id, params json.RawMessage) []byte {
+func (tp *taskPlane) serveModernTask(ctx context.Context, method string, id, params json.RawMessage) []byte {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
@@ -44,7 +44,7 @@ func (s *Server) serveModernTask(ctx context.Context, method string, id, params 
 			Message: fmt.Sprintf("%s needs the tasks extension %s declared in the request's _meta %q (under extensions): declare it", method, TasksExtension, mcp.MetaKeyClientCapabilities),
 			Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}})
 	}
-	return modernTaskMethods[method](s, ctx, id, params)
+	return modernTaskMethods[method](tp, ctx, id, params)
 }
 
 // hideTasksCapability removes capabilities.tasks from server/discover:
@@ -68,7 +68,8 @@ func declaresTasks(meta map[string]any) bool {
 // modernTaskCall serves a 2026-07-28 tools/call, checked already (ctx
 // carries the verdict for pass), as a task when its client declares the
 // extension and the tool allows tasks; answered is false otherwise.
-func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage, p *callParams) (reply []byte, answered bool) {
+func (tp *taskPlane) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage, p *callParams) (reply []byte, answered bool) {
+	s := tp.s
 	if p == nil || len(m.ID) == 0 || !declaresTasks(p.Meta) {
 		return nil, false
 	}
@@ -76,7 +77,7 @@ func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage,
 	if !ok || taskSupport(entry) == "" {
 		return nil, false
 	}
-	t, err := s.tasks.store.Create(ctx, tasks.Task{Principal: s.taskPrincipal(ctx), Tool: p.Name})
+	t, err := tp.store.Create(ctx, tasks.Task{Principal: tp.taskPrincipal(ctx), Tool: p.Name})
 	if errors.Is(err, tasks.ErrFull) {
 		return errorReply(m.ID, mcp.INVALID_REQUEST, fmt.Sprintf("tools/call: this client holds %d live tasks, the most it may: wait for some to end and expire, or cancel them", tasks.MaxPerPrincipal)), true
 	}
@@ -84,7 +85,7 @@ func (s *Server) modernTaskCall(ctx context.Context, pass []byte, m *rpcMessage,
 		return errorReply(m.ID, mcp.INTERNAL_ERROR, "tools/call: creating the task: "+err.Error()), true
 	}
 	// No session to notify: 2026-07-28 has none (docs/tasks.md §5).
-	s.startTask(ctx, t, pass, "")
+	tp.startTask(ctx, t, pass, "")
 	res := wireTaskModern(t)
 	res["resultType"] = "task"
 	return rpcReply(m.ID, res, nil), true
@@ -109,12 +110,12 @@ func wireTaskModern(t tasks.Task) map[string]any {
 // tasksGetModern answers the extension's tasks/get: the task, with its
 // call's result when it completed — a result with isError included, which
 // 2025-11-25 reports as failed — or the JSON-RPC error it failed with.
-func (s *Server) tasksGetModern(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksGetModern(ctx context.Context, id, params json.RawMessage) []byte {
 	taskID, e := taskIDParam("tasks/get", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
 	}
-	t, raw, err := s.tasks.store.Result(ctx, s.taskPrincipal(ctx), taskID)
+	t, raw, err := tp.store.Result(ctx, tp.taskPrincipal(ctx), taskID)
 	if err != nil {
 		return rpcReply(id, nil, taskError("tasks/get", taskID, err))
 	}
@@ -149,17 +150,17 @@ func (s *Server) tasksGetModern(ctx context.Context, id, params json.RawMessage)
 
 // tasksCancelModern answers the extension's tasks/cancel: an
 // acknowledgement without the task.
-func (s *Server) tasksCancelModern(ctx context.Context, id, params json.RawMessage) []byte {
+func (tp *taskPlane) tasksCancelModern(ctx context.Context, id, params json.RawMessage) []byte {
 	taskID, e := taskIDParam("tasks/cancel", params)
 	if e != nil {
 		return rpcReply(id, nil, e)
 	}
 	// A cancel of a task that ended is acknowledged the same way: the
 	// extension's cancel is idempotent.
-	_, err := s.tasks.store.Cancel(ctx, s.taskPrincipal(ctx), taskID, "cancelled by the client (tasks/cancel)")
+	_, err := tp.store.Cancel(ctx, tp.taskPrincipal(ctx), taskID, "cancelled by the client (tasks/cancel)")
 	if err != nil && !errors.Is(err, tasks.ErrTerminal) {
 		return rpcReply(id, nil, taskError("tasks/cancel", taskID, err))
 	}
-	s.tasks.stop(taskID)
+	tp.stop(taskID)
 	return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
 }

@@ -28,7 +28,8 @@ import (
 // request ctx that created it: it keeps the request's identity
 // (principal, role, session) for the checks, and its notifications go to
 // the mcp-go session session ("" none).
-func (s *Server) startTask(ctx context.Context, t tasks.Task, pass []byte, session string) {
+func (tp *taskPlane) startTask(ctx context.Context, t tasks.Task, pass []byte, session string) {
+	s := tp.s
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	// The request's own stream (its POST's response) is answered already.
 	runCtx = toolcall.WithStream(runCtx, taskStream{p: s.tasks, task: t.ID, session: session})
@@ -36,13 +37,13 @@ func (s *Server) startTask(ctx context.Context, t tasks.Task, pass []byte, sessi
 		// The call reaches its client through the session: its requests
 		// (elicitation, sampling, roots) on the GET stream, the task
 		// input_required meanwhile (tasks_input.go).
-		if v, ok := s.tasks.sessions.Load(session); ok && mcpserver.ClientSessionFromContext(runCtx) == nil {
+		if v, ok := tp.sessions.Load(session); ok && mcpserver.ClientSessionFromContext(runCtx) == nil {
 			runCtx = s.mcp.WithContext(runCtx, v.(mcpserver.ClientSession))
 		}
 		runCtx = toolcall.WithAskWatcher(runCtx, taskAsker{p: s.tasks, task: t})
 	}
-	s.tasks.track(t.ID, session, cancel)
-	go s.runTask(runCtx, t, pass)
+	tp.track(t.ID, session, cancel)
+	go tp.runTask(runCtx, t, pass)
 }
 
 // taskSession is the mcp-go session id of the request ctx: its
@@ -60,22 +61,22 @@ func taskSession(ctx context.Context) string {
 
 // sessionRegistered and sessionUnregistered keep the plane's sessions
 // (mcp-go's hooks).
-func (p *taskPlane) sessionRegistered(_ context.Context, cs mcpserver.ClientSession) {
-	p.sessions.Store(cs.SessionID(), cs)
+func (tp *taskPlane) sessionRegistered(_ context.Context, cs mcpserver.ClientSession) {
+	tp.sessions.Store(cs.SessionID(), cs)
 }
 
-func (p *taskPlane) sessionUnregistered(_ context.Context, cs mcpserver.ClientSession) {
-	p.sessions.CompareAndDelete(cs.SessionID(), cs)
+func (tp *taskPlane) sessionUnregistered(_ context.Context, cs mcpserver.ClientSession) {
+	tp.sessions.CompareAndDelete(cs.SessionID(), cs)
 }
 
 // send queues n for the mcp-go session id, as mcp-go sends a session's
 // notifications: dropped when the session is gone, or its queue full (no
 // stream reads it).
-func (p *taskPlane) send(session string, n mcp.JSONRPCNotification) {
+func (tp *taskPlane) send(session string, n mcp.JSONRPCNotification) {
 	if session == "" {
 		return
 	}
-	v, ok := p.sessions.Load(session)
+	v, ok := tp.sessions.Load(session)
 	if !ok {
 		return
 	}
@@ -86,25 +87,25 @@ func (p *taskPlane) send(session string, n mcp.JSONRPCNotification) {
 	select {
 	case cs.NotificationChannel() <- n:
 	default:
-		p.s.log.Debug("tasks: a session's notification queue is full; a task's notification is dropped", "method", n.Method)
+		tp.s.log.Debug("tasks: a session's notification queue is full; a task's notification is dropped", "method", n.Method)
 	}
 }
 
 // statusChanged sends notifications/tasks/status for t, which changed, to
 // the session that created it, when this instance runs it; a terminal
 // status once.
-func (p *taskPlane) statusChanged(t tasks.Task) {
-	p.mu.Lock()
-	r, ok := p.running[t.ID]
+func (tp *taskPlane) statusChanged(t tasks.Task) {
+	tp.mu.Lock()
+	r, ok := tp.running[t.ID]
 	if !ok || r.ended {
-		p.mu.Unlock()
+		tp.mu.Unlock()
 		return
 	}
 	if t.Status.Terminal() {
 		r.ended = true
 	}
 	session := r.session
-	p.mu.Unlock()
+	tp.mu.Unlock()
 	b, err := json.Marshal(wireTask(t))
 	if err != nil {
 		return
@@ -113,7 +114,7 @@ func (p *taskPlane) statusChanged(t tasks.Task) {
 	if unmarshal(b, &fields) != nil {
 		return
 	}
-	p.send(session, mcp.JSONRPCNotification{
+	tp.send(session, mcp.JSONRPCNotification{
 		JSONRPC:      mcp.JSONRPC_VERSION,
 		Notification: mcp.Notification{Method: mcp.MethodNotificationTasksStatus, Params: mcp.NotificationParams{AdditionalFields: fields}},
 	})
