@@ -1,7 +1,7 @@
 package sandbox_test
 
 // What a command can learn of the host from the mount table
-// (docs/security.md, "The skill sandbox").
+// (docs/sandbox.md, "Linux").
 
 import (
 	"context"

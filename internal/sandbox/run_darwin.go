@@ -201,8 +201,8 @@ const stepProfile = "apply seatbelt profile"
 // folder want: it is opened one component at a time from / without
 // following any symlink, and its device and inode compared. Seatbelt then
 // confines the run to the path, so a folder swapped in between the check
-// and the start of the command would be read instead (docs/security.md,
-// "The skill sandbox on macOS"); a symlink swapped in is refused by
+// and the start of the command would be read instead (docs/sandbox.md,
+// "macOS"); a symlink swapped in is refused by
 // Seatbelt itself, which checks the resolved path of every access.
 func checkDiscovered(dir string, want FolderID) error {
 	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -279,7 +279,7 @@ const sZomb = 5
 // not reach: those that left the group (setpgid, setsid) while their
 // parent, a process of the run, still lived. A process whose parent
 // exited before it left the group belongs to launchd and cannot be told
-// from the host's (docs/security.md, "The skill sandbox on macOS").
+// from the host's (docs/sandbox.md, "macOS").
 func killRun(root int) {
 	for round := 0; round < 50; round++ {
 		procs, err := listProcs()

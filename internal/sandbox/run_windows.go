@@ -1,6 +1,6 @@
 package sandbox
 
-// On Windows (docs/security.md, "Windows") a command runs with cmd.exe
+// On Windows (docs/sandbox.md, "Windows") a command runs with cmd.exe
 // /d /s /c under a restricted, low-integrity token, in a job object, in a
 // private folder labelled low integrity; the skill folder is reachable
 // read-only through the junction ./skill. A low-integrity process can

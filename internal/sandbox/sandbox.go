@@ -1,8 +1,8 @@
 // Package sandbox runs a command for an installed skill in Linux namespaces,
-// the isolation behind the MCP tool vox_skill_run (docs/security.md, "The
-// skill sandbox"). On macOS it runs the command under a Seatbelt profile
-// instead (run_darwin.go, seatbelt.go; docs/security.md, "The skill
-// sandbox on macOS"); what follows describes Linux.
+// the isolation behind the MCP tool vox_skill_run (docs/sandbox.md,
+// "Linux"). On macOS it runs the command under a Seatbelt profile instead
+// (run_darwin.go, seatbelt.go; docs/sandbox.md, "macOS"); what follows
+// describes Linux.
 //
 // Run re-executes the running binary (/proc/self/exe) with the hidden first
 // argument InitArg, in a new session (no controlling terminal) and in new
@@ -55,7 +55,7 @@
 // starts, kills every descendant (also those that called setsid) when the
 // command ends or times out.
 //
-// On Windows (run_windows.go; docs/security.md, "Windows") the command
+// On Windows (run_windows.go; docs/sandbox.md, "Windows") the command
 // runs with cmd.exe under a low-integrity token in a job object, and Run
 // refuses until the self-test has seen the protections hold on the host.
 package sandbox
@@ -317,7 +317,7 @@ func (r Report) String() string {
 // Supported is nil on the systems that have a sandbox (Linux, macOS,
 // Windows), where the self-test decides whether it works on the host, and
 // says why not elsewhere: there vox_skill_run is never listed
-// (docs/security.md, "Where skill commands run").
+// (docs/sandbox.md, "Where skill commands run").
 func Supported() error {
 	switch runtime.GOOS {
 	case "linux", "darwin", "windows":

@@ -1,7 +1,7 @@
 package sandbox_test
 
 // The seccomp filter against the kernel and inside the sandbox, through
-// internal/syscallprobe (docs/security.md, "The skill sandbox").
+// internal/syscallprobe (docs/sandbox.md, "Linux").
 
 import (
 	"encoding/json"

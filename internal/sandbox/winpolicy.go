@@ -169,7 +169,7 @@ type probeFindings struct {
 func judgeProbe(r probeReport, f probeFindings) (warnings []string, err error) {
 	failed := func(name, how string) error {
 		return fmt.Errorf("sandbox: self-test: protection %q did not hold: %s; vox_skill_run fails closed on this host "+
-			"(docs/security.md, \"Windows\")", name, how)
+			"(docs/sandbox.md, \"Windows\")", name, how)
 	}
 	switch {
 	case r.TempWrite != "":

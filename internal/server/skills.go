@@ -101,7 +101,7 @@ func (s *Server) initSkills() {
 	}
 }
 
-// A client never sees a tool that cannot run here (docs/security.md,
+// A client never sees a tool that cannot run here (docs/sandbox.md,
 // "Where skill commands run"): the catalog tools that require the
 // sandbox are registered (a call by name answers why it cannot run) but
 // not listed when this system has no sandbox and VOX_SKILL_SANDBOX is not
@@ -443,7 +443,7 @@ func (p *skillPlane) sandboxVerdict(rep sandbox.Report) (bool, string) {
 	if rep.Err != nil {
 		fix := "let the server create user namespaces"
 		if runtime.GOOS != "linux" {
-			fix = "see docs/security.md, \"Where skill commands run\""
+			fix = "see docs/sandbox.md, \"Where skill commands run\""
 		}
 		if unisolatedSupported() {
 			fix += ", or start vox-mcp with VOX_SKILL_SANDBOX=off to run commands without isolation"
@@ -476,5 +476,5 @@ func (v *Services) SkillRunAdvice() string {
 	if v.s.skills != nil && !v.s.skills.sandboxOff && unisolatedSupported() {
 		return "fix the host's sandbox support, or start vox-mcp with VOX_SKILL_SANDBOX=off to run without isolation"
 	}
-	return "fix the host's sandbox support (docs/security.md, \"Where skill commands run\")"
+	return "fix the host's sandbox support (docs/sandbox.md, \"Where skill commands run\")"
 }

@@ -74,7 +74,7 @@ func TestEveryToolsHintsMatchItsBehaviour(t *testing.T) {
 	hints := map[string]map[string]any{}
 	// Configured as the probes' servers: where the host has no working
 	// sandbox, a server that keeps it on does not list vox_skill_run
-	// (docs/security.md, "Where skill commands run").
+	// (docs/sandbox.md, "Where skill commands run").
 	s0, _ := skillServer(t, server.Options{SkillSandboxOff: true})
 	for _, tl := range rpc(t, s0, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)["result"].(map[string]any)["tools"].([]any) {
 		m := tl.(map[string]any)

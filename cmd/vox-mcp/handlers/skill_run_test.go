@@ -102,7 +102,7 @@ func TestSkillRunWithoutCgroups(t *testing.T) {
 		t.Errorf("required: got %v %q, want it to start %q", isErr, text, want)
 	}
 	// Then vox_skill_run is no longer listed, and vox_skill_discover says
-	// why (docs/security.md, "Where skill commands run").
+	// why (docs/sandbox.md, "Where skill commands run").
 	if tools := listed(t, required); tools["vox_skill_run"] || !tools["vox_skill_discover"] {
 		t.Errorf("after the failed self-test, listed: vox_skill_run %v, vox_skill_discover %v", tools["vox_skill_run"], tools["vox_skill_discover"])
 	}

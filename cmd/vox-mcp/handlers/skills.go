@@ -217,7 +217,7 @@ func (h *Handlers) VoxSkillAdd(c *toolcall.Call, args catalog.VoxSkillAddArgs) (
 }
 
 // VoxSkillRun runs a command for an installed skill in the sandbox
-// (docs/security.md, "The skill sandbox"). The sandbox requirement was
+// (docs/sandbox.md, "Linux"). The sandbox requirement was
 // checked before: the start-up self-test passed, or VOX_SKILL_SANDBOX=off
 // chose the unisolated run. The sandbox binds the folder the registry
 // discovered, checked by device and inode, never what its path leads to
