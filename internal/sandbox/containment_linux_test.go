@@ -609,7 +609,7 @@ func TestCgroupsUnavailable(t *testing.T) {
 
 	required := sandbox.Config{CgroupRoot: root, RequireCgroups: true}
 	wantProblem := "sandbox: VOX_SKILL_SANDBOX_REQUIRE=cgroups, but this host gives no complete writable cgroup (memory none, pids none, cpu none, kill none: " +
-		why + "); run vox-mcp in a cgroup it may write (docs/security.md), or drop cgroups from VOX_SKILL_SANDBOX_REQUIRE"
+		why + "); run vox-mcp in a cgroup it may write (docs/sandbox.md), or drop cgroups from VOX_SKILL_SANDBOX_REQUIRE"
 	if rep := required.SelfTest(context.Background()); rep.Err != nil || rep.Problem() == nil || rep.Problem().Error() != wantProblem {
 		t.Errorf("self-test: %v, %v; want isolation working and the problem %q", rep.Err, rep.Problem(), wantProblem)
 	}
@@ -861,7 +861,7 @@ func TestLandlockRules(t *testing.T) {
 // kills its own helper leaves its setsid process to the cgroup alone. Each
 // kill mechanism is tried by itself, with the cgroup root narrowed to its
 // hierarchy: v2 cgroup.kill, and the v1 freezer. The control, without
-// cgroups, shows the process does escape then (docs/security.md says so).
+// cgroups, shows the process does escape then (docs/sandbox.md says so).
 func TestCgroupKillCatchesWhatTheHelperMisses(t *testing.T) {
 	for _, c := range []struct{ root, kill string }{
 		{"/sys/fs/cgroup/unified", "cgroup.kill"},

@@ -82,7 +82,7 @@ const (
 	OutputCap      = 1 << 20 // bytes kept of each of stdout and stderr
 )
 
-// Resource limits of every command (docs/security.md). The rlimits hold on
+// Resource limits of every command (docs/sandbox.md, "Limits"). The rlimits hold on
 // every host; the cgroup limits where the host delegates a writable cgroup.
 const (
 	LimitAddressSpace = 8 << 30   // RLIMIT_AS: virtual memory of each process (a JVM needs 4 GiB)
@@ -286,7 +286,7 @@ func (r Report) Problem() error {
 		return r.Err
 	case r.config.RequireCgroups && !r.Cgroups.Complete():
 		return fmt.Errorf("sandbox: %s=cgroups, but this host gives no complete writable cgroup (%s: %s); "+
-			"run vox-mcp in a cgroup it may write (docs/security.md), or drop cgroups from %s",
+			"run vox-mcp in a cgroup it may write (docs/sandbox.md), or drop cgroups from %s",
 			EnvRequire, r.Cgroups, r.Cgroups.Why, EnvRequire)
 	case r.config.RequireLandlock && r.Landlock == 0:
 		return fmt.Errorf("sandbox: %s=landlock, but this kernel has no Landlock; "+

@@ -9,8 +9,8 @@ import (
 )
 
 // The macOS sandbox is a Seatbelt profile (SBPL, the Scheme dialect of
-// sandbox-exec(1)) generated from the policy of docs/security.md, "The
-// skill sandbox": deny by default; read, but not write, the skill folder
+// sandbox-exec(1)) generated from the policy of docs/sandbox.md, "macOS":
+// deny by default; read, but not write, the skill folder
 // and the system folders a command needs to start; read and write only
 // the run's private temporary folder; no network; nothing else of the
 // home or the workspace. The generator is platform-neutral so that its
@@ -75,7 +75,7 @@ func seatbeltProfile(skillDir, tempDir string) (string, error) {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("(version 1)")
-	line(";; vox-mcp skill sandbox (docs/security.md, \"The skill sandbox\"): deny by default.")
+	line(";; vox-mcp skill sandbox (docs/sandbox.md, \"macOS\"): deny by default.")
 	line("(deny default)")
 	line("")
 	line(";; Start processes: fork, and execute only what may be read below.")

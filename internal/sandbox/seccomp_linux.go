@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The seccomp filter of every command (docs/security.md). It denies, with
+// The seccomp filter of every command (docs/sandbox.md, "The seccomp filter"). It denies, with
 // EPERM, what no skill command needs and what would let a command out:
 //
 //	ioctl TIOCSTI, TIOCLINUX       inject keystrokes into a terminal

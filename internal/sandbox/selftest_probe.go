@@ -57,8 +57,8 @@ type hostProbe struct {
 // probeTimeout is the timeout of every probe but the one of the timeout.
 const probeTimeout = 20 * time.Second
 
-// hostProbes are the protections of docs/security.md, "The skill
-// sandbox", in the order they are tried.
+// hostProbes are the protections of docs/sandbox.md, "Linux",
+// in the order they are tried.
 var hostProbes = []hostProbe{
 	{
 		protection: "a command runs",

@@ -162,7 +162,7 @@ func TestSandboxToolsListedOnlyWhereTheyRun(t *testing.T) {
 		if _, ran := selfTests.Load(cfg); ran {
 			t.Error("the self-test ran with the opt-out")
 		}
-		if !strings.Contains(s.Services().SkillRunAdvice(), "fix the host's sandbox support (docs/security.md") {
+		if !strings.Contains(s.Services().SkillRunAdvice(), "fix the host's sandbox support (docs/sandbox.md") {
 			t.Errorf("with the opt-out chosen, the advice is %q", s.Services().SkillRunAdvice())
 		}
 	})

@@ -134,10 +134,10 @@ func (v *Services) ActivateSkill(ctx context.Context, in *skills.Installed) erro
 }
 
 // RunSkillCommand runs a skill's command in the sandbox with the server's
-// sandbox configuration (Options.SkillSandbox; docs/security.md, "The
-// skill sandbox"), or unisolated with a warning when the server was
-// started with VOX_SKILL_SANDBOX=off. The protections the host could not
-// give are logged as warnings.
+// sandbox configuration (Options.SkillSandbox; docs/sandbox.md), or
+// unisolated with a warning when the server was started with
+// VOX_SKILL_SANDBOX=off. The protections the host could not give are
+// logged as warnings.
 func (v *Services) RunSkillCommand(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
 	if v.s.skills == nil {
 		return sandbox.Result{}, ErrNoSkills
