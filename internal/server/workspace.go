@@ -237,7 +237,7 @@ func (w *workspaceSource) installCached() bool {
 	w.recorded, w.recordSurface = entries, surface
 	w.entriesMu.Unlock()
 	w.surface.Store(surface)
-	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools), "recorded entries", len(entries))
+	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools), "entries", len(entries))
 	return true
 }
 
