@@ -35,6 +35,10 @@ type toolEntry struct {
 	// whose module an edit replaces.
 	wsPath string
 	wsLine int
+	// recorded is the JSON the surface cache's record holds for a
+	// workspace tool of the record's surface, which tools/list joins
+	// instead of encoding the tool (tools_list.go); nil otherwise.
+	recorded []byte
 }
 
 // toolSource supplies the current tools of one origin besides the

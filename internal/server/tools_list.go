@@ -32,8 +32,10 @@ import (
 // first list, or just after mcp-go registered the set — and shared by
 // every later list. An entry the previous set had encoded is not encoded
 // again (a refresh keeps the entry of every definition it did not
-// change, tools.go), and the rest are encoded on every core: a start
-// encodes all its tools while its client waits for the first list.
+// change, tools.go), nor is a workspace tool whose JSON the surface
+// cache's record holds (workspace_cache.go); the rest are encoded on
+// every core: a start encodes them while its client waits for the first
+// list.
 func (ts *toolSet) listResult() []byte {
 	ts.listOnce.Do(func() {
 		prev := ts.prev.Swap(nil) // what it holds is copied below; let it go
@@ -51,6 +53,10 @@ func (ts *toolSet) listResult() []byte {
 					parts[i] = prev.list[at[0]:at[1]]
 					continue
 				}
+			}
+			if e.recorded != nil {
+				parts[i] = e.recorded
+				continue
 			}
 			todo = append(todo, i)
 		}

@@ -73,6 +73,11 @@ type workspaceSource struct {
 	entries      *btree.BTreeG[namedEntry]
 	entrySurface *workspace.Surface
 	entryWrites  bool
+	// recorded are the tools' JSON in the surface cache's record by name,
+	// given to the entries made for recordSurface, the record's surface
+	// (installCached), until the first scan is installed.
+	recorded      map[string]recordedEntry
+	recordSurface *workspace.Surface
 
 	// consent decides the powers of each surface installed (grant);
 	// powers are the last ones granted, powersMu guards them.
@@ -172,8 +177,12 @@ func (w *workspaceSource) start(snap *workspace.Snapshot) {
 			w.s.log.Error("workspace scan failed; the workspace surface stays as it was", "err", err)
 			return
 		}
+		w.entriesMu.Lock()
+		w.recorded, w.recordSurface = nil, nil
+		w.entriesMu.Unlock()
 		if w.cache != nil {
-			if err := w.cache.save(w.surface.Load()); err != nil {
+			surface := w.surface.Load()
+			if err := w.cache.save(surface, w.recordEntries(surface)); err != nil {
 				w.s.log.Debug("cannot record the workspace surface for the next start", "err", err)
 			}
 		}
@@ -216,15 +225,19 @@ func (w *workspaceSource) installCached() bool {
 	if err != nil {
 		return false
 	}
-	snap, why := w.cache.load(cfg)
+	snap, entries, why := w.cache.load(cfg)
 	if why != nil {
 		if !errors.Is(why, fs.ErrNotExist) {
 			w.s.log.Debug("not serving the recorded workspace surface", "why", why)
 		}
 		return false
 	}
-	w.surface.Store(w.grant(snap.Surface(w.s.root, cfg)))
-	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools))
+	surface := w.grant(snap.Surface(w.s.root, cfg))
+	w.entriesMu.Lock()
+	w.recorded, w.recordSurface = entries, surface
+	w.entriesMu.Unlock()
+	w.surface.Store(surface)
+	w.s.log.Debug("serving the recorded workspace surface until the first scan completes", "tools", len(snap.Tools), "entries", len(entries))
 	return true
 }
 
@@ -363,14 +376,20 @@ func (w *workspaceSource) toolChanges() []string {
 		if prev, ok := w.entries.Get(namedEntry{name: t.Name}); ok && sameWorkspaceDefinition(prev.entry, t, writes && t.Mutates) {
 			return
 		}
-		w.entries.ReplaceOrInsert(namedEntry{name: t.Name, entry: &toolEntry{
+		e := &toolEntry{
 			tool:    workspaceTool(t, writes && t.Mutates),
 			source:  registry.SourceWorkspace,
 			handler: w.toolHandler(t.Name),
 			hidden:  !w.advertise,
 			wsPath:  t.Path,
 			wsLine:  t.Line,
-		}})
+		}
+		// The record's JSON of this very tool: the record's surface, its
+		// name, its read-only hint (workspace_cache.go).
+		if rec, ok := w.recorded[t.Name]; ok && surface == w.recordSurface && rec.Name == t.Name && rec.ReadOnly == !(writes && t.Mutates) {
+			e.recorded = rec.JSON
+		}
+		w.entries.ReplaceOrInsert(namedEntry{name: t.Name, entry: e})
 		changed = append(changed, t.Name)
 	}
 	if names, ok := surface.ToolChanges(w.entrySurface); ok && writes == w.entryWrites {
@@ -399,6 +418,43 @@ func (w *workspaceSource) toolChanges() []string {
 	}
 	w.entrySurface, w.entryWrites = surface, writes
 	return changed
+}
+
+// recordEntries is the JSON of the listed workspace tools of surface
+// for its record (workspace_cache.go): what the server encoded for
+// tools/list — taken from the listed set when it holds the entry, else
+// encoded here, as the list encodes it — for each current entry that is
+// the definition of the surface's tool.
+func (w *workspaceSource) recordEntries(surface *workspace.Surface) []recordedEntry {
+	if !w.advertise {
+		return nil
+	}
+	var set *toolSet
+	if l := w.s.listed.Load(); l != nil && l.built.Load() {
+		set = l
+	}
+	writes := surface.Powers.CanWrite()
+	var out []recordedEntry
+	w.eachToolEntry(func(e *toolEntry) {
+		t, ok := surface.Tool(e.tool.Name)
+		if !ok || e.hidden || !sameWorkspaceDefinition(e, t, writes && t.Mutates) {
+			return
+		}
+		var b []byte
+		if set != nil {
+			if at, ok := set.encodedAt[e]; ok {
+				b = set.list[at[0]:at[1]]
+			}
+		}
+		if b == nil {
+			var err error
+			if b, err = json.Marshal(e.tool); err != nil {
+				return
+			}
+		}
+		out = append(out, recordedEntry{Name: e.tool.Name, ReadOnly: *e.tool.Annotations.ReadOnlyHint, JSON: b})
+	})
+	return out
 }
 
 // toolEntry is the current entry of a workspace tool (changingToolSource;

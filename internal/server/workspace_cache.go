@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"errors"
@@ -33,9 +34,19 @@ import (
 // scan then replaces it as it replaces a generated snapshot: files added
 // since appear with it, and a call compiles its file from the disk either
 // way, so the record decides only what is listed for those milliseconds.
+//
+// The record also keeps each listed workspace tool's JSON as the server
+// encoded it for tools/list (recordedEntry), so that a start from the
+// record joins them instead of encoding every tool again (tools_list.go).
+// An entry is used only for the tool of the record's surface that bears
+// its name, with the same read-only hint (the powers may have changed
+// since), and only when the entries' SHA-256 in the record holds; the
+// record lives outside the workspace, in a folder the repository cannot
+// write (docs/security.md, protect.Table), as the descriptors it was
+// always trusted for do.
 
 // surfaceCacheFormat is the version of the record's layout.
-const surfaceCacheFormat = 1
+const surfaceCacheFormat = 2
 
 // maxSurfaceCacheBytes bounds the record read at start: far above the
 // record of a 20,000-file workspace (about 5 MB).
@@ -49,6 +60,45 @@ type surfaceRecord struct {
 	Root     string
 	Build    string
 	Snapshot *workspace.Snapshot
+	// Entries are the listed workspace tools' JSON, EntriesSum their
+	// digest (entriesSum).
+	Entries    []recordedEntry
+	EntriesSum [sha256.Size]byte
+}
+
+// recordedEntry is a workspace tool's JSON in tools/list, as the server
+// encoded the tool it registered (json.Marshal of its mcp.Tool), with the
+// name and read-only hint of that tool.
+type recordedEntry struct {
+	Name     string
+	ReadOnly bool
+	JSON     []byte
+}
+
+// entriesSum is the SHA-256 of the entries, each length-prefixed, bound
+// to the record's root and build.
+func entriesSum(root, build string, entries []recordedEntry) [sha256.Size]byte {
+	h := sha256.New()
+	var n [8]byte
+	field := func(b []byte) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte(root))
+	field([]byte(build))
+	for _, e := range entries {
+		field([]byte(e.Name))
+		if e.ReadOnly {
+			field([]byte{1})
+		} else {
+			field([]byte{0})
+		}
+		field(e.JSON)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // surfaceCache is the record file of one root; a nil *surfaceCache
@@ -95,41 +145,49 @@ func buildKey() (string, bool) {
 }
 
 // load returns the recorded snapshot when it still describes the
-// workspace (see above) and the scan config cfg; why says why not.
-func (c *surfaceCache) load(cfg *workspace.Config) (snap *workspace.Snapshot, why error) {
+// workspace (see above) and the scan config cfg, with the recorded
+// entries by name when their digest holds (none otherwise); why says why
+// the snapshot is not served.
+func (c *surfaceCache) load(cfg *workspace.Config) (snap *workspace.Snapshot, entries map[string]recordedEntry, why error) {
 	f, err := os.Open(c.path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSurfaceCacheBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(data) > maxSurfaceCacheBytes {
-		return nil, errors.New("the record is larger than its bound")
+		return nil, nil, errors.New("the record is larger than its bound")
 	}
 	var rec surfaceRecord
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&rec); err != nil {
-		return nil, fmt.Errorf("the record does not decode: %w", err)
+		return nil, nil, fmt.Errorf("the record does not decode: %w", err)
 	}
 	switch {
 	case rec.Format != surfaceCacheFormat:
-		return nil, fmt.Errorf("record format %d, want %d", rec.Format, surfaceCacheFormat)
+		return nil, nil, fmt.Errorf("record format %d, want %d", rec.Format, surfaceCacheFormat)
 	case rec.Root != c.root:
-		return nil, fmt.Errorf("the record is of root %s", rec.Root)
+		return nil, nil, fmt.Errorf("the record is of root %s", rec.Root)
 	case rec.Build != c.build:
-		return nil, errors.New("the record is of another vox-mcp build")
+		return nil, nil, errors.New("the record is of another vox-mcp build")
 	case rec.Snapshot == nil:
-		return nil, errors.New("the record holds no surface")
+		return nil, nil, errors.New("the record holds no surface")
 	case rec.Snapshot.ConfigSHA256 != cfg.SHA256:
-		return nil, fmt.Errorf("the scan config %s changed", workspace.ConfigPath)
+		return nil, nil, fmt.Errorf("the scan config %s changed", workspace.ConfigPath)
 	}
 	if err := sourcesUnchanged(c.root, rec.Snapshot); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.read = data
-	return rec.Snapshot, nil
+	if len(rec.Entries) > 0 && entriesSum(c.root, c.build, rec.Entries) == rec.EntriesSum {
+		entries = make(map[string]recordedEntry, len(rec.Entries))
+		for _, e := range rec.Entries {
+			entries[e.Name] = e
+		}
+	}
+	return rec.Snapshot, entries, nil
 }
 
 // sourcesUnchanged checks that every source file the snapshot names holds
@@ -164,12 +222,17 @@ func sourcesUnchanged(root string, snap *workspace.Snapshot) error {
 	return nil
 }
 
-// save records the surface of a scan, unless the record holds it
-// already; it writes a temporary file and renames it over the record, so
-// a reader sees a whole record or the previous one.
-func (c *surfaceCache) save(s *workspace.Surface) error {
+// save records the surface of a scan and the JSON of its listed tools,
+// unless the record holds them already; it writes a temporary file and
+// renames it over the record, so a reader sees a whole record or the
+// previous one.
+func (c *surfaceCache) save(s *workspace.Surface, entries []recordedEntry) error {
+	rec := surfaceRecord{Format: surfaceCacheFormat, Root: c.root, Build: c.build, Snapshot: s.Snapshot(""), Entries: entries}
+	if len(entries) > 0 {
+		rec.EntriesSum = entriesSum(c.root, c.build, entries)
+	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(surfaceRecord{Format: surfaceCacheFormat, Root: c.root, Build: c.build, Snapshot: s.Snapshot("")}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(rec); err != nil {
 		return err
 	}
 	data := buf.Bytes()

@@ -82,7 +82,7 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, why := c.load(cfg)
+		_, _, why := c.load(cfg)
 		return why
 	}
 	if err := load(); err != nil {
@@ -129,8 +129,8 @@ func TestSurfaceCacheDiscardsAStaleRecord(t *testing.T) {
 			recordChanged: rewritten(func(r *surfaceRecord) { r.Build += "x" })},
 		{name: "another root", want: "the record is of root",
 			recordChanged: rewritten(func(r *surfaceRecord) { r.Root = "/elsewhere" })},
-		{name: "another format", want: "record format 2",
-			recordChanged: rewritten(func(r *surfaceRecord) { r.Format = 2 })},
+		{name: "another format", want: "record format 3",
+			recordChanged: rewritten(func(r *surfaceRecord) { r.Format = 3 })},
 		{name: "a record that does not decode", want: "the record does not decode",
 			recordChanged: record[:len(record)/2]},
 	} {
