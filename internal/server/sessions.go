@@ -443,8 +443,15 @@ func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpS
 // track registers a request of the session key, so that the session's end
 // ends it too; done unregisters it.
 func (p *sessionPlane) track(ctx context.Context, key string) (context.Context, *openRequest) {
+	o := &openRequest{}
+	return p.trackInto(ctx, key, o), o
+}
+
+// trackInto is track with the record o allocated by the caller (a POST's
+// is part of its sessionPost).
+func (p *sessionPlane) trackInto(ctx context.Context, key string, o *openRequest) context.Context {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &openRequest{cancel: cancel, shard: p.open.shard(key), key: key}
+	*o = openRequest{cancel: cancel, shard: p.open.shard(key), key: key}
 	sh := o.shard
 	sh.mu.Lock()
 	if sh.by == nil {
@@ -452,7 +459,7 @@ func (p *sessionPlane) track(ctx context.Context, key string) (context.Context, 
 	}
 	sh.by[key] = append(sh.by[key], o)
 	sh.mu.Unlock()
-	return ctx, o
+	return ctx
 }
 
 // done unregisters the request and ends its context.
