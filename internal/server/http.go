@@ -201,7 +201,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return
 		}
-		hs, ok := e.session(w, r)
+		sp := &sessionPost{e: e, header: r.Header}
+		hs, ok := e.session(w, r, &sp.session)
 		if !ok {
 			return
 		}
@@ -213,7 +214,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// (toolcall.CloseStream, SSE polling); its sampling and roots
 		// requests reach the client only on its GET stream
 		// (transport/listen.go).
-		sp := &sessionPost{e: e, hs: hs, header: r.Header, sessionID: r.Header.Get(mcpserver.HeaderKeySessionID)}
+		sp.hs, sp.sessionID = hs, r.Header.Get(mcpserver.HeaderKeySessionID)
 		ctx := e.p.trackInto(r.Context(), hs.id.Key, &sp.open)
 		defer sp.open.done()
 		ctx, fw := sp.post.Start(ctx, r.Context(), w, sp, e.events.Aliases(), r.ProtoAtLeast(1, 1))
@@ -232,7 +233,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no sessions to end
 			return
 		}
-		hs, ok := e.session(w, r)
+		hs, ok := e.session(w, r, nil)
 		if !ok || !e.p.end(r.Context(), w, hs) {
 			return
 		}
@@ -244,8 +245,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // session verifies the request's session id, answering the refusal.
-func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession, bool) {
-	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()), httpPrincipal(r.Context()))
+// into is as for verify.
+func (e *endpoint) session(w http.ResponseWriter, r *http.Request, into *httpSession) (*httpSession, bool) {
+	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()), httpPrincipal(r.Context()), into)
 	if serr != nil {
 		e.s.log.Debug("http: session refused", "method", r.Method, "status", serr.status, "why", serr.text, "remote", r.RemoteAddr)
 		http.Error(w, serr.text, serr.status)
@@ -257,7 +259,7 @@ func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession
 // serveStream serves a GET event stream of a verified session; it ends
 // when the session does (DELETE) or its id expires.
 func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
-	hs, ok := e.session(w, r)
+	hs, ok := e.session(w, r, nil)
 	if !ok {
 		return
 	}

@@ -13,7 +13,8 @@ import (
 // transport plumbing (transport.Post), whose decisions it makes.
 type sessionPost struct {
 	e         *endpoint
-	hs        *httpSession
+	hs        *httpSession // &session once verified
+	session   httpSession
 	header    http.Header
 	sessionID string
 	ctx       context.Context // the call's, for the priming decision

@@ -14,13 +14,14 @@ import (
 // (inside the server's record of the POST) instead of one piece at a
 // time (docs/benchmarks.md, "The HTTP rows under load: where a call's
 // CPU goes"): the priming event and its writer (WithPriming), the call's
-// stream (PostStream), the writer mcp-go gets (FinishedWriter), and one
-// context node carrying what WithPriming, WithPostStream,
-// toolcall.WithStreamCloser and toolcall.WithRequestRoute carry one value
-// at a time.
+// stream (PostStream), and one context node carrying what WithPriming,
+// WithPostStream, toolcall.WithStreamCloser and toolcall.WithRequestRoute
+// carry one value at a time. The writer mcp-go gets (FinishedWriter) is
+// the one piece apart: mcp-go keeps it for the session's life, and alone
+// it is 32 bytes, where keeping it inside would keep all of this.
 type Post struct {
 	Stream   PostStream
-	Finished FinishedWriter
+	finished *FinishedWriter
 	primer   Primer
 	priming  primingWriter
 	node     postContext
@@ -43,21 +44,21 @@ type PostOwner interface {
 // Start readies p for the POST answered on w, whose context is ctx and
 // whose connection's context is conn; chunked: the response may be ended
 // early (CloseStream). The context and the writer returned are the
-// call's: mcp-go gets Finished. End must be called once it is answered.
+// call's: mcp-go gets the writer. End must be called once it is answered.
 func (p *Post) Start(ctx, conn context.Context, w http.ResponseWriter, owner PostOwner, aliases *sync.Map, chunked bool) (context.Context, *FinishedWriter) {
 	p.owner, p.chunked = owner, chunked
 	p.primer.wanted = owner
 	p.priming = primingWriter{ResponseWriter: w, p: &p.primer}
 	p.Stream.init(conn, &p.priming, owner, aliases)
-	p.Finished.w = &p.Stream
+	p.finished = NewFinishedWriter(&p.Stream)
 	p.node = postContext{Context: ctx, p: p}
-	return &p.node, &p.Finished
+	return &p.node, p.finished
 }
 
 // End ends the POST's stream and drops the response writer (PostStream.End,
 // FinishedWriter.Finish).
 func (p *Post) End() {
-	p.Finished.Finish()
+	p.finished.Finish()
 	p.Stream.End()
 }
 
