@@ -96,10 +96,6 @@ type primerKey struct{}
 // whether it gets a priming event.
 type PrimingWanter interface{ WantsPriming() bool }
 
-type wantFunc func() bool
-
-func (f wantFunc) WantsPriming() bool { return f() }
-
 func PrimerFrom(ctx context.Context) *Primer {
 	p, _ := ctx.Value(primerKey{}).(*Primer)
 	return p
@@ -165,13 +161,6 @@ func (w *primingWriter) Flush() {
 }
 
 func (w *primingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// WithPriming arranges the priming event for a POST of a session, sent
-// when wanted says so once the response becomes a stream.
-func WithPriming(ctx context.Context, w http.ResponseWriter, wanted func() bool) (context.Context, http.ResponseWriter) {
-	p := &Primer{wanted: wantFunc(wanted)}
-	return context.WithValue(ctx, primerKey{}, p), &primingWriter{ResponseWriter: w, p: p}
-}
 
 // errResponseFinished is what a write to a POST's response gets once the
 // request has been answered.

@@ -13,10 +13,10 @@ import (
 // Post is the plumbing of one POST of a session, allocated as one struct
 // (inside the server's record of the POST) instead of one piece at a
 // time (docs/benchmarks.md, "The HTTP rows under load: where a call's
-// CPU goes"): the priming event and its writer (WithPriming), the call's
-// stream (PostStream), and one context node carrying what WithPriming,
-// WithPostStream, toolcall.WithStreamCloser and toolcall.WithRequestRoute
-// carry one value at a time. The writer mcp-go gets (FinishedWriter) is
+// CPU goes"): the priming event (Primer) and its writer, the call's
+// stream (PostStream), and one context node carrying the primer, what
+// WithPostStream carries, and what toolcall.WithStreamCloser and
+// toolcall.WithRequestRoute would carry one value at a time. The writer mcp-go gets (FinishedWriter) is
 // the one piece apart: mcp-go keeps it for the session's life, and alone
 // it is 32 bytes, where keeping it inside would keep all of this.
 type Post struct {
