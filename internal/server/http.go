@@ -14,8 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/vox-lang/vox-mcp/runtime/toolcall"
-
 	"github.com/vox-lang/vox-mcp/internal/server/transport"
 )
 
@@ -203,30 +201,25 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.dispatch(w, r.WithContext(ctx), body, &msg, modern)
 			return
 		}
-		hs, ok := e.session(w, r)
+		sp := &sessionPost{e: e, header: r.Header}
+		hs, ok := e.session(w, r, &sp.session)
 		if !ok {
 			return
 		}
-		ctx, open := e.p.track(withHTTPSession(r.Context(), hs), hs.id.Key)
-		defer open.done()
-		ctx, w = transport.WithPriming(ctx, w, func() bool { return e.s.wantsPriming(ctx, hs.id.Key, r.Header) })
-		// The call's own notifications are written to this response
-		// (transport/stream.go), recorded like mcp-go's events.
-		sessionID := r.Header.Get(mcpserver.HeaderKeySessionID)
-		ps := transport.NewPostStream(r.Context(), w, func(ctx context.Context, stream string, data []byte) (string, error) {
-			return e.events.StoreEvent(ctx, sessionID, stream, data)
-		}, e.events.Aliases())
-		defer ps.End()
-		ctx = transport.WithPostStream(ctx, ps)
-		fw := transport.NewFinishedWriter(ps)
-		defer fw.Finish()
-		// The call may close its stream for the client to resume it
-		// (toolcall.CloseStream, SSE polling).
-		pr, chunked := transport.PrimerFrom(ctx), r.ProtoAtLeast(1, 1)
-		ctx = toolcall.WithStreamCloser(ctx, func() bool { return ps.CloseStream(pr, chunked) })
-		// Sampling and roots requests reach the client only on its GET
-		// stream (transport/listen.go).
-		ctx = toolcall.WithRequestRoute(ctx, e.p.requestRoute(hs))
+		// The POST's plumbing is one allocation (sessionPost): its
+		// tracking, priming, stream and the writer mcp-go gets. The
+		// call's own notifications are written to this response
+		// (transport/stream.go), recorded like mcp-go's events; the call
+		// may close its stream for the client to resume it
+		// (toolcall.CloseStream, SSE polling); its sampling and roots
+		// requests reach the client only on its GET stream
+		// (transport/listen.go).
+		sp.hs, sp.sessionID = hs, r.Header.Get(mcpserver.HeaderKeySessionID)
+		ctx := e.p.trackInto(r.Context(), hs.id.Key, &sp.open)
+		defer sp.open.done()
+		ctx, fw := sp.post.Start(ctx, r.Context(), w, sp, e.events.Aliases(), r.ProtoAtLeast(1, 1))
+		sp.ctx = ctx
+		defer sp.post.End()
 		e.dispatch(fw, r.WithContext(ctx), body, &msg, false)
 	case http.MethodGet:
 		if isModern(r.Header, nil) {
@@ -240,7 +233,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.next.ServeHTTP(w, r.WithContext(withHTTP(r.Context()))) // 405: 2026-07-28 has no sessions to end
 			return
 		}
-		hs, ok := e.session(w, r)
+		hs, ok := e.session(w, r, nil)
 		if !ok || !e.p.end(r.Context(), w, hs) {
 			return
 		}
@@ -252,8 +245,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // session verifies the request's session id, answering the refusal.
-func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession, bool) {
-	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()), PrincipalFrom(r.Context()))
+// into is as for verify.
+func (e *endpoint) session(w http.ResponseWriter, r *http.Request, into *httpSession) (*httpSession, bool) {
+	hs, serr := e.p.verify(r.Context(), r.Header.Get(mcpserver.HeaderKeySessionID), roleFrom(r.Context()), httpPrincipal(r.Context()), into)
 	if serr != nil {
 		e.s.log.Debug("http: session refused", "method", r.Method, "status", serr.status, "why", serr.text, "remote", r.RemoteAddr)
 		http.Error(w, serr.text, serr.status)
@@ -265,7 +259,7 @@ func (e *endpoint) session(w http.ResponseWriter, r *http.Request) (*httpSession
 // serveStream serves a GET event stream of a verified session; it ends
 // when the session does (DELETE) or its id expires.
 func (e *endpoint) serveStream(w http.ResponseWriter, r *http.Request) {
-	hs, ok := e.session(w, r)
+	hs, ok := e.session(w, r, nil)
 	if !ok {
 		return
 	}

@@ -25,18 +25,16 @@ const listenGrace = 2 * time.Second
 
 // requestRoute is the toolcall.WithRequestRoute check of a call of the
 // HTTP session hs.
-func (p *sessionPlane) requestRoute(hs *httpSession) func(context.Context, string) error {
-	return func(ctx context.Context, method string) error {
-		if method == string(mcp.MethodElicitationCreate) {
-			return nil // it travels on the call's own stream
-		}
-		if p.listening.Await(ctx, hs.id.Key, hs.id.Expires, listenGrace) {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s cannot reach the client: its session has no GET event stream open on this server, where the server sends a session's %s requests (protocols before 2026-07-28; elicitation travels on the call's own stream); the client must open it (GET with its %s) before calling a tool that asks for this",
-			method, method, mcpserver.HeaderKeySessionID)
+func (p *sessionPlane) routeRequest(ctx context.Context, hs *httpSession, method string) error {
+	if method == string(mcp.MethodElicitationCreate) {
+		return nil // it travels on the call's own stream
 	}
+	if p.listening.Await(ctx, hs.id.Key, hs.id.Expires, listenGrace) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s cannot reach the client: its session has no GET event stream open on this server, where the server sends a session's %s requests (protocols before 2026-07-28; elicitation travels on the call's own stream); the client must open it (GET with its %s) before calling a tool that asks for this",
+		method, method, mcpserver.HeaderKeySessionID)
 }

@@ -22,7 +22,26 @@ const (
 type principalKey struct{}
 
 func withPrincipal(ctx context.Context, p string) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
+	var v any = p
+	switch p { // the static tokens' principals are not boxed per request
+	case PrincipalFullToken:
+		v = principalFull
+	case PrincipalReadToken:
+		v = principalRead
+	}
+	return context.WithValue(ctx, principalKey{}, v)
+}
+
+var principalFull, principalRead any = PrincipalFullToken, PrincipalReadToken
+
+// httpPrincipal is the principal of a request of the HTTP endpoint before
+// the endpoint marked it as one (withHTTP): "anonymous" without a token
+// configured (requireToken).
+func httpPrincipal(ctx context.Context) string {
+	if p, ok := ctx.Value(principalKey{}).(string); ok {
+		return p
+	}
+	return PrincipalAnonymous
 }
 
 // PrincipalFrom is who the request behind ctx speaks for, as the audit
@@ -34,6 +53,11 @@ func withPrincipal(ctx context.Context, p string) context.Context {
 func PrincipalFrom(ctx context.Context) string {
 	if p, ok := ctx.Value(principalKey{}).(string); ok {
 		return p
+	}
+	if ctx.Value(httpSessionKey{}) != nil {
+		// A request of the HTTP endpoint without a principal: no token is
+		// configured, and requireToken did not copy the request to say so.
+		return PrincipalAnonymous
 	}
 	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() == "stdio" {
 		return PrincipalStdio

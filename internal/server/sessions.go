@@ -372,7 +372,10 @@ const restart = ": start a new session with initialize"
 // owner keeps it (404 as for a session this server does not know, the
 // answer the MCP transport specification gives for an unknown session,
 // which says nothing of whether it exists).
-func (p *sessionPlane) verify(ctx context.Context, raw string, rl role, owner string) (*httpSession, *sessionError) {
+//
+// into, when not nil, is where the session is written (a POST's is part of
+// its sessionPost); nil allocates one.
+func (p *sessionPlane) verify(ctx context.Context, raw string, rl role, owner string, into *httpSession) (*httpSession, *sessionError) {
 	if raw == "" {
 		return nil, &sessionError{http.StatusBadRequest, "missing " + mcpserver.HeaderKeySessionID + ": send initialize first, then the " +
 			mcpserver.HeaderKeySessionID + " it answered with on every request of the session"}
@@ -390,7 +393,11 @@ func (p *sessionPlane) verify(ctx context.Context, raw string, rl role, owner st
 	if id.Role != uint8(rl) {
 		return nil, &sessionError{http.StatusNotFound, "session not found for this token: the session was started with another token's role" + restart}
 	}
-	hs := &httpSession{raw: raw, id: id}
+	hs := into
+	if hs == nil {
+		hs = &httpSession{}
+	}
+	hs.raw, hs.id = raw, id
 	var revoked bool
 	if v, ok := p.shared.(session.Viewer); ok { // fleet mode: the revoked set and the state are one store
 		var view session.View
@@ -443,8 +450,15 @@ func (p *sessionPlane) end(ctx context.Context, w http.ResponseWriter, hs *httpS
 // track registers a request of the session key, so that the session's end
 // ends it too; done unregisters it.
 func (p *sessionPlane) track(ctx context.Context, key string) (context.Context, *openRequest) {
+	o := &openRequest{}
+	return p.trackInto(ctx, key, o), o
+}
+
+// trackInto is track with the record o allocated by the caller (a POST's
+// is part of its sessionPost).
+func (p *sessionPlane) trackInto(ctx context.Context, key string, o *openRequest) context.Context {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &openRequest{cancel: cancel, shard: p.open.shard(key), key: key}
+	*o = openRequest{cancel: cancel, shard: p.open.shard(key), key: key}
 	sh := o.shard
 	sh.mu.Lock()
 	if sh.by == nil {
@@ -452,7 +466,7 @@ func (p *sessionPlane) track(ctx context.Context, key string) (context.Context, 
 	}
 	sh.by[key] = append(sh.by[key], o)
 	sh.mu.Unlock()
-	return ctx, o
+	return ctx
 }
 
 // done unregisters the request and ends its context.

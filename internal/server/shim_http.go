@@ -68,7 +68,7 @@ func (e *endpoint) serveBatch(w http.ResponseWriter, r *http.Request, body []byt
 		_, _ = w.Write(transport.BatchRefusal(version))
 		return
 	}
-	hs, ok := e.session(w, r)
+	hs, ok := e.session(w, r, nil)
 	if !ok {
 		return
 	}

@@ -24,6 +24,11 @@ func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Cont
 // 2025-11-25, a response that is not a primed event stream yet, a
 // connection that cannot be ended early).
 func CloseStream(ctx context.Context) bool {
-	f, _ := ctx.Value(streamCloserKey{}).(func() bool)
-	return f != nil && f()
+	switch f := ctx.Value(streamCloserKey{}).(type) {
+	case func() bool:
+		return f != nil && f()
+	case Transport:
+		return f.CloseStream()
+	}
+	return false
 }

@@ -23,9 +23,13 @@ func WithRequestRoute(ctx context.Context, route func(ctx context.Context, metho
 // routeError is why a request of the method cannot reach the client of
 // ctx, nil when it can (or the transport does not say).
 func routeError(ctx context.Context, method string) error {
-	route, _ := ctx.Value(requestRouteKey{}).(func(context.Context, string) error)
-	if route == nil {
-		return nil
+	switch route := ctx.Value(requestRouteKey{}).(type) {
+	case func(context.Context, string) error:
+		if route != nil {
+			return route(ctx, method)
+		}
+	case Transport:
+		return route.RouteRequest(ctx, method)
 	}
-	return route(ctx, method)
+	return nil
 }

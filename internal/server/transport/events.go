@@ -82,7 +82,7 @@ func (e EventStore) PurgeSession(ctx context.Context, sessionID string) error {
 // stream. wanted decides, once the first event comes, whether the POST
 // gets one (wantsPriming): a POST answered with plain JSON pays nothing.
 type Primer struct {
-	wanted func() bool
+	wanted PrimingWanter
 
 	mu      sync.Mutex
 	id      string
@@ -91,6 +91,10 @@ type Primer struct {
 }
 
 type primerKey struct{}
+
+// PrimingWanter decides, once a POST's response becomes a stream,
+// whether it gets a priming event.
+type PrimingWanter interface{ WantsPriming() bool }
 
 func PrimerFrom(ctx context.Context) *Primer {
 	p, _ := ctx.Value(primerKey{}).(*Primer)
@@ -105,7 +109,7 @@ func (p *Primer) prime(store func() (string, error)) {
 		return
 	}
 	p.tried = true
-	if !p.wanted() {
+	if !p.wanted.WantsPriming() {
 		return
 	}
 	if id, err := store(); err == nil {
@@ -157,13 +161,6 @@ func (w *primingWriter) Flush() {
 }
 
 func (w *primingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// WithPriming arranges the priming event for a POST of a session, sent
-// when wanted says so once the response becomes a stream.
-func WithPriming(ctx context.Context, w http.ResponseWriter, wanted func() bool) (context.Context, http.ResponseWriter) {
-	p := &Primer{wanted: wanted}
-	return context.WithValue(ctx, primerKey{}, p), &primingWriter{ResponseWriter: w, p: p}
-}
 
 // errResponseFinished is what a write to a POST's response gets once the
 // request has been answered.

@@ -45,7 +45,7 @@ type PostStream struct {
 	// returns its id ("" when it could not be stored: it is sent live
 	// without one, as mcp-go does); nil under protocol 2026-07-28, which
 	// has no resumability.
-	record func(ctx context.Context, stream string, data []byte) (string, error)
+	record Recorder
 	// aliases is the event store's map from the stream the events are
 	// recorded under, when the server named it, to this PostStream
 	// (recordedStream).
@@ -75,8 +75,22 @@ type PostStream struct {
 	ended     bool // the POST ended: known is closed, mcpStream stays
 }
 
-func NewPostStream(conn context.Context, w http.ResponseWriter, record func(context.Context, string, []byte) (string, error), aliases *sync.Map) *PostStream {
-	return &PostStream{conn: conn, w: w, record: record, aliases: aliases, mcpHeader: http.Header{}}
+// Recorder stores a notification as the next event of stream and
+// returns its id.
+type Recorder interface {
+	RecordEvent(ctx context.Context, stream string, data []byte) (string, error)
+}
+
+// NewPostStream is the stream of a POST answered on w; record is nil
+// where nothing is recorded (protocol 2026-07-28).
+func NewPostStream(conn context.Context, w http.ResponseWriter, record Recorder, aliases *sync.Map) *PostStream {
+	p := &PostStream{}
+	p.init(conn, w, record, aliases)
+	return p
+}
+
+func (p *PostStream) init(conn context.Context, w http.ResponseWriter, record Recorder, aliases *sync.Map) {
+	p.conn, p.w, p.record, p.aliases, p.mcpHeader = conn, w, record, aliases, http.Header{}
 }
 
 type postStreamKey struct{}
@@ -161,7 +175,7 @@ func (p *PostStream) Notify(ctx context.Context, n mcp.JSONRPCNotification) (boo
 	}
 	var id string
 	if p.record != nil {
-		if id, err = p.record(ctx, p.recordedStream(""), data); err != nil {
+		if id, err = p.record.RecordEvent(ctx, p.recordedStream(""), data); err != nil {
 			id = ""
 		}
 	}
