@@ -134,10 +134,10 @@ func (sh *stdioShim) line(ctx context.Context, line []byte) (pass []byte, err er
 		if !ok {
 			return nil, ctx.Err()
 		}
-		// A call as a task is answered here with the task (tasks.go).
-		_, p, reply, answered := sh.s.preDispatchHead(sctx, line, &head, false)
+		// A call as a task is answered here with the task (tasks.go),
+		// whose call starts once the answer is written.
+		p, answered := sh.answerFirst(sctx, line, &head, false)
 		if answered {
-			sh.reply(reply)
 			return nil, nil
 		}
 		pass = p
@@ -199,6 +199,20 @@ func (sh *stdioShim) batch(sctx context.Context, line []byte) []byte {
 		}
 		return b
 	})
+}
+
+// answerFirst dispatches a request that may make a task (a call as a
+// task, tasks/update), writing its answer before the task's call starts
+// (withAnswerGate); pass is what mcp-go is to read when the shim did not
+// answer.
+func (sh *stdioShim) answerFirst(sctx context.Context, line []byte, head *rpcMessage, modern bool) (pass []byte, answered bool) {
+	gate := make(chan struct{})
+	defer close(gate)
+	_, pass, reply, answered := sh.s.preDispatchHead(withAnswerGate(sctx, gate), line, head, modern)
+	if answered {
+		sh.reply(reply)
+	}
+	return pass, answered
 }
 
 // reply writes one message (nil writes nothing) as a line.

@@ -43,7 +43,29 @@ func (tp *taskPlane) startTask(ctx context.Context, t tasks.Task, pass []byte, s
 		runCtx = toolcall.WithAskWatcher(runCtx, taskAsker{p: s.tasks, task: t})
 	}
 	tp.track(t.ID, session, cancel)
-	go tp.runTask(runCtx, t, pass)
+	gate, _ := ctx.Value(answerGateKey{}).(chan struct{})
+	go func() {
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-runCtx.Done():
+			}
+		}
+		tp.runTask(runCtx, t, pass)
+	}()
+}
+
+// answerGateKey keys the gate a transport closes once it wrote the answer
+// that created a task: over stdio that answer and the task's own messages
+// (its requests to the client, progress, status) share one output, and a
+// task's call starts only after the answer, so that a client reads the
+// task before anything of it (docs/tasks.md §4, "Asking the client").
+type answerGateKey struct{}
+
+// withAnswerGate is ctx whose task, if its request makes one, waits for
+// gate to close before its call starts.
+func withAnswerGate(ctx context.Context, gate chan struct{}) context.Context {
+	return context.WithValue(ctx, answerGateKey{}, gate)
 }
 
 // taskSession is the mcp-go session id of the request ctx: its

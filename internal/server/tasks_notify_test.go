@@ -209,6 +209,11 @@ func TestTaskNotificationsOverStdio(t *testing.T) {
 			id = result(t, m)["task"].(map[string]any)["taskId"].(string)
 			continue
 		}
+		if id == "" {
+			// Over stdio the answer that made the task comes first
+			// (withAnswerGate).
+			t.Fatalf("a message of the task before the answer that created it: %v", m)
+		}
 		if m["method"] == "notifications/progress" {
 			reports++
 			if rel := relatedTask(m); rel == "" || (id != "" && rel != id) {

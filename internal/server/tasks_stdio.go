@@ -37,10 +37,10 @@ func (sh *stdioShim) modernTask(ctx context.Context, line []byte, head *rpcMessa
 	if !ok {
 		return true, ctx.Err()
 	}
-	_, _, reply, answered := sh.s.preDispatchHead(sctx, line, head, true)
-	if !answered {
+	// A call that becomes a task, or a tasks/update that resumes one,
+	// is answered before the task's call goes on.
+	if _, answered := sh.answerFirst(sctx, line, head, true); !answered {
 		return false, nil
 	}
-	sh.reply(reply)
 	return true, nil
 }
