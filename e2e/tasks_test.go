@@ -220,10 +220,10 @@ func TestFleetTasks(t *testing.T) {
 
 // tasksScenarios are the conformance suite's tasks scenarios (SEP-2663,
 // an extension: run with --force) that TestTasksConformance runs, each
-// with the checks that fail and why. Not run: tasks-dispatch-and-envelope
-// and tasks-mrtr-* (their fixtures ask the client for input, which only a
-// workspace tool's task does, not a catalog tool's: docs/tasks.md §5,
-// "A task that asks"), tasks-status-notifications (not sent under
+// with the checks that fail and why. The fixtures that ask the client
+// (confirm_delete, multi_input, test_tool_with_task) are workspace tools
+// in Vox: only a workspace tool's task asks (docs/tasks.md §5, "A task
+// that asks"). Not run: tasks-status-notifications (not sent under
 // 2026-07-28), tasks-required-task-error and tasks-request-headers.
 var tasksScenarios = map[string]map[string]string{
 	"tasks-capability-negotiation": {},
@@ -232,6 +232,11 @@ var tasksScenarios = map[string]map[string]string{
 	},
 	"tasks-wire-fields":           {},
 	"tasks-request-state-removal": {},
+	"tasks-dispatch-and-envelope": {},
+	"tasks-mrtr-input":            {},
+	"tasks-mrtr-composition": {
+		"sep-2663-mrtr-synchronous-before-task-creation": "vox-mcp makes the task on the first call of a tool that allows tasks (docs/tasks.md §5), so the first round is a task, not an input_required result that a retry turns into a task",
+	},
 }
 
 // TestTasksConformance runs the conformance suite's tasks scenarios

@@ -1,25 +1,76 @@
 // Command tasksfixture serves, over streamable HTTP, the fixtures the
-// conformance suite's tasks scenarios (SEP-2663) call — greet,
-// slow_compute, failing_job, protocol_error_job — as catalog tools of
-// internal/server, the plane vox-mcp serves (docs/tasks.md). vox-mcp's
-// own catalog has no such tools, and workspace tools cannot allow tasks
-// yet, so TestTasksConformance builds this instead. Usage: tasksfixture
+// conformance suite's tasks scenarios (SEP-2663) call, on internal/server,
+// the plane vox-mcp serves (docs/tasks.md): greet, slow_compute,
+// failing_job and protocol_error_job as catalog tools (they sleep, which
+// Vox cannot), and confirm_delete, multi_input and test_tool_with_task,
+// which ask their client, as @long_running workspace tools written in Vox
+// into its temporary root (only a workspace tool's task asks:
+// docs/tasks.md §5, "A task that asks"). vox-mcp's own catalog and workspace have no such tools, so
+// TestTasksConformance builds this instead. Usage: tasksfixture
 // HOST:PORT; it prints "url=http://HOST:PORT/mcp" once it listens.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/vox-lang/vox-mcp/internal/server"
 	"github.com/vox-lang/vox-mcp/runtime/registry"
 	"github.com/vox-lang/vox-mcp/runtime/toolcall"
+	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
+
+// askingVox are the fixtures that ask their client: confirm_delete and
+// test_tool_with_task ask one question, multi_input two at once
+// (docs/vox-language.md, elicit and ask_all).
+const askingVox = `@long_running
+@tool "Asks the client to confirm, then deletes (pretends to) the file"
+fn confirm_delete(filename: str) to str {
+    let r = elicit("Delete " + filename + "?", {type: "object", properties: {confirm: {type: "boolean"}}, required: ["confirm"]}, "confirm")
+    if r["action"] == "accept" and r["content"]["confirm"] == true { return "deleted " + filename }
+    "kept " + filename
+}
+
+@long_running
+@tool "Asks the client two questions at once"
+fn multi_input() to str {
+    let schema = {type: "object", properties: {name: {type: "string"}, confirm: {type: "boolean"}}}
+    let a = ask_all({first: {elicit: "First input?", schema: schema}, second: {elicit: "Second input?", schema: schema}})
+    format("{} {}", a["first"]["action"], a["second"]["action"])
+}
+
+@long_running
+@tool "Asks the client's name, as a task"
+fn test_tool_with_task() to str {
+    let r = elicit("What is your name?", {type: "object", properties: {name: {type: "string"}}, required: ["name"]}, "user_name")
+    "Hello, " + r["content"]["name"] + "!"
+}
+`
+
+// writeRoot writes the workspace of the asking fixtures into root.
+func writeRoot(root string) error {
+	files := map[string]string{
+		workspace.ConfigPath: "scan_globs: [\"tools/**/*.vox\"]\n",
+		"tools/asking.vox":   askingVox,
+	}
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -43,8 +94,14 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(root)
-	s, err := server.New(server.Options{Root: root, Catalog: cat, NoSkills: true, Handlers: handlers})
+	if err := writeRoot(root); err != nil {
+		return err
+	}
+	s, err := server.New(server.Options{Root: root, Catalog: cat, NoSkills: true, WorkspaceTools: true, Handlers: handlers})
 	if err != nil {
+		return err
+	}
+	if err := s.WaitWorkspace(context.Background()); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", os.Args[1])

@@ -23,14 +23,19 @@ import (
 // the instance that serves the update (any of a fleet: the round is in the
 // store): the call is made again with the answers and the state, checked
 // as any 2026-07-28 call is, and runs in the background until it ends or
-// asks again.
+// asks again. An update that answers only some of the requests is kept in
+// the round, and the task asks on for the rest.
 
 // taskRound is what an input_required task keeps (tasks.Task.Input).
 type taskRound struct {
 	// Call is the tools/call to make again, as the task first ran it.
-	Call          json.RawMessage `json:"call"`
+	Call json.RawMessage `json:"call"`
+	// InputRequests are the requests still unanswered, by key.
 	InputRequests json.RawMessage `json:"inputRequests"`
 	RequestState  string          `json:"requestState,omitempty"`
+	// InputResponses are the answers of earlier tasks/update requests
+	// that answered only some of the requests (docs/tasks.md §5).
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
 }
 
 // taskAsks records task t, whose call pass answered result, as
@@ -38,7 +43,6 @@ type taskRound struct {
 // whether it was one: the task then waits for tasks/update, and its end
 // is not recorded.
 func (tp *taskPlane) taskAsks(t tasks.Task, pass []byte, result json.RawMessage) bool {
-	s := tp.s
 	var r struct {
 		ResultType    string          `json:"resultType"`
 		InputRequests json.RawMessage `json:"inputRequests"`
@@ -47,7 +51,15 @@ func (tp *taskPlane) taskAsks(t tasks.Task, pass []byte, result json.RawMessage)
 	if unmarshal(result, &r) != nil || r.ResultType != string(mcp.ResultTypeInputRequired) {
 		return false
 	}
-	round, err := json.Marshal(taskRound{Call: pass, InputRequests: r.InputRequests, RequestState: r.RequestState})
+	tp.keepRound(t, taskRound{Call: pass, InputRequests: r.InputRequests, RequestState: r.RequestState})
+	return true
+}
+
+// keepRound turns the working task t input_required with its round, or
+// fails it when the round is too large to keep.
+func (tp *taskPlane) keepRound(t tasks.Task, r taskRound) {
+	s := tp.s
+	round, err := json.Marshal(r)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err == nil && len(round) > tasks.MaxResultBytes {
@@ -58,7 +70,7 @@ func (tp *taskPlane) taskAsks(t tasks.Task, pass []byte, result json.RawMessage)
 		if ferr == nil || errors.Is(ferr, tasks.ErrTerminal) {
 			tp.statusChanged(ended)
 		}
-		return true
+		return
 	}
 	asked, err := tp.store.Ask(ctx, t.ID, "waiting for the client's input: answer its inputRequests with tasks/update", round)
 	switch {
@@ -67,13 +79,13 @@ func (tp *taskPlane) taskAsks(t tasks.Task, pass []byte, result json.RawMessage)
 	case !errors.Is(err, tasks.ErrNotFound):
 		s.log.Warn("tasks: recording that a task asks failed", "task", t.ID, "tool", t.Tool, "err", err)
 	}
-	return true
 }
 
 // tasksUpdateModern answers the extension's tasks/update {taskId,
-// inputResponses}: the task that asks is resumed with the answers, and
-// the acknowledgement is {resultType: "complete"}; a task that asks for
-// nothing (working, or ended) gets -32602.
+// inputResponses}: the task that asks is resumed with the answers once
+// every request of its round is answered, and asks on for the others
+// until then; the acknowledgement is {resultType: "complete"}. A task that
+// asks for nothing (working, or ended) gets -32602.
 func (tp *taskPlane) tasksUpdateModern(ctx context.Context, id, params json.RawMessage) []byte {
 	s := tp.s
 	taskID, e := taskIDParam("tasks/update", params)
@@ -102,7 +114,17 @@ func (tp *taskPlane) tasksUpdateModern(ctx context.Context, id, params json.RawM
 	if err != nil {
 		return rpcReply(id, nil, taskError("tasks/update", taskID, err))
 	}
-	call, err := resumedCall(raw, p.InputResponses)
+	round, pending, err := answerRound(raw, p.InputResponses)
+	if err == nil && pending {
+		// Some requests are still unanswered: the task asks on for them,
+		// with the answers so far kept in its round.
+		tp.keepRound(t, round)
+		return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
+	}
+	var call []byte
+	if err == nil {
+		call, err = resumedCall(round)
+	}
 	var head rpcMessage
 	if err == nil {
 		var ok bool
@@ -130,13 +152,39 @@ func (tp *taskPlane) tasksUpdateModern(ctx context.Context, id, params json.RawM
 	return rpcReply(id, map[string]any{"resultType": "complete"}, nil)
 }
 
-// resumedCall is the call of round raw made again with the client's
-// inputResponses and the round's requestState.
-func resumedCall(raw []byte, inputResponses json.RawMessage) ([]byte, error) {
+// answerRound adds the client's inputResponses to the round raw and
+// reports whether requests of it are still unanswered: an answered
+// request leaves the round's inputRequests, and an answer to a key the
+// round does not ask is dropped.
+func answerRound(raw []byte, inputResponses json.RawMessage) (taskRound, bool, error) {
 	var round taskRound
+	var asks, answers map[string]json.RawMessage
 	if err := unmarshal(raw, &round); err != nil {
-		return nil, err
+		return round, false, err
 	}
+	if err := unmarshal(round.InputRequests, &asks); err != nil {
+		return round, false, fmt.Errorf("its inputRequests: %w", err)
+	}
+	if err := unmarshal(inputResponses, &answers); err != nil {
+		return round, false, err
+	}
+	if round.InputResponses == nil {
+		round.InputResponses = map[string]json.RawMessage{}
+	}
+	for key, answer := range answers {
+		if _, asked := asks[key]; asked {
+			round.InputResponses[key] = answer
+			delete(asks, key)
+		}
+	}
+	var err error
+	round.InputRequests, err = json.Marshal(asks)
+	return round, len(asks) > 0, err
+}
+
+// resumedCall is the call of round made again with the client's answers
+// and the round's requestState.
+func resumedCall(round taskRound) ([]byte, error) {
 	var msg, params map[string]json.RawMessage
 	if err := unmarshal(round.Call, &msg); err != nil {
 		return nil, err
@@ -144,7 +192,11 @@ func resumedCall(raw []byte, inputResponses json.RawMessage) ([]byte, error) {
 	if err := unmarshal(msg["params"], &params); err != nil {
 		return nil, err
 	}
-	params["inputResponses"] = inputResponses
+	answers, err := json.Marshal(round.InputResponses)
+	if err != nil {
+		return nil, err
+	}
+	params["inputResponses"] = answers
 	delete(params, "requestState")
 	if round.RequestState != "" {
 		params["requestState"], _ = json.Marshal(round.RequestState)

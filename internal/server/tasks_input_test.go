@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,77 @@ func TestTaskInputRequiredModern(t *testing.T) {
 	}
 	if code, msg := rpcErr(t, modernPostRaw(t, url, "tasks/update", "", meta+`"taskId":"`+other+`",`+answer)); code != -32602 || !strings.Contains(msg, "(it is cancelled)") {
 		t.Errorf("tasks/update of a cancelled task: %d %s", code, msg)
+	}
+}
+
+const askTwoTaskVox = `@long_running
+@tool "Asks two names at once, as a task"
+fn ask_two() to str {
+    let schema = {type: "object", properties: {name: {type: "string"}}, required: ["name"]}
+    let a = ask_all({first: {elicit: "First?", schema: schema}, second: {elicit: "Second?", schema: schema}})
+    a["first"]["content"]["name"] + " and " + a["second"]["content"]["name"]
+}
+`
+
+// TestTaskPartialInputModern: a task that asks two questions at once is
+// answered one tasks/update at a time (docs/tasks.md §5, "A task that
+// asks"): after an update that answers one, the task is still
+// input_required with only the other in inputRequests, answers to keys it
+// does not ask are dropped, and the last update resumes it with every
+// answer.
+func TestTaskPartialInputModern(t *testing.T) {
+	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askTwoTaskVox})
+	ts := httptest.NewServer(s.HTTPHandler(Auth{}))
+	t.Cleanup(ts.Close)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}},`
+	get := func(id string) map[string]any {
+		return result(t, modernPostRaw(t, ts.URL, "tasks/get", "", meta+`"taskId":"`+id+`"`))
+	}
+	update := func(id, answers string) {
+		t.Helper()
+		if res := result(t, modernPostRaw(t, ts.URL, "tasks/update", "", meta+`"taskId":"`+id+`","inputResponses":{`+answers+`}`)); res["resultType"] != "complete" {
+			t.Fatalf("tasks/update %s: %v", answers, res)
+		}
+	}
+	pending := func(got map[string]any) []string {
+		reqs, _ := got["inputRequests"].(map[string]any)
+		keys := []string{}
+		for k := range reqs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	id, _ := result(t, modernPostRaw(t, ts.URL, "tools/call", "ask_two", meta+`"name":"ask_two","arguments":{}`))["taskId"].(string)
+	var got map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got = get(id); got["status"] != "working" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if got["status"] != "input_required" || !slices.Equal(pending(got), []string{"first", "second"}) {
+		t.Fatalf("the task that asks two: %v", got)
+	}
+	answer := func(key, name string) string {
+		return `"` + key + `":{"action":"accept","content":{"name":"` + name + `"}}`
+	}
+	update(id, answer("first", "Alice")+`,"unknown":{"ignored":true}`)
+	if got = get(id); got["status"] != "input_required" || !slices.Equal(pending(got), []string{"second"}) {
+		t.Fatalf("after answering first: %v", got)
+	}
+	update(id, answer("first", "Mallory")) // first is answered already: dropped
+	if got = get(id); got["status"] != "input_required" || !slices.Equal(pending(got), []string{"second"}) {
+		t.Fatalf("after answering first again: %v", got)
+	}
+	update(id, answer("second", "Bob"))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got = get(id); got["status"] != "working" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if got["status"] != "completed" || !strings.Contains(fmt.Sprint(got["result"]), "Alice and Bob") || got["inputRequests"] != nil {
+		t.Fatalf("after answering both: %v", got)
 	}
 }
 
