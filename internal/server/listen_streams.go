@@ -23,7 +23,7 @@ import (
 // a tool before it is up.
 const listenGrace = 2 * time.Second
 
-// requestRoute is the toolcall.WithRequestRoute check of a call of the
+// routeRequest is the toolcall.WithRequestRoute check of a call of the
 // HTTP session hs.
 func (p *sessionPlane) routeRequest(ctx context.Context, hs *httpSession, method string) error {
 	if method == string(mcp.MethodElicitationCreate) {

@@ -33,7 +33,7 @@ func (p *sessionPost) RecordEvent(ctx context.Context, stream string, data []byt
 }
 
 // RouteRequest is the call's toolcall.WithRequestRoute check
-// (requestRoute).
+// (sessionPlane.routeRequest).
 func (p *sessionPost) RouteRequest(ctx context.Context, method string) error {
 	return p.e.p.routeRequest(ctx, p.hs, method)
 }
