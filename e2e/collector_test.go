@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os/exec"
 	"testing"
 
@@ -22,47 +20,16 @@ func TestTelemetryReachesTheCollector(t *testing.T) {
 	root, _ := soakWorkspace(t)
 	cmd := exec.Command(voxMCP, "--root", root)
 	cmd.Env = serverEnv(t, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.Endpoint, "OTEL_SERVICE_NAME=vox-mcp-collector-test")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(nil, 16<<20)
 	const (
 		trace  = "4bf92f3577b34da6a3ce929d0e0e4736"
 		parent = "00f067aa0ba902b7"
 	)
 	args, _ := json.Marshal(fibArgs)
-	for i, msg := range []string{
+	// The exporters flush at the exit: the end of stdin ends the server.
+	exchangeThenExit(t, cmd,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"collector-test","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fibonacci","arguments":` + string(args) + `,"_meta":{"traceparent":"00-` + trace + `-` + parent + `-01"}}}`,
-	} {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if i == 1 {
-			continue // a notification: no answer
-		}
-		if !lines.Scan() {
-			t.Fatalf("no answer to %s; stderr:\n%s", msg, stderr)
-		}
-	}
-	// The exporters flush at the exit: the end of stdin ends the server.
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("vox-mcp: %v\n%s", err, stderr)
-	}
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fibonacci","arguments":`+string(args)+`,"_meta":{"traceparent":"00-`+trace+`-`+parent+`-01"}}}`)
 
 	spans := col.WaitSpans(func(s []otelcoltest.Span) bool {
 		_, call := otelcoltest.FindSpan(s, "tools/call fibonacci")

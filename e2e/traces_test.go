@@ -338,48 +338,17 @@ func TestTracesOverStdio(t *testing.T) {
 	// the exit.
 	cmd.Env = serverEnv(t, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+receiver.URL+"/v1/traces", "OTEL_BSP_SCHEDULE_DELAY=600000",
 		"OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20t0ken,X-Tenant=a%2Cb", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION=gzip")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(nil, 16<<20)
 	const (
 		listTrace = "5bf92f3577b34da6a3ce929d0e0e4736"
 		callTrace = "6af7651916cd43dd8448eb211c80319c"
 		parent    = "c7ad6b7169203331"
 	)
 	args, _ := json.Marshal(fibArgs)
-	for i, msg := range []string{
+	stderr := exchangeThenExit(t, cmd,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"trace-test","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"traceparent":"00-` + listTrace + `-` + parent + `-01"}}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fibonacci","arguments":` + string(args) + `,"_meta":{"traceparent":"00-` + callTrace + `-` + parent + `-01"}}}`,
-	} {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if i == 1 {
-			continue // a notification: no answer
-		}
-		if !lines.Scan() {
-			t.Fatalf("no answer to %s; stderr:\n%s", msg, stderr)
-		}
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("vox-mcp: %v\n%s", err, stderr)
-	}
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"traceparent":"00-`+listTrace+`-`+parent+`-01"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fibonacci","arguments":`+string(args)+`,"_meta":{"traceparent":"00-`+callTrace+`-`+parent+`-01"}}}`)
 	spans := rc.wait(t, "tools/call fibonacci", func(otlpSpan) bool { return true }, stderr)
 	found := map[string]otlpSpan{}
 	for _, sp := range spans {
@@ -398,6 +367,46 @@ func TestTracesOverStdio(t *testing.T) {
 	if i := found["vox.interpreter.call"]; i.ParentSpanID != c.SpanID {
 		t.Errorf("vox.interpreter.call: parent %q, want %q", i.ParentSpanID, c.SpanID)
 	}
+}
+
+// exchangeThenExit starts cmd, vox-mcp over stdio, sends it msgs one by
+// one, reading the answer of each request (a message without an id is a
+// notification: no answer), then closes its stdin and waits for it to
+// exit, when its exporters flush. It returns what the server logged.
+func exchangeThenExit(t *testing.T, cmd *exec.Cmd, msgs ...string) *lockedBuffer {
+	t.Helper()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 16<<20)
+	for _, msg := range msgs {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msg, `"id":`) {
+			continue // a notification: no answer
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s; stderr:\n%s", msg, stderr)
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("vox-mcp: %v\n%s", err, stderr)
+	}
+	return stderr
 }
 
 // TestTracesOfTheFleetStore: in fleet mode, the store commands a request

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -167,6 +168,24 @@ func stdioPipes(t *testing.T, s *Server) (in io.WriteCloser, out io.Reader) {
 		}
 	})
 	return inW, outR
+}
+
+// stdioMessages is stdioPipes with the output read for the test: each
+// line decoded, in order, on the channel (closed at the output's end).
+func stdioMessages(t *testing.T, s *Server) (in io.WriteCloser, lines <-chan map[string]any) {
+	t.Helper()
+	in, out := stdioPipes(t, s)
+	ch := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var m map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			ch <- m
+		}
+		close(ch)
+	}()
+	return in, ch
 }
 
 // TestShimOverStdio: the same through stdio, where the process is the

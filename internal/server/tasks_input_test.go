@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -221,17 +220,7 @@ func TestTaskInputRequiredOverHTTP(t *testing.T) {
 // line of the input, lets the task run on to its result.
 func TestTaskInputRequiredOverStdio(t *testing.T) {
 	s := workspaceServer(t, Options{WorkspaceTools: true}, map[string]string{"tools/ask.vox": askTaskVox})
-	in, out := stdioPipes(t, s)
-	lines := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var m map[string]any
-			_ = json.Unmarshal(sc.Bytes(), &m)
-			lines <- m
-		}
-		close(lines)
-	}()
+	in, lines := stdioMessages(t, s)
 	next := func(want func(map[string]any) bool) map[string]any {
 		for {
 			select {

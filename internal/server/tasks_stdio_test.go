@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -18,17 +16,7 @@ import (
 // without it runs as usual.
 func TestTasksExtensionOverStdio(t *testing.T) {
 	s, stopped := taskServer(t, Options{})
-	in, out := stdioPipes(t, s)
-	lines := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var m map[string]any
-			_ = json.Unmarshal(sc.Bytes(), &m)
-			lines <- m
-		}
-		close(lines)
-	}()
+	in, lines := stdioMessages(t, s)
 	var next atomic.Int32
 	ask := func(method, params string) map[string]any {
 		id := next.Add(1)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -206,17 +205,7 @@ func TestTaskFailsWithTheCallsError(t *testing.T) {
 // reading of the requests after it.
 func TestTasksOverStdio(t *testing.T) {
 	s, _ := taskServer(t, Options{})
-	in, out := stdioPipes(t, s)
-	lines := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var m map[string]any
-			_ = json.Unmarshal(sc.Bytes(), &m)
-			lines <- m
-		}
-		close(lines)
-	}()
+	in, lines := stdioMessages(t, s)
 	answer := func() map[string]any {
 		for {
 			select {

@@ -6,12 +6,10 @@ import (
 	"encoding/gob"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vox-lang/vox-mcp/runtime/registry"
-	"github.com/vox-lang/vox-mcp/runtime/workspace"
 )
 
 // recordedWorkspace writes a workspace of greet and 40 more tools, starts
@@ -20,28 +18,15 @@ import (
 // the record's path and the server's options.
 func recordedWorkspace(t *testing.T) (record string, opts Options) {
 	t.Helper()
-	root, cacheDir := t.TempDir(), t.TempDir()
-	files := map[string]string{workspace.ConfigPath: testScanConfig, "tools/greet.vox": greetVox}
+	files := map[string]string{"tools/greet.vox": greetVox}
 	for i := range 40 {
 		files[fmt.Sprintf("tools/t%02d.vox", i)] = fmt.Sprintf("@tool \"Add %d\"\nfn add_%02d(a: int) to int { a + %d }\n", i, i, i)
 	}
-	writeFiles(t, root, files)
-	opts = Options{Root: root, Catalog: testCatalog(), Handlers: testTable, WorkspaceTools: true, SurfaceCacheDir: cacheDir}
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.WaitWorkspace(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	records, _ := filepath.Glob(filepath.Join(cacheDir, "*.gob"))
-	if len(records) != 1 {
-		t.Fatalf("records after the first scan: %v", records)
-	}
-	if rec := readRecord(t, records[0]); len(rec.Entries) != 41 {
+	_, _, opts, record = cachedWorkspaceOf(t, files)
+	if rec := readRecord(t, record); len(rec.Entries) != 41 {
 		t.Fatalf("the record holds %d entries; want 41", len(rec.Entries))
 	}
-	return records[0], opts
+	return record, opts
 }
 
 func readRecord(t *testing.T, path string) surfaceRecord {

@@ -18,8 +18,17 @@ import (
 // surface; it returns the root, the cache folder and the server's options.
 func cachedWorkspace(t *testing.T) (root, cacheDir string, opts Options) {
 	t.Helper()
+	root, cacheDir, opts, _ = cachedWorkspaceOf(t, map[string]string{"tools/greet.vox": greetVox})
+	return root, cacheDir, opts
+}
+
+// cachedWorkspaceOf is cachedWorkspace on files (beside the scan config),
+// also returning the path of the one record the first scan wrote.
+func cachedWorkspaceOf(t *testing.T, files map[string]string) (root, cacheDir string, opts Options, record string) {
+	t.Helper()
 	root, cacheDir = t.TempDir(), t.TempDir()
-	writeFiles(t, root, map[string]string{workspace.ConfigPath: testScanConfig, "tools/greet.vox": greetVox})
+	writeFiles(t, root, map[string]string{workspace.ConfigPath: testScanConfig})
+	writeFiles(t, root, files)
 	opts = Options{Root: root, Catalog: testCatalog(), Handlers: testTable, WorkspaceTools: true, SurfaceCacheDir: cacheDir}
 	s, err := New(opts)
 	if err != nil {
@@ -32,7 +41,7 @@ func cachedWorkspace(t *testing.T) (root, cacheDir string, opts Options) {
 	if len(records) != 1 {
 		t.Fatalf("records after the first scan: %v", records)
 	}
-	return root, cacheDir, opts
+	return root, cacheDir, opts, records[0]
 }
 
 // TestSurfaceCacheServesTheLastScanAtTheNextStart: a start whose first

@@ -266,8 +266,13 @@ func (r *Redis) end(ctx context.Context, principal, id string, status Status, me
 	if setResult {
 		flag = "1"
 	}
-	v, err := endScript.Run(ctx, r.rdb, []string{r.taskKey(id)}, principal, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed,
-		string(status), message, string(result), flag).StringSlice()
+	return changed(endScript.Run(ctx, r.rdb, []string{r.taskKey(id)}, principal, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed,
+		string(status), message, string(result), flag).StringSlice())
+}
+
+// changed reads the answer of a script that changes a task (endScript,
+// askScript): {"none"}, {"terminal", raw} or {"ok", raw}.
+func changed(v []string, err error) (Task, error) {
 	if err != nil {
 		return Task{}, unreachable(err)
 	}
@@ -312,21 +317,7 @@ func (r *Redis) Renew(ctx context.Context, running []string) ([]string, error) {
 
 // Ask implements Store.
 func (r *Redis) Ask(ctx context.Context, id, message string, input []byte) (Task, error) {
-	v, err := askScript.Run(ctx, r.rdb, []string{r.taskKey(id)}, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed, message, string(input)).StringSlice()
-	if err != nil {
-		return Task{}, unreachable(err)
-	}
-	if v[0] == "none" {
-		return Task{}, ErrNotFound
-	}
-	t, derr := decodeRecord(v[1])
-	if derr != nil {
-		return Task{}, derr
-	}
-	if v[0] == "terminal" {
-		return t, ErrTerminal
-	}
-	return t, nil
+	return changed(askScript.Run(ctx, r.rdb, []string{r.taskKey(id)}, r.now().UnixMilli(), r.leasePrefix(), leaseLapsed, message, string(input)).StringSlice())
 }
 
 // Resume implements Store.

@@ -64,32 +64,26 @@ func jsonAttrValue(v attribute.Value) jsonValue {
 		f := finite(v.AsFloat64())
 		return jsonValue{Double: &f}
 	case attribute.BOOLSLICE:
-		var a jsonArray
-		for _, b := range v.AsBoolSlice() {
-			a.Values = append(a.Values, jsonAttrValue(attribute.BoolValue(b)))
-		}
-		return jsonValue{Array: &a}
+		return jsonArrayOf(v.AsBoolSlice(), attribute.BoolValue)
 	case attribute.INT64SLICE:
-		var a jsonArray
-		for _, n := range v.AsInt64Slice() {
-			a.Values = append(a.Values, jsonAttrValue(attribute.Int64Value(n)))
-		}
-		return jsonValue{Array: &a}
+		return jsonArrayOf(v.AsInt64Slice(), attribute.Int64Value)
 	case attribute.FLOAT64SLICE:
-		var a jsonArray
-		for _, f := range v.AsFloat64Slice() {
-			a.Values = append(a.Values, jsonAttrValue(attribute.Float64Value(f)))
-		}
-		return jsonValue{Array: &a}
+		return jsonArrayOf(v.AsFloat64Slice(), attribute.Float64Value)
 	case attribute.STRINGSLICE:
-		var a jsonArray
-		for _, s := range v.AsStringSlice() {
-			a.Values = append(a.Values, jsonAttrValue(attribute.StringValue(s)))
-		}
-		return jsonValue{Array: &a}
+		return jsonArrayOf(v.AsStringSlice(), attribute.StringValue)
 	}
 	s := v.String()
 	return jsonValue{String: &s}
+}
+
+// jsonArrayOf is the arrayValue of a slice attribute, each element as
+// value makes it an attribute value.
+func jsonArrayOf[T any](xs []T, value func(T) attribute.Value) jsonValue {
+	var a jsonArray
+	for _, x := range xs {
+		a.Values = append(a.Values, jsonAttrValue(value(x)))
+	}
+	return jsonValue{Array: &a}
 }
 
 // finite maps NaN and the infinities, which JSON cannot carry, to 0.
