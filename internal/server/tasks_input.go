@@ -220,9 +220,10 @@ func (tp *taskPlane) failResumed(t tasks.Task, e *rpcError) {
 }
 
 // taskAsker is the toolcall.AskWatcher of a task's call under protocol
-// 2025-11-25 (docs/tasks.md §4, "Asking the client"): while a request of the call to its client is outstanding
-// the task is input_required (notified to its session), and its
-// elicitation requests carry the related-task _meta.
+// 2025-11-25 (docs/tasks.md §4, "Asking the client"): while a request of
+// the call to its client is outstanding the task is input_required
+// (notified to its session), and its elicitation requests carry the
+// related-task _meta.
 type taskAsker struct {
 	p    *taskPlane
 	task tasks.Task

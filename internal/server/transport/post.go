@@ -16,9 +16,10 @@ import (
 // CPU goes"): the priming event (Primer) and its writer, the call's
 // stream (PostStream), and one context node carrying the primer, what
 // WithPostStream carries, and what toolcall.WithStreamCloser and
-// toolcall.WithRequestRoute would carry one value at a time. The writer mcp-go gets (FinishedWriter) is
-// the one piece apart: mcp-go keeps it for the session's life, and alone
-// it is 32 bytes, where keeping it inside would keep all of this.
+// toolcall.WithRequestRoute would carry one value at a time. The writer
+// mcp-go gets (FinishedWriter) is the one piece apart: mcp-go keeps it
+// for the session's life, and alone it is 32 bytes, where keeping it
+// inside would keep all of this.
 type Post struct {
 	Stream   PostStream
 	finished *FinishedWriter
